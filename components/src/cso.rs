@@ -1,0 +1,62 @@
+//! ECS components for the Gallium objects a context creates.
+//!
+//! Every CSO, sampler view and surface is an entity in the context's world
+//! carrying one of these components; every resource is an entity in the
+//! screen's world carrying [`ResourceComponent`].  The payloads are `Arc`s
+//! because state objects are immutable after creation and recorded draws
+//! snapshot them by cloning the `Arc` (see ARCHITECTURE.md, "Entity model").
+
+use std::sync::Arc;
+
+use bevy_ecs::component::Component;
+
+use crate::resource::ResourceRef;
+use crate::shader::{FragmentShaderRef, VertexShaderRef};
+use crate::state::*;
+use crate::view::{SamplerViewDesc, SurfaceDesc};
+
+/// A resource entity (screen world).
+#[derive(Component, Clone, Debug)]
+pub struct ResourceComponent(pub ResourceRef);
+
+/// A blend CSO entity.
+#[derive(Component, Clone, Debug)]
+pub struct BlendCso(pub Arc<BlendState>);
+
+/// A depth/stencil/alpha CSO entity.
+#[derive(Component, Clone, Debug)]
+pub struct DepthStencilAlphaCso(pub Arc<DepthStencilAlphaState>);
+
+/// A rasterizer CSO entity.
+#[derive(Component, Clone, Debug)]
+pub struct RasterizerCso(pub Arc<RasterizerState>);
+
+/// A sampler CSO entity.
+#[derive(Component, Clone, Debug)]
+pub struct SamplerCso(pub Arc<SamplerState>);
+
+/// A vertex-elements CSO entity.
+#[derive(Component, Clone, Debug)]
+pub struct VertexElementsCso(pub Arc<[VertexElement]>);
+
+/// A vertex shader CSO entity.
+#[derive(Component, Clone)]
+pub struct VertexShaderCso(pub VertexShaderRef);
+
+/// A fragment shader CSO entity.
+#[derive(Component, Clone)]
+pub struct FragmentShaderCso(pub FragmentShaderRef);
+
+/// A sampler view entity: the view and the resource it references.
+#[derive(Component, Clone, Debug)]
+pub struct SamplerViewComponent {
+    pub desc: SamplerViewDesc,
+    pub resource: ResourceRef,
+}
+
+/// A surface entity: the render-target view and the resource it references.
+#[derive(Component, Clone, Debug)]
+pub struct SurfaceComponent {
+    pub desc: SurfaceDesc,
+    pub resource: ResourceRef,
+}

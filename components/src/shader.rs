@@ -1,0 +1,264 @@
+//! The shader interface: what a vertex or fragment shader is to the pipeline.
+//!
+//! Both kinds of shader ferropipe runs implement the same two traits:
+//! programs compiled from WGSL/GLSL by `ferropipe-shader` (naga front end,
+//! lane interpreter), and Rust-native shaders written by an embedding host
+//! (the zero-overhead path).  The pipeline sees only [`VertexShader`] /
+//! [`FragmentShader`] and the [`ShaderInfo`] that describes their interface.
+//!
+//! # Lanes
+//! Shaders run over SIMD *lanes*: one vertex or one pixel per lane, [`LANES`]
+//! lanes per register ([`Lanes`] = `wide::f32x8`).  Integer and boolean values
+//! travel bit-cast in the same registers (`Lanes::to_bits`/`from_bits`), so
+//! one register file serves every type.  A call processes `groups` registers
+//! per value so interpreter dispatch is paid once per `groups * 8` lanes.
+//!
+//! # Data layout (structure of arrays)
+//! Values are stored *value-major*: component `c` of slot `s` for group `g`
+//! is `data[(s * 4 + c) * groups + g]`.  A shader reads and writes whole rows
+//! of `groups` registers, which keeps the inner loops contiguous.
+//!
+//! # Fragment lane order
+//! One fragment group is a 4x2 pixel block made of two 2x2 quads (so
+//! derivatives are lane differences inside a quad):
+//!
+//! ```text
+//!   lane:  0 1 | 4 5        x offset: FRAG_LANE_X
+//!          2 3 | 6 7        y offset: FRAG_LANE_Y
+//! ```
+//! A 4x4 raster block is two groups: rows 0-1, then rows 2-3.
+
+use std::sync::Arc;
+
+use crate::enums::ShaderType;
+use crate::format::Format;
+use crate::resource::ResourceLayout;
+use crate::state::SamplerState;
+use crate::view::SamplerViewDesc;
+
+/// Lanes per SIMD register (AVX2 f32x8; see `.cargo/config.toml`).
+pub const LANES: usize = 8;
+
+/// One SIMD register of [`LANES`] 32-bit values.
+pub type Lanes = wide::f32x8;
+/// Integer view of a register.
+pub type ILanes = wide::i32x8;
+/// Unsigned view of a register.
+pub type ULanes = wide::u32x8;
+
+/// Pixel x offset of each fragment lane inside its 4x2 group.
+pub const FRAG_LANE_X: [u32; LANES] = [0, 1, 0, 1, 2, 3, 2, 3];
+/// Pixel y offset of each fragment lane inside its 4x2 group.
+pub const FRAG_LANE_Y: [u32; LANES] = [0, 0, 1, 1, 0, 0, 1, 1];
+
+/// TGSI-style semantic of a shader input or output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Semantic {
+    /// Clip-space position (VS output) / window position `frag_coord` (FS input).
+    Position,
+    /// `TGSI_SEMANTIC_COLOR[n]`: flatshade, two-side and colour clamping act on it.
+    Color(u8),
+    /// `TGSI_SEMANTIC_BCOLOR[n]`: back-face colour for `light_twoside`.
+    BColor(u8),
+    /// `TGSI_SEMANTIC_GENERIC[n]`.
+    Generic(u8),
+    /// Point size (`gl_PointSize`).
+    PointSize,
+    /// Clip distances `4n .. 4n+3`.
+    ClipDistance(u8),
+    /// Fragment shader: front-facing flag (bool lanes).
+    FrontFacing,
+    /// Fragment shader: point-sprite coordinate (`gl_PointCoord`).
+    PointCoord,
+    /// Fragment shader: sample index.
+    SampleId,
+    /// Fragment shader output: depth (`frag_depth`).
+    Depth,
+    /// Fragment shader output: sample mask.
+    SampleMask,
+}
+
+/// How a varying is interpolated across a primitive.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Interpolation {
+    /// Perspective-correct (the default).
+    #[default]
+    Perspective,
+    /// Linear in window space (`noperspective`).
+    Linear,
+    /// The provoking vertex's value (`flat`).
+    Flat,
+}
+
+/// Where inside the pixel a varying is evaluated.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Sampling {
+    #[default]
+    Center,
+    Centroid,
+    Sample,
+}
+
+/// The scalar type of a value's components.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ScalarKind {
+    #[default]
+    Float,
+    Sint,
+    Uint,
+    Bool,
+}
+
+/// One input or output of a shader stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct IoSlot {
+    pub semantic: Semantic,
+    /// `@location(i)` for user values; for VS inputs, the vertex element index.
+    pub location: u32,
+    /// Components used (1..=4).
+    pub components: u8,
+    pub kind: ScalarKind,
+    pub interpolation: Interpolation,
+    pub sampling: Sampling,
+    /// Dual-source blending index (`@blend_src(1)`) for FS colour outputs.
+    pub blend_src: u8,
+}
+
+impl IoSlot {
+    /// A 4-component float slot with default interpolation.
+    pub fn new(semantic: Semantic, location: u32) -> Self {
+        IoSlot {
+            semantic,
+            location,
+            components: 4,
+            kind: ScalarKind::Float,
+            interpolation: Interpolation::Perspective,
+            sampling: Sampling::Center,
+            blend_src: 0,
+        }
+    }
+}
+
+/// A shader's interface, as the pipeline needs to know it.
+///
+/// `inputs` and `outputs` fix the slot order of the SoA buffers passed to
+/// `run`: slot `i` of [`VertexIo::inputs`] is `inputs[i]`, and so on.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ShaderInfo {
+    pub stage: ShaderType,
+    /// VS: vertex attributes (location = vertex element index).
+    /// FS: varyings and system values, in slot order.
+    pub inputs: Vec<IoSlot>,
+    /// VS: position, varyings, point size, clip distances, in slot order.
+    /// FS: colour outputs (location = colour buffer), depth, sample mask.
+    pub outputs: Vec<IoSlot>,
+    /// Number of clip distances written (0..=8), VS only.
+    pub num_clip_distances: u8,
+    /// FS may kill lanes (`discard`): early depth writes are not allowed.
+    pub uses_discard: bool,
+    /// FS reads screen-space derivatives (needs whole quads, helper lanes).
+    pub uses_derivatives: bool,
+    /// Bit i: constant buffer i is read.
+    pub const_buffers_used: u32,
+    /// Bit i: sampler view i is read.
+    pub sampler_views_used: u128,
+    /// Bit i: sampler state i is read.
+    pub samplers_used: u32,
+}
+
+impl ShaderInfo {
+    /// Index of the output slot with this semantic, if any.
+    pub fn output_slot(&self, semantic: Semantic) -> Option<usize> {
+        self.outputs.iter().position(|o| o.semantic == semantic)
+    }
+
+    /// Index of the input slot with this semantic, if any.
+    pub fn input_slot(&self, semantic: Semantic) -> Option<usize> {
+        self.inputs.iter().position(|o| o.semantic == semantic)
+    }
+
+    /// FS writes depth (disables early depth).
+    pub fn writes_depth(&self) -> bool {
+        self.output_slot(Semantic::Depth).is_some()
+    }
+}
+
+/// A sampler view bound to a shader stage, with the bytes it reads.
+#[derive(Clone, Copy, Debug)]
+pub struct BoundTexture<'a> {
+    pub view: &'a SamplerViewDesc,
+    /// The viewed resource's layout and format (the view's format may differ).
+    pub layout: &'a ResourceLayout,
+    pub resource_format: Format,
+    pub data: &'a [u8],
+}
+
+/// The resources a shader invocation may read.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ShaderResources<'a> {
+    /// Constant buffer bytes per slot (empty when unbound).
+    pub constants: &'a [&'a [u8]],
+    /// Sampler views per slot.
+    pub textures: &'a [Option<BoundTexture<'a>>],
+    /// Sampler states per slot.
+    pub samplers: &'a [Option<&'a SamplerState>],
+}
+
+/// The lanes of one vertex-shader call.
+pub struct VertexIo<'a> {
+    /// Registers per value (`ceil(count / LANES)`).
+    pub groups: usize,
+    /// Vertices that are real; lanes past `count` are padding whose results
+    /// are ignored.
+    pub count: usize,
+    /// `[input slot][component][group]`, see the module docs.  Integer
+    /// formats arrive bit-cast.
+    pub inputs: &'a [Lanes],
+    /// `@builtin(vertex_index)` per lane (i32 bits).
+    pub vertex_id: &'a [Lanes],
+    /// `@builtin(instance_index)` per lane (i32 bits).
+    pub instance_id: &'a [Lanes],
+    /// `[output slot][component][group]`.
+    pub outputs: &'a mut [Lanes],
+}
+
+/// The lanes of one fragment-shader call.
+pub struct FragmentIo<'a> {
+    /// Registers per value; each group is one 4x2 block (see module docs).
+    pub groups: usize,
+    /// `[input slot][component][group]`: interpolated varyings and system
+    /// values (front-facing as bool lanes, point coordinates, ...).
+    pub inputs: &'a [Lanes],
+    /// `[component][group]`: window x, y of the pixel centre, z, and 1/w.
+    pub frag_coord: &'a [Lanes],
+    /// Per group, the live-lane mask (all bits set = live).  Lanes that are
+    /// not live are helper lanes: still computed, so derivatives work, never
+    /// written.  `discard` clears lanes here.
+    pub mask: &'a mut [Lanes],
+    /// `[output slot][component][group]`.
+    pub outputs: &'a mut [Lanes],
+}
+
+/// A vertex shader the pipeline can run.
+///
+/// Implement this for a Rust-native shader; `ferropipe-shader` implements it
+/// for naga-compiled programs.
+pub trait VertexShader: Send + Sync {
+    /// The shader's interface.  Must not change after creation.
+    fn info(&self) -> &ShaderInfo;
+    /// Shades `io.groups * LANES` vertices.
+    fn run(&self, resources: &ShaderResources<'_>, io: &mut VertexIo<'_>);
+}
+
+/// A fragment shader the pipeline can run.
+pub trait FragmentShader: Send + Sync {
+    /// The shader's interface.  Must not change after creation.
+    fn info(&self) -> &ShaderInfo;
+    /// Shades `io.groups` 4x2 pixel blocks.
+    fn run(&self, resources: &ShaderResources<'_>, io: &mut FragmentIo<'_>);
+}
+
+/// A shader CSO's program, shared between the CSO and recorded draws.
+pub type VertexShaderRef = Arc<dyn VertexShader>;
+/// A fragment shader CSO's program.
+pub type FragmentShaderRef = Arc<dyn FragmentShader>;
