@@ -360,3 +360,25 @@ impl PipeBox {
         }
     }
 }
+
+/// One entry of `struct pipe_stream_output_info`: which shader output goes
+/// where in which stream-output buffer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StreamOutput {
+    /// Index of the shader output slot (in `ShaderInfo::outputs` order).
+    pub register_index: u32,
+    pub start_component: u32,
+    pub num_components: u32,
+    pub output_buffer: u32,
+    /// Offset in dwords inside the vertex's record.
+    pub dst_offset: u32,
+    pub stream: u32,
+}
+
+/// `struct pipe_stream_output_info`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StreamOutputInfo {
+    /// Record stride per buffer, in dwords.
+    pub stride: [u32; MAX_SO_BUFFERS],
+    pub output: Vec<StreamOutput>,
+}

@@ -17,7 +17,10 @@ pub mod error;
 pub mod screen;
 mod validate;
 
-pub use context::{BlendHandle, BoundState, Context, Handle};
+pub use context::{
+    BlendHandle, BoundState, Context, Fence, FsHandle, Handle, QueryHandle, QueryObject,
+    QueryResult, ShaderCode, ShaderState, VsHandle,
+};
 pub use error::{Error, Result};
 pub use ferropipe_components as components;
 pub use ferropipe_components::*;

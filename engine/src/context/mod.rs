@@ -11,6 +11,13 @@
 //! `transfer.rs`, `query.rs`, `blit.rs`.
 
 mod cso;
+mod draw;
+mod query;
+mod shader;
+
+pub use draw::Fence;
+pub use query::{QueryHandle, QueryObject, QueryResult};
+pub use shader::{FsHandle, ShaderCode, ShaderState, VsHandle};
 
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -91,6 +98,8 @@ pub type BlendHandle = Handle<ferropipe_components::cso::BlendCso>;
 #[derive(EcsResource, Default, Clone)]
 pub struct BoundState {
     pub blend: Option<Arc<BlendState>>,
+    pub vs: Option<ferropipe_components::shader::VertexShaderRef>,
+    pub fs: Option<ferropipe_components::shader::FragmentShaderRef>,
     pub blend_color: BlendColor,
     pub stencil_ref: StencilRef,
     pub sample_mask: u32,
