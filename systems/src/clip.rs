@@ -142,7 +142,7 @@ pub fn clip_segment(
     scratch.masks.clear();
     let mut rec = vec![0f32; rec_len];
     for v in 0..n {
-        load_record(batch_rec(seg, ds, pos_slot, v), &mut rec);
+        load_record(seg, ds, pos_slot, v, &mut rec);
         let mut m = 0u32;
         if !rec[..4].iter().all(|f| f.is_finite()) {
             m |= BIT_INVALID;
@@ -220,45 +220,45 @@ pub fn clip_segment(
     }
 }
 
-/// The values a clip record is built from, for vertex `v`.
-struct RecSource<'a> {
-    seg: &'a Segment,
-    ds: &'a DerivedState,
+/// Loads the records of vertices `idx` into consecutive `rec_len` chunks of
+/// `buf` (resized to fit).
+fn load_records(
+    seg: &Segment,
+    ds: &DerivedState,
     pos_slot: usize,
-    v: usize,
-}
-
-fn batch_rec<'a>(
-    seg: &'a Segment,
-    ds: &'a DerivedState,
-    pos_slot: usize,
-    v: usize,
-) -> RecSource<'a> {
-    RecSource {
-        seg,
-        ds,
-        pos_slot,
-        v,
+    idx: &[usize],
+    rec_len: usize,
+    buf: &mut Vec<f32>,
+) {
+    buf.clear();
+    buf.resize(idx.len() * rec_len, 0.0);
+    for (k, &i) in idx.iter().enumerate() {
+        load_record(
+            seg,
+            ds,
+            pos_slot,
+            i,
+            &mut buf[k * rec_len..(k + 1) * rec_len],
+        );
     }
 }
 
-/// Builds the clip-space record of a VS-output vertex:
+/// Builds the clip-space record of VS-output vertex `v`:
 /// `[x, y, z, w, plane distances..., attributes...]`.
-fn load_record(src: RecSource<'_>, rec: &mut [f32]) {
-    let b = &src.seg.batch;
-    let v = src.v;
+fn load_record(seg: &Segment, ds: &DerivedState, pos_slot: usize, v: usize, rec: &mut [f32]) {
+    let b = &seg.batch;
     for c in 0..4 {
-        rec[c] = b.output(src.pos_slot, c, v);
+        rec[c] = b.output(pos_slot, c, v);
     }
     let mut k = 4;
-    for plane in &src.ds.clip_planes {
+    for plane in &ds.clip_planes {
         rec[k] = match *plane {
             ClipPlane::User(u) => u[0] * rec[0] + u[1] * rec[1] + u[2] * rec[2] + u[3] * rec[3],
             ClipPlane::Distance { slot, comp } => b.output(slot, comp, v),
         };
         k += 1;
     }
-    for &slot in &src.ds.attrs {
+    for &slot in &ds.attrs {
         for c in 0..4 {
             rec[k] = b.output(slot, c, v);
             k += 1;
@@ -320,10 +320,8 @@ fn clip_line(
     prim: &mut ClippedPrim,
 ) -> bool {
     let rec_len = 4 + planes.n_user + 4 * ds.attrs.len();
-    scratch.rec_a.resize(rec_len, 0.0);
-    scratch.rec_b.resize(rec_len, 0.0);
-    load_record(batch_rec(seg, ds, pos_slot, idx[0]), &mut scratch.rec_a);
-    load_record(batch_rec(seg, ds, pos_slot, idx[1]), &mut scratch.rec_b);
+    load_records(seg, ds, pos_slot, &idx[..1], rec_len, &mut scratch.rec_a);
+    load_records(seg, ds, pos_slot, &idx[1..2], rec_len, &mut scratch.rec_b);
     let (mut t0, mut t1) = (0.0f32, 1.0f32);
     for k in 0..planes.count() {
         if mask & (1 << k) == 0 {
@@ -384,14 +382,7 @@ fn clip_triangle(
     let ClipScratch {
         rec_a, rec_b, tmp, ..
     } = scratch;
-    rec_a.clear();
-    rec_a.resize(3 * rec_len, 0.0);
-    for (k, &i) in idx.iter().enumerate() {
-        load_record(
-            batch_rec(seg, ds, pos_slot, i),
-            &mut rec_a[k * rec_len..(k + 1) * rec_len],
-        );
-    }
+    load_records(seg, ds, pos_slot, &idx, rec_len, rec_a);
     let mut n = 3usize;
     tmp.resize(rec_len, 0.0);
     for k in 0..planes.count() {

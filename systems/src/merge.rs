@@ -867,44 +867,19 @@ fn write_color(
     logicop: Option<LogicOp>,
 ) {
     match kind {
-        ColorFormat::Unorm8x4 { byte, srgb } if logicop.is_none() => {
-            for c in 0..4 {
-                if colormask & (1 << c) == 0 || byte[c] == 255 {
-                    continue;
-                }
-                let f = f32::from_bits(v[c]);
-                let f = if srgb && c < 3 {
-                    linear_to_srgb(f)
-                } else if f.is_nan() {
-                    0.0
-                } else {
-                    f.clamp(0.0, 1.0)
-                };
-                px[byte[c] as usize] = (f * 255.0).round() as u8;
-            }
-        }
-        _ => {
-            let d = match kind {
-                ColorFormat::Generic(d) => d,
-                ColorFormat::Unorm8x4 { .. } => {
-                    return write_color_generic_u8(kind, px, v, colormask, logicop);
-                }
-            };
-            write_color_generic(d, px, v, colormask, logicop);
-        }
+        ColorFormat::Unorm8x4 { byte, srgb } => write_unorm8(byte, srgb, px, v, colormask, logicop),
+        ColorFormat::Generic(d) => write_color_generic(d, px, v, colormask, logicop),
     }
 }
 
-fn write_color_generic_u8(
-    kind: ColorFormat,
+fn write_unorm8(
+    byte: [u8; 4],
+    srgb: bool,
     px: &mut [u8],
     v: [u32; 4],
     colormask: u8,
     logicop: Option<LogicOp>,
 ) {
-    let ColorFormat::Unorm8x4 { byte, srgb } = kind else {
-        return;
-    };
     for c in 0..4 {
         if colormask & (1 << c) == 0 || byte[c] == 255 {
             continue;

@@ -137,6 +137,52 @@ fn clip_bbox(ds: &DerivedState, viewport: u8, r: Rect) -> Rect {
     ds.draw_regions[viewport as usize].intersect(&r)
 }
 
+/// A set-up record for `prim` over `bbox`, with `edges` filled in and its
+/// planes starting at the next plane of `out`.
+fn new_prim(
+    prim: &ClippedPrim,
+    kind: PrimKind,
+    front_facing: bool,
+    bbox: &Rect,
+    edges: &[(i32, i32, i64)],
+    out: &SetupPrims,
+) -> SetupPrim {
+    let mut sp = SetupPrim {
+        num_edges: edges.len() as u8,
+        kind,
+        front_facing,
+        viewport: prim.viewport,
+        x0: bbox.x0,
+        y0: bbox.y0,
+        x1: bbox.x1,
+        y1: bbox.y1,
+        ref_x: bbox.x0,
+        ref_y: bbox.y0,
+        state: prim.state,
+        command: prim.command,
+        planes: out.planes.len() as u32,
+        ..Default::default()
+    };
+    for (i, &(a, b, c)) in edges.iter().enumerate().take(MAX_EDGES) {
+        sp.a[i] = a;
+        sp.b[i] = b;
+        sp.c[i] = c;
+    }
+    sp
+}
+
+/// The edges of the closed counter-clockwise polygon `(x[i], y[i])`.
+fn polygon_edges<const N: usize>(
+    x: &[i32; N],
+    y: &[i32; N],
+    bottom_edge_rule: bool,
+) -> [(i32, i32, i64); N] {
+    std::array::from_fn(|i| {
+        let j = (i + 1) % N;
+        edge(x[i], y[i], x[j], y[j], bottom_edge_rule)
+    })
+}
+
 fn setup_triangle(
     clipped: &ClippedPrims,
     prim: &ClippedPrim,
@@ -193,29 +239,8 @@ fn setup_triangle(
         return;
     }
 
-    let mut sp = SetupPrim {
-        num_edges: 3,
-        kind: PrimKind::Triangle,
-        front_facing: front,
-        viewport: prim.viewport,
-        x0: bbox.x0,
-        y0: bbox.y0,
-        x1: bbox.x1,
-        y1: bbox.y1,
-        ref_x: bbox.x0,
-        ref_y: bbox.y0,
-        state: prim.state,
-        command: prim.command,
-        planes: out.planes.len() as u32,
-        ..Default::default()
-    };
-    for i in 0..3 {
-        let j = (i + 1) % 3;
-        let (a, b, c) = edge(x[i], y[i], x[j], y[j], ds.bottom_edge_rule);
-        sp.a[i] = a;
-        sp.b[i] = b;
-        sp.c[i] = c;
-    }
+    let edges = polygon_edges(&x, &y, ds.bottom_edge_rule);
+    let sp = new_prim(prim, PrimKind::Triangle, front, &bbox, &edges, out);
 
     let one = 1.0 / FIXED_ONE as f32;
     let fx = |k: usize| x[k] as f32 * one;
@@ -572,29 +597,8 @@ fn setup_line(clipped: &ClippedPrims, prim: &ClippedPrim, ds: &DerivedState, out
     if bbox.is_empty() {
         return;
     }
-    let mut sp = SetupPrim {
-        num_edges: 4,
-        kind: PrimKind::Line,
-        front_facing: true,
-        viewport: prim.viewport,
-        x0: bbox.x0,
-        y0: bbox.y0,
-        x1: bbox.x1,
-        y1: bbox.y1,
-        ref_x: bbox.x0,
-        ref_y: bbox.y0,
-        state: prim.state,
-        command: prim.command,
-        planes: out.planes.len() as u32,
-        ..Default::default()
-    };
-    for i in 0..4 {
-        let j = (i + 1) % 4;
-        let (a, b, c) = edge(xs[i], ys[i], xs[j], ys[j], ds.bottom_edge_rule);
-        sp.a[i] = a;
-        sp.b[i] = b;
-        sp.c[i] = c;
-    }
+    let edges = polygon_edges(&xs, &ys, ds.bottom_edge_rule);
+    let sp = new_prim(prim, PrimKind::Line, true, &bbox, &edges, out);
     // Planes use the original first vertex as origin (llvmpipe's a0).
     push_axis_planes(
         ds,
@@ -684,27 +688,7 @@ fn setup_point(
     if bbox.is_empty() {
         return;
     }
-    let mut sp = SetupPrim {
-        num_edges: MAX_EDGES as u8,
-        kind: PrimKind::Point,
-        front_facing: true,
-        viewport: prim.viewport,
-        x0: bbox.x0,
-        y0: bbox.y0,
-        x1: bbox.x1,
-        y1: bbox.y1,
-        ref_x: bbox.x0,
-        ref_y: bbox.y0,
-        state: prim.state,
-        command: prim.command,
-        planes: out.planes.len() as u32,
-        ..Default::default()
-    };
-    for (i, &(a, b, c)) in edges.iter().enumerate() {
-        sp.a[i] = a;
-        sp.b[i] = b;
-        sp.c[i] = c;
-    }
+    let sp = new_prim(prim, PrimKind::Point, true, &bbox, &edges, out);
     let width = fixed_width as f32 / FIXED_ONE as f32;
     let centre = (v0[0] - off, v0[1] - off);
     push_axis_planes(
