@@ -13,6 +13,7 @@ pub mod cso;
 pub mod draw;
 pub mod enums;
 pub mod format;
+pub mod pack;
 pub mod resource;
 pub mod shader;
 pub mod state;
