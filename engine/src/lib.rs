@@ -12,6 +12,7 @@
 //! every argument once and returns typed [`Error`]s; nothing behind it
 //! re-checks, and nothing panics on user input.
 
+pub mod caps;
 pub mod context;
 pub mod error;
 pub mod screen;
@@ -24,4 +25,4 @@ pub use context::{
 pub use error::{Error, Result};
 pub use ferropipe_components as components;
 pub use ferropipe_components::*;
-pub use screen::{Resource, Screen, ScreenConfig};
+pub use screen::{DEFAULT_MAX_RESOURCE_BYTES, Resource, Screen, ScreenConfig};
