@@ -12,6 +12,7 @@
 //! | [`unpack_rgba_u32`] / [`pack_rgba_u32`] | one pixel as `[u32; 4]` values (for `UINT` formats) |
 //! | [`unpack_rgba_i32`] / [`pack_rgba_i32`] | one pixel as `[i32; 4]` values (for `SINT` formats) |
 //! | `*_row` variants | `n` consecutive pixels, format decoded once per row |
+//! | [`pack_color_union`] | a `pipe_color_union` clear colour, read as the format wants |
 //!
 //! Depth and stencil, read and written independently inside combined formats
 //! (writing depth keeps the stencil bits and vice versa):
@@ -61,6 +62,7 @@
 use std::sync::OnceLock;
 
 use crate::format::{ChannelType, Format, FormatKind};
+use crate::state::ColorUnion;
 
 // ---------------------------------------------------------------------------
 // Scalar helpers
@@ -819,6 +821,19 @@ pub fn unpack_rgba_i32(format: Format, px: &[u8]) -> [i32; 4] {
 #[inline]
 pub fn pack_rgba_i32(format: Format, rgba: [i32; 4], px: &mut [u8]) {
     Codec::new(format).pack_int(rgba.map(i64::from), px)
+}
+
+/// Packs a `pipe_color_union` into one pixel of `format`, reading the
+/// union as `ui` for `UINT` formats, `i` for `SINT` formats and `f`
+/// otherwise (what every Gallium driver's clear does).
+pub fn pack_color_union(format: Format, color: ColorUnion, px: &mut [u8]) {
+    match format.desc().channel_type {
+        ChannelType::Uint if format.desc().kind == FormatKind::Color => {
+            pack_rgba_u32(format, color.ui(), px)
+        }
+        ChannelType::Sint => pack_rgba_i32(format, color.i(), px),
+        _ => pack_rgba_f32(format, color.f(), px),
+    }
 }
 
 #[inline]

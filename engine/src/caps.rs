@@ -61,8 +61,10 @@ pub fn get_param(cap: Cap) -> i32 {
         MixedColorDepthBits => 1,
         FramebufferNoAttachment => 0,
         ClearTexture => 0,
-        // Persistent and coherent maps: the map is the storage itself.
-        BufferMapPersistentCoherent => 1,
+        // Persistent maps work (writes publish at transfer_flush_region /
+        // unmap), coherent ones do not yet: transfers are staged copies
+        // (context/transfer.rs), and GL's ARB_buffer_storage needs both.
+        BufferMapPersistentCoherent => 0,
         AllowMappedBuffersDuringExecution => 1,
         MaxRenderTargets => MAX_COLOR_BUFS as i32,
         MaxViewports => MAX_VIEWPORTS as i32,

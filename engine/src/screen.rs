@@ -566,3 +566,118 @@ mod tests {
         assert_eq!(host[6], 7);
     }
 }
+
+#[cfg(test)]
+mod thread_tests {
+    use super::*;
+    use crate::context::FramebufferTemplate;
+    use ferropipe_components::enums::{ClearFlags, TransferFlags};
+    use ferropipe_components::state::{ColorUnion, PipeBox};
+    use ferropipe_components::view::SurfaceTemplate;
+
+    /// screen.rst "Thread safety": screen methods from several threads while
+    /// contexts of the same screen render in others, without user locks.
+    #[test]
+    fn resources_and_contexts_from_many_threads() {
+        let screen = Screen::new(ScreenConfig {
+            threads: 2,
+            ..Default::default()
+        })
+        .unwrap();
+        // A shared texture both contexts' threads read while it is cleared.
+        let shared = screen
+            .resource_create(&ResourceTemplate::texture_2d(
+                Format::R8G8B8A8_UNORM,
+                64,
+                64,
+                BindFlags::RENDER_TARGET,
+            ))
+            .unwrap();
+        std::thread::scope(|scope| {
+            for t in 0..3u32 {
+                let screen = &screen;
+                scope.spawn(move || {
+                    for i in 0..200u32 {
+                        let r = screen
+                            .resource_create(&ResourceTemplate::buffer(
+                                64 + i + t,
+                                BindFlags::VERTEX_BUFFER,
+                            ))
+                            .unwrap();
+                        assert!(screen.get_param(Cap::MaxRenderTargets) > 0);
+                        let _ = screen.resource_usage();
+                        screen.resource_destroy(r);
+                    }
+                });
+            }
+            for k in 0..2u32 {
+                let screen = &screen;
+                let shared = &shared;
+                scope.spawn(move || {
+                    let mut ctx = screen.context_create().unwrap();
+                    let own = screen
+                        .resource_create(&ResourceTemplate::texture_2d(
+                            Format::R8G8B8A8_UNORM,
+                            32,
+                            32,
+                            BindFlags::RENDER_TARGET,
+                        ))
+                        .unwrap();
+                    let surf = ctx
+                        .create_surface(&own, &SurfaceTemplate::new(Format::R8G8B8A8_UNORM))
+                        .unwrap();
+                    let shared_surf = ctx
+                        .create_surface(shared, &SurfaceTemplate::new(Format::R8G8B8A8_UNORM))
+                        .unwrap();
+                    ctx.set_framebuffer_state(&FramebufferTemplate {
+                        width: 32,
+                        height: 32,
+                        cbufs: vec![Some(surf)],
+                        ..Default::default()
+                    })
+                    .unwrap();
+                    for i in 0..100u32 {
+                        let v = ((i + k) % 2) as f32;
+                        ctx.clear(ClearFlags::COLOR, &ColorUnion::float([v; 4]), 0.0, 0)
+                            .unwrap();
+                        ctx.clear_render_target(
+                            shared_surf,
+                            &ColorUnion::float([v, 0.0, 0.0, 1.0]),
+                            0,
+                            0,
+                            64,
+                            64,
+                            false,
+                        )
+                        .unwrap();
+                        let t = ctx
+                            .transfer_map(
+                                &own,
+                                0,
+                                TransferFlags::READ,
+                                &PipeBox::new_2d(0, 0, 32, 32),
+                            )
+                            .unwrap();
+                        let want = (v * 255.0) as u8;
+                        assert!(t.data().iter().all(|&b| b == want));
+                        // Every pixel of the shared texture is one of the
+                        // two clear colours: clears are never torn.
+                        let t2 = ctx
+                            .transfer_map(
+                                shared,
+                                0,
+                                TransferFlags::READ,
+                                &PipeBox::new_2d(0, 0, 64, 64),
+                            )
+                            .unwrap();
+                        let first = t2.data()[0];
+                        assert!(t2.data().chunks(4).all(|p| p == [first, 0, 0, 255]));
+                        ctx.transfer_unmap(t).unwrap();
+                        ctx.transfer_unmap(t2).unwrap();
+                    }
+                });
+            }
+        });
+        assert_eq!(screen.resource_usage().0, 1);
+    }
+}
