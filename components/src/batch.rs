@@ -20,12 +20,13 @@ use std::sync::Arc;
 
 use bevy_ecs::resource::Resource;
 
-use crate::draw::{ConstantBufferBinding, DrawInfo, IndexBufferBinding, VertexBufferBinding};
+use crate::draw::{
+    ConstantBufferBinding, DrawInfo, FramebufferState, IndexBufferBinding, VertexBufferBinding,
+};
 use crate::enums::ClearFlags;
-use crate::resource::ResourceRef;
 use crate::shader::{FragmentShaderRef, Lanes, VertexShaderRef};
 use crate::state::*;
-use crate::view::{SamplerViewDesc, SurfaceDesc};
+use crate::view::SamplerViewRef;
 
 /// log2 of the bin tile size (llvmpipe's `TILE_ORDER`).
 pub const TILE_ORDER: u32 = 6;
@@ -47,42 +48,41 @@ pub const MAX_EDGES: usize = 4;
 // Recorded state
 // ---------------------------------------------------------------------------
 
-/// A surface bound as a render target or depth/stencil buffer.
+/// Constant buffer slots of one stage (shared with the façade's bindings).
+pub type ConstantBufferSlots = [ConstantBufferBinding; MAX_CONSTANT_BUFFERS];
+/// Sampler view slots of one stage.
+pub type SamplerViewSlots = [Option<SamplerViewRef>; MAX_SAMPLER_VIEWS];
+/// Sampler state slots of one stage.
+pub type SamplerSlots = [Option<Arc<SamplerState>>; MAX_SAMPLERS];
+/// Vertex buffer slots (index = `vertex_buffer_index`).
+pub type VertexBufferSlots = [VertexBufferBinding; MAX_VERTEX_BUFFERS];
+
+/// What one shader stage may read: the `Arc`s of the bound slot arrays, so
+/// snapshotting a stage is three pointer copies.
 #[derive(Clone, Debug)]
-pub struct SurfaceBinding {
-    pub desc: SurfaceDesc,
-    pub resource: ResourceRef,
+pub struct StageResources {
+    pub constant_buffers: Arc<ConstantBufferSlots>,
+    pub sampler_views: Arc<SamplerViewSlots>,
+    pub samplers: Arc<SamplerSlots>,
 }
 
-impl PartialEq for SurfaceBinding {
-    fn eq(&self, other: &Self) -> bool {
-        self.desc == other.desc && Arc::ptr_eq(&self.resource, &other.resource)
+impl Default for StageResources {
+    fn default() -> Self {
+        StageResources {
+            constant_buffers: Arc::new(std::array::from_fn(|_| ConstantBufferBinding::default())),
+            sampler_views: Arc::new(std::array::from_fn(|_| None)),
+            samplers: Arc::new(std::array::from_fn(|_| None)),
+        }
     }
 }
 
-/// `struct pipe_framebuffer_state` with its surfaces resolved.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Framebuffer {
-    pub width: u32,
-    pub height: u32,
-    /// Colour buffers; `None` entries are unbound slots (writes dropped).
-    pub cbufs: Vec<Option<SurfaceBinding>>,
-    pub zsbuf: Option<SurfaceBinding>,
-}
-
-/// A sampler view bound to a shader stage.
-#[derive(Clone, Debug)]
-pub struct SamplerViewBinding {
-    pub desc: SamplerViewDesc,
-    pub resource: ResourceRef,
-}
-
-/// What one shader stage may read: constant buffers, sampler views, samplers.
-#[derive(Clone, Debug, Default)]
-pub struct StageResources {
-    pub constant_buffers: Vec<ConstantBufferBinding>,
-    pub sampler_views: Vec<Option<SamplerViewBinding>>,
-    pub samplers: Vec<Option<Arc<SamplerState>>>,
+impl StageResources {
+    /// Whether two stages hold the very same binding arrays.
+    pub fn same_as(&self, o: &StageResources) -> bool {
+        Arc::ptr_eq(&self.constant_buffers, &o.constant_buffers)
+            && Arc::ptr_eq(&self.sampler_views, &o.sampler_views)
+            && Arc::ptr_eq(&self.samplers, &o.samplers)
+    }
 }
 
 /// A snapshot of everything a draw depends on (the "state block").
@@ -99,12 +99,11 @@ pub struct StateBlock {
     pub velems: Arc<[VertexElement]>,
     pub vs: VertexShaderRef,
     pub fs: FragmentShaderRef,
-    pub framebuffer: Arc<Framebuffer>,
-    /// Vertex buffer slots (index = `vertex_buffer_index`).
-    pub vertex_buffers: Arc<[VertexBufferBinding]>,
+    pub framebuffer: Arc<FramebufferState>,
+    pub vertex_buffers: Arc<VertexBufferSlots>,
     pub index_buffer: IndexBufferBinding,
-    pub vs_resources: Arc<StageResources>,
-    pub fs_resources: Arc<StageResources>,
+    pub vs_resources: StageResources,
+    pub fs_resources: StageResources,
     pub blend_color: BlendColor,
     pub stencil_ref: StencilRef,
     pub sample_mask: u32,
@@ -184,7 +183,7 @@ pub struct RecordedScene {
     pub commands: Vec<Command>,
     /// The framebuffer every command of the scene renders to (a framebuffer
     /// change starts a new scene).
-    pub framebuffer: Option<Arc<Framebuffer>>,
+    pub framebuffer: Option<Arc<FramebufferState>>,
     /// Per command, filled while the scene executes.
     pub counters: Vec<DrawCounters>,
 }

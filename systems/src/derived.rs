@@ -13,7 +13,7 @@
 
 use std::sync::Arc;
 
-use ferropipe_components::batch::{Framebuffer, StateBlock, TILE_SIZE};
+use ferropipe_components::batch::StateBlock;
 use ferropipe_components::enums::{Face, Func};
 use ferropipe_components::format::Format;
 use ferropipe_components::shader::{Interpolation, Semantic, ShaderInfo};
@@ -328,14 +328,6 @@ impl DerivedState {
     pub fn uses_depth_stencil(&self) -> bool {
         self.merge.depth.is_some() || self.merge.stencil_enabled
     }
-}
-
-/// Number of bin tiles covering a framebuffer: `(columns, rows)`.
-pub fn tile_grid(fb: &Framebuffer) -> (u32, u32) {
-    (
-        fb.width.min(16384).div_ceil(TILE_SIZE).max(1),
-        fb.height.min(16384).div_ceil(TILE_SIZE).max(1),
-    )
 }
 
 /// Whether `func` can pass (a never-passing test kills every fragment).

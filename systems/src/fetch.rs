@@ -22,6 +22,7 @@ use ferropipe_components::batch::{EDGE_FLAGS_ALL, PrimKind, StateBlock, VertexBa
 use ferropipe_components::draw::DrawInfo;
 use ferropipe_components::enums::PrimType;
 use ferropipe_components::format::{ChannelType, Format, FormatDesc};
+use ferropipe_components::pack;
 use ferropipe_components::shader::{LANES, Lanes, ScalarKind, ShaderInfo};
 
 /// Most distinct vertices one segment holds: 32 lane groups, so one VS call
@@ -516,122 +517,15 @@ fn default_bits(integer: bool) -> [u32; 4] {
     [0, 0, 0, if integer { 1 } else { 1.0f32.to_bits() }]
 }
 
-/// Decodes one element of format `d` from `bytes` (at least
-/// `d.block_bytes` long) into four 32-bit values: floats as f32 bits,
-/// pure integers as their (sign-extended) integer bits.
+/// Decodes one element of format `d` from `bytes` into four 32-bit values:
+/// floats (normalised, scaled, half, small floats) as f32 bits, pure
+/// integers as their (sign-extended) integer bits; absent channels read 0,
+/// alpha 1 (`pack.rs` does the per-format work).
 pub fn decode_generic(d: &FormatDesc, bytes: &[u8]) -> [u32; 4] {
-    let mut raw = [0u32; 4];
-    let nch = d.channel_bits.iter().filter(|&&b| b != 0).count();
-    if d.packed {
-        let mut word = 0u64;
-        for (i, &b) in bytes.iter().take(d.block_bytes.min(8) as usize).enumerate() {
-            word |= (b as u64) << (8 * i);
-        }
-        let mut shift = 0u32;
-        for ch in 0..nch {
-            let bits = d.channel_bits[ch] as u32;
-            raw[ch] = ((word >> shift) & ((1u64 << bits) - 1)) as u32;
-            shift += bits;
-        }
-    } else {
-        let mut off = 0usize;
-        for ch in 0..nch {
-            let nb = (d.channel_bits[ch] / 8) as usize;
-            let mut v = 0u32;
-            for k in 0..nb {
-                v |= (bytes[off + k] as u32) << (8 * k);
-            }
-            raw[ch] = v;
-            off += nb;
-        }
-    }
-    let integer = d.is_integer();
-    let mut conv = [0u32; 4];
-    for ch in 0..nch {
-        let bits = d.channel_bits[ch] as u32;
-        let r = raw[ch];
-        let sext = || -> i32 {
-            if bits >= 32 {
-                r as i32
-            } else {
-                ((r << (32 - bits)) as i32) >> (32 - bits)
-            }
-        };
-        conv[ch] = match d.channel_type {
-            ChannelType::Unorm => {
-                let max = if bits >= 32 {
-                    u32::MAX as f64
-                } else {
-                    ((1u64 << bits) - 1) as f64
-                };
-                ((r as f64) / max) as f32
-            }
-            .to_bits(),
-            ChannelType::Snorm => {
-                let max = ((1u64 << (bits - 1)) - 1) as f64;
-                ((sext() as f64 / max).max(-1.0) as f32).to_bits()
-            }
-            ChannelType::Uscaled => (r as f32).to_bits(),
-            ChannelType::Sscaled => (sext() as f32).to_bits(),
-            ChannelType::Uint => r,
-            ChannelType::Sint => sext() as u32,
-            ChannelType::Float => match bits {
-                32 => r,
-                16 => half_to_f32(r as u16).to_bits(),
-                11 => small_float_to_f32(r, 6).to_bits(),
-                10 => small_float_to_f32(r, 5).to_bits(),
-                _ => 0,
-            },
-            ChannelType::Void => 0,
-        };
-    }
-    let one = default_bits(integer)[3];
-    let mut out = [0u32; 4];
-    for (i, &s) in d.swizzle.iter().enumerate() {
-        out[i] = match s {
-            0..=3 => conv[s as usize],
-            5 => one,
-            _ => 0,
-        };
-    }
-    out
-}
-
-/// IEEE half to f32 (exact).
-#[inline]
-pub fn half_to_f32(h: u16) -> f32 {
-    let sign = ((h >> 15) as u32) << 31;
-    let exp = ((h >> 10) & 0x1f) as u32;
-    let man = (h & 0x3ff) as u32;
-    let bits = if exp == 0 {
-        if man == 0 {
-            sign
-        } else {
-            // Subnormal: normalise.
-            let lz = man.leading_zeros() - 22; // leading zeros within 10 bits
-            let man = (man << (lz + 1)) & 0x3ff;
-            let exp = 127 - 15 - lz;
-            sign | (exp << 23) | (man << 13)
-        }
-    } else if exp == 31 {
-        sign | 0x7f80_0000 | (man << 13)
-    } else {
-        sign | ((exp + 127 - 15) << 23) | (man << 13)
-    };
-    f32::from_bits(bits)
-}
-
-/// Unsigned 11/10-bit float (5-bit exponent, `man_bits` mantissa) to f32.
-#[inline]
-pub fn small_float_to_f32(v: u32, man_bits: u32) -> f32 {
-    let exp = (v >> man_bits) & 0x1f;
-    let man = v & ((1 << man_bits) - 1);
-    if exp == 0 {
-        (man as f32) / (1 << man_bits) as f32 * (2.0f32).powi(-14)
-    } else if exp == 31 {
-        if man == 0 { f32::INFINITY } else { f32::NAN }
-    } else {
-        (1.0 + man as f32 / (1 << man_bits) as f32) * (2.0f32).powi(exp as i32 - 15)
+    match d.channel_type {
+        ChannelType::Uint => pack::unpack_rgba_u32(d.format, bytes),
+        ChannelType::Sint => pack::unpack_rgba_i32(d.format, bytes).map(|v| v as u32),
+        _ => pack::unpack_rgba_f32(d.format, bytes).map(f32::to_bits),
     }
 }
 
@@ -880,9 +774,6 @@ mod tests {
         let v = decode_generic(d, &[0xff, 0x03, 0, 0xc0]);
         assert_eq!(f32::from_bits(v[0]), 1.0);
         assert_eq!(f32::from_bits(v[3]), 1.0);
-        assert_eq!(half_to_f32(0x3c00), 1.0);
-        assert_eq!(half_to_f32(0xc000), -2.0);
-        assert_eq!(half_to_f32(0x0001), 2.0f32.powi(-24));
         let d = Format::R32G32B32_UINT.desc();
         assert_eq!(decode_generic(d, &[0; 12])[3], 1, "integer 1 fills alpha");
     }

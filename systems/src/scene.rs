@@ -29,7 +29,7 @@ use crate::fetch::{
     restart_runs,
 };
 use crate::locks::{LockSet, PreparedStage, stage_resource_refs};
-use crate::merge::{ColorFormat, ColorTarget, DepthFormat, DepthTarget, TargetMemory, Targets};
+use crate::merge::{ColorTarget, DepthFormat, DepthTarget, TargetMemory, Targets};
 use crate::pool::ExecutorRef;
 use crate::raster::{ScratchPool, TileContext, TileCount, TileScratch, rasterize_tile};
 use crate::setup::setup_prims;
@@ -164,7 +164,7 @@ pub fn begin_scene(scene: &RecordedScene, exec: &mut SceneExecution, counted: &[
     let mut vr = Vec::new();
     let mut vsr = Vec::new();
     let mut fsr = Vec::new();
-    let mut seen_blocks: Vec<*const ()> = Vec::new();
+    let mut seen_blocks: std::collections::HashSet<(usize, usize)> = Default::default();
     for b in &scene.states {
         if let Some(ib) = &b.index_buffer.buffer {
             vr.push(ib.clone());
@@ -174,15 +174,14 @@ pub fn begin_scene(scene: &RecordedScene, exec: &mut SceneExecution, counted: &[
                 vr.push(r.clone());
             }
         }
-        let key = Arc::as_ptr(&b.vs_resources) as *const ();
-        if !seen_blocks.contains(&key) {
-            seen_blocks.push(key);
-            vsr.extend(stage_resource_refs(&b.vs_resources).map(|(r, _)| r.clone()));
-        }
-        let key = Arc::as_ptr(&b.fs_resources) as *const ();
-        if !seen_blocks.contains(&key) {
-            seen_blocks.push(key);
-            fsr.extend(stage_resource_refs(&b.fs_resources).map(|(r, _)| r.clone()));
+        for (stage, list) in [(&b.vs_resources, &mut vsr), (&b.fs_resources, &mut fsr)] {
+            let key = (
+                Arc::as_ptr(&stage.constant_buffers) as usize,
+                Arc::as_ptr(&stage.sampler_views) as usize,
+            );
+            if seen_blocks.insert(key) {
+                list.extend(stage_resource_refs(stage).map(|(r, _)| r.clone()));
+            }
         }
     }
     dedup_refs(&mut vr);
@@ -601,11 +600,7 @@ pub fn rasterize_tiles(
         for cb in &fb.cbufs {
             targets.color.push(cb.as_ref().and_then(|s| {
                 let (ptr, len) = locks.target(&s.resource)?;
-                Some(ColorTarget {
-                    mem: TargetMemory::for_surface(s, ptr, len)?,
-                    format: s.desc.format,
-                    kind: ColorFormat::classify(s.desc.format)?,
-                })
+                ColorTarget::new(TargetMemory::for_surface(s, ptr, len)?, s.desc.format)
             }));
         }
         targets.depth = fb.zsbuf.as_ref().and_then(|s| {

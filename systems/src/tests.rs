@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use bevy_ecs::world::World;
 use ferropipe_components::batch::*;
-use ferropipe_components::draw::{DrawInfo, IndexBufferBinding, VertexBufferBinding};
+use ferropipe_components::draw::{
+    DrawInfo, FramebufferState, IndexBufferBinding, VertexBufferBinding,
+};
 use ferropipe_components::enums::*;
 use ferropipe_components::format::Format;
 use ferropipe_components::resource::{
@@ -14,7 +16,7 @@ use ferropipe_components::resource::{
 };
 use ferropipe_components::shader::*;
 use ferropipe_components::state::*;
-use ferropipe_components::view::SurfaceDesc;
+use ferropipe_components::view::{Surface, SurfaceDesc, SurfaceRef};
 
 use crate::pool::PoolExecutor;
 
@@ -101,12 +103,12 @@ pub fn f32_bytes(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|f| f.to_le_bytes()).collect()
 }
 
-pub fn surface(format: Format, w: u32, h: u32) -> SurfaceBinding {
+pub fn surface(format: Format, w: u32, h: u32) -> SurfaceRef {
     let r = resource(
         ResourceTemplate::texture_2d(format, w, h, BindFlags::RENDER_TARGET),
         &[],
     );
-    SurfaceBinding {
+    Arc::new(Surface {
         desc: SurfaceDesc {
             format,
             level: 0,
@@ -116,20 +118,22 @@ pub fn surface(format: Format, w: u32, h: u32) -> SurfaceBinding {
             height: h,
         },
         resource: r,
-    }
+    })
 }
 
 /// A state block drawing `vertices` (position + colour vec4s interleaved).
 pub struct Setup {
-    pub fb: Arc<Framebuffer>,
+    pub fb: Arc<FramebufferState>,
     pub block: StateBlock,
 }
 
 impl Setup {
     pub fn new(w: u32, h: u32, zs: Option<Format>) -> Setup {
-        let fb = Arc::new(Framebuffer {
+        let fb = Arc::new(FramebufferState {
             width: w,
             height: h,
+            layers: 0,
+            samples: 0,
             cbufs: vec![Some(surface(Format::R8G8B8A8_UNORM, w, h))],
             zsbuf: zs.map(|f| surface(f, w, h)),
         });
@@ -162,10 +166,10 @@ impl Setup {
             vs: PassVs::new(&[Semantic::Generic(0)]),
             fs: PassFs::new(Semantic::Generic(0), Interpolation::Perspective),
             framebuffer: fb.clone(),
-            vertex_buffers: Arc::from(vec![VertexBufferBinding::default()]),
+            vertex_buffers: Arc::new(std::array::from_fn(|_| VertexBufferBinding::default())),
             index_buffer: IndexBufferBinding::default(),
-            vs_resources: Arc::new(StageResources::default()),
-            fs_resources: Arc::new(StageResources::default()),
+            vs_resources: StageResources::default(),
+            fs_resources: StageResources::default(),
             blend_color: BlendColor::default(),
             stencil_ref: StencilRef::default(),
             sample_mask: !0,
@@ -182,11 +186,13 @@ impl Setup {
             ResourceTemplate::buffer((v.len() * 4) as u32, BindFlags::VERTEX_BUFFER),
             &f32_bytes(v),
         );
-        self.block.vertex_buffers = Arc::from(vec![VertexBufferBinding {
+        let mut vbs: VertexBufferSlots = std::array::from_fn(|_| VertexBufferBinding::default());
+        vbs[0] = VertexBufferBinding {
             buffer: Some(r),
             stride: 32,
             buffer_offset: 0,
-        }]);
+        };
+        self.block.vertex_buffers = Arc::new(vbs);
         self
     }
 }
@@ -199,7 +205,11 @@ pub fn world(threads: usize) -> World {
 }
 
 /// Records `commands` (each with its own state block) and runs the scene.
-pub fn run(world: &mut World, fb: &Arc<Framebuffer>, cmds: Vec<(Option<StateBlock>, Command)>) {
+pub fn run(
+    world: &mut World,
+    fb: &Arc<FramebufferState>,
+    cmds: Vec<(Option<StateBlock>, Command)>,
+) {
     {
         let mut scene = world.resource_mut::<RecordedScene>();
         scene.clear();
@@ -245,11 +255,11 @@ pub fn clear(color: [f32; 4]) -> Command {
     }
 }
 
-pub fn pixels(s: &SurfaceBinding) -> Vec<u8> {
+pub fn pixels(s: &SurfaceRef) -> Vec<u8> {
     s.resource.storage.read().to_vec()
 }
 
-pub fn rgba_at(fb: &Framebuffer, x: u32, y: u32) -> [u8; 4] {
+pub fn rgba_at(fb: &FramebufferState, x: u32, y: u32) -> [u8; 4] {
     let s = fb.cbufs[0].as_ref().unwrap();
     let p = pixels(s);
     let o = ((y * fb.width + x) * 4) as usize;
