@@ -60,18 +60,18 @@ impl TileGrid {
     }
 }
 
-/// Edge classification over a square block of `size` pixels at `(x, y)`:
-/// `None` if the edge rejects every pixel, else whether it accepts all.
+/// Edge classification over the pixels of `r`: `None` if the edge rejects
+/// every pixel, else whether it accepts all of them.
 #[inline]
-pub fn classify_edge(p: &SetupPrim, e: usize, x: i32, y: i32, size: i32) -> Option<bool> {
+pub fn classify_edge(p: &SetupPrim, e: usize, r: &Rect) -> Option<bool> {
     let (a, b) = (p.a[e] as i64, p.b[e] as i64);
-    let v = p.c[e] + a * x as i64 + b * y as i64;
-    let span = (size - 1) as i64;
-    let max = v + a.max(0) * span + b.max(0) * span;
+    let v = p.c[e] + a * r.x0 as i64 + b * r.y0 as i64;
+    let (sx, sy) = ((r.x1 - r.x0 - 1) as i64, (r.y1 - r.y0 - 1) as i64);
+    let max = v + a.max(0) * sx + b.max(0) * sy;
     if max <= 0 {
         return None;
     }
-    let min = v + a.min(0) * span + b.min(0) * span;
+    let min = v + a.min(0) * sx + b.min(0) * sy;
     Some(min > 0)
 }
 
@@ -92,7 +92,6 @@ pub fn bin_prims(
     out: &mut JobBins,
 ) {
     scratch.pending.clear();
-    let tile = TILE_SIZE as i32;
     for (pi, p) in prims.prims.iter().enumerate() {
         let ds = &states[p.state as usize];
         let tx0 = (p.x0 >> TILE_ORDER).max(0);
@@ -113,18 +112,21 @@ pub fn bin_prims(
         };
         for ty in ty0..=ty1 {
             'tiles: for tx in tx0..=tx1 {
-                let (x, y) = (tx * tile, ty * tile);
+                let t = (ty as u32 * grid.cols + tx as u32) as usize;
+                // The tile's pixels inside the framebuffer: at the right and
+                // bottom edges a tile is partial, and an edge beyond them
+                // must not stop it from being fully covered.
+                let tile_rect = grid.tile_rect(t);
                 let mut edge_mask = 0u8;
                 for e in 0..n_edges.min(MAX_EDGES) {
-                    match classify_edge(p, e, x, y, tile) {
+                    match classify_edge(p, e, &tile_rect) {
                         None => continue 'tiles,
                         Some(true) => {}
                         Some(false) => edge_mask |= 1 << e,
                     }
                 }
-                let t = (ty as u32 * grid.cols + tx as u32) as usize;
                 let mut flags = counted_flag;
-                if edge_mask == 0 && bbox.contains(&grid.tile_rect(t)) {
+                if edge_mask == 0 && bbox.contains(&tile_rect) {
                     flags |= bin_flags::FULL_TILE;
                     if ds.opaque && counted_flag == 0 {
                         flags |= bin_flags::OPAQUE;

@@ -13,7 +13,7 @@
 
 use ferropipe_components::batch::{BinnedJob, Plane, SetupPrim};
 use ferropipe_components::shader::{
-    FRAG_LANE_X, FRAG_LANE_Y, FragmentIo, Interpolation, LANES, Lanes, ShaderResources,
+    FRAG_LANE_X, FRAG_LANE_Y, FragmentIo, ILanes, Interpolation, Lanes, ShaderResources,
 };
 
 use crate::derived::{DerivedState, FsInputSource};
@@ -54,6 +54,8 @@ pub struct FragBatch {
     pub frag_coord: Vec<Lanes>,
     pub masks: Vec<Lanes>,
     pub outputs: Vec<Lanes>,
+    /// Scratch for the merge stage's per-group results.
+    pub stores: Vec<crate::merge::StoreGroup>,
 }
 
 impl FragBatch {
@@ -130,13 +132,9 @@ pub fn group_depth(ds: &DerivedState, g: &FragGroup, p: &SetupPrim, planes: &[Pl
 /// Expands an 8-bit mask to all-ones / zero lanes.
 #[inline]
 pub fn mask_lanes(mask: u8) -> Lanes {
-    let mut a = [0f32; LANES];
-    for (l, v) in a.iter_mut().enumerate() {
-        if mask & (1 << l) != 0 {
-            *v = f32::from_bits(u32::MAX);
-        }
-    }
-    Lanes::new(a)
+    const BITS: ILanes = ILanes::new([1, 2, 4, 8, 16, 32, 64, 128]);
+    let m = (ILanes::splat(mask as i32) & BITS).simd_eq(BITS);
+    wide::bytemuck::cast(m)
 }
 
 /// Interpolates the batch's inputs and runs the fragment shader; afterwards

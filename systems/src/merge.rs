@@ -18,7 +18,9 @@ use ferropipe_components::batch::{ClearValue, StateBlock};
 use ferropipe_components::enums::{BlendFactor, BlendFunc, ClearFlags, Func, LogicOp, StencilOp};
 use ferropipe_components::format::{ChannelType, Format, FormatDesc, FormatKind};
 use ferropipe_components::pack;
-use ferropipe_components::shader::{FRAG_LANE_X, FRAG_LANE_Y, LANES, Lanes, Semantic, ShaderInfo};
+use ferropipe_components::shader::{
+    FRAG_LANE_X, FRAG_LANE_Y, LANES, Lanes, Semantic, ShaderInfo, ULanes,
+};
 use ferropipe_components::state::{MAX_COLOR_BUFS, RtBlendState, StencilState};
 use ferropipe_components::view::Surface;
 
@@ -178,6 +180,61 @@ impl TargetMemory {
         // SAFETY: `offset` checked the range against `len`; exclusivity is
         // the caller's contract (disjoint tiles under a held write lock).
         Some(unsafe { std::slice::from_raw_parts_mut(self.ptr.add(o), self.bpp) })
+    }
+}
+
+impl TargetMemory {
+    /// Byte offsets of the two rows of the 4x2 group at `(gx, gy)` when the
+    /// whole group lies inside a surface of 4-byte pixels.
+    #[inline]
+    fn group_rows32(&self, gx: i32, gy: i32) -> Option<(usize, usize)> {
+        if self.bpp != 4
+            || gx < 0
+            || gy < 0
+            || gx as u32 + 4 > self.width
+            || gy as u32 + 2 > self.height
+        {
+            return None;
+        }
+        let r0 = self.base + gy as usize * self.row_stride + gx as usize * 4;
+        let r1 = r0 + self.row_stride;
+        (r1 + 16 <= self.len).then_some((r0, r1))
+    }
+
+    /// The 32-bit pixels of a 4x2 group, in lane order.
+    ///
+    /// Lanes (0, 1), (2, 3), (4, 5), (6, 7) are pixel pairs of row 0, row 1,
+    /// row 0, row 1 (see `FRAG_LANE_X/Y`), so the shuffle is four 64-bit
+    /// moves (little-endian pixel storage, as everywhere).
+    ///
+    /// # Safety
+    /// `rows` comes from [`Self::group_rows32`], and the caller owns the
+    /// group's pixels (tile jobs own disjoint pixels).
+    #[inline]
+    unsafe fn load_group32(&self, rows: (usize, usize)) -> [u32; LANES] {
+        // SAFETY: both 16-byte rows lie inside the storage (group_rows32).
+        let (r0, r1) = unsafe {
+            (
+                std::ptr::read_unaligned(self.ptr.add(rows.0) as *const [u64; 2]),
+                std::ptr::read_unaligned(self.ptr.add(rows.1) as *const [u64; 2]),
+            )
+        };
+        wide::bytemuck::cast([r0[0], r1[0], r0[1], r1[1]])
+    }
+
+    /// Stores the 32-bit pixels of a 4x2 group given in lane order.
+    ///
+    /// # Safety
+    /// As [`Self::load_group32`].
+    #[inline]
+    unsafe fn store_group32(&self, rows: (usize, usize), px: [u32; LANES]) {
+        let q: [u64; 4] = wide::bytemuck::cast(px);
+        // SAFETY: both 16-byte rows lie inside the storage (group_rows32)
+        // and belong to this tile job.
+        unsafe {
+            std::ptr::write_unaligned(self.ptr.add(rows.0) as *mut [u64; 2], [q[0], q[2]]);
+            std::ptr::write_unaligned(self.ptr.add(rows.1) as *mut [u64; 2], [q[1], q[3]]);
+        }
     }
 }
 
@@ -410,6 +467,13 @@ pub fn depth_stencil_test(
     front: bool,
 ) -> u8 {
     let fmt = target.format;
+    if fmt == DepthFormat::Z32Float
+        && !plan.stencil_enabled
+        && plan.depth_bounds.is_none()
+        && let Some(rows) = target.mem.group_rows32(gx, gy)
+    {
+        return depth_test_z32f(plan, target, rows, z, mask);
+    }
     let zs = z.as_array();
     let face = &plan.stencil[if front { 0 } else { 1 }];
     let mut out = 0u8;
@@ -483,6 +547,47 @@ pub fn depth_stencil_test(
         }
     }
     out
+}
+
+/// The SIMD depth test of a whole group on a Z32_FLOAT buffer without
+/// stencil or bounds test (the common case: one compare, one blend).
+#[inline]
+fn depth_test_z32f(
+    plan: &MergePlan,
+    target: &DepthTarget,
+    rows: (usize, usize),
+    z: &Lanes,
+    mask: u8,
+) -> u8 {
+    let Some((func, write)) = plan.depth else {
+        return mask;
+    };
+    // SAFETY: rows from group_rows32; tile jobs own disjoint pixels.
+    let old_bits = unsafe { target.mem.load_group32(rows) };
+    let old = Lanes::new(old_bits.map(f32::from_bits));
+    let z = *z;
+    let pass = match func {
+        Func::Never => Lanes::ZERO,
+        Func::Less => z.simd_lt(old),
+        Func::Equal => z.simd_eq(old),
+        Func::Lequal => z.simd_le(old),
+        Func::Greater => z.simd_gt(old),
+        Func::Notequal => z.simd_ne(old),
+        Func::Gequal => z.simd_ge(old),
+        Func::Always => Lanes::from(f32::from_bits(u32::MAX)),
+    };
+    let pass = pass.to_bitmask() as u8 & mask;
+    if write && pass != 0 {
+        let m = crate::fragment::mask_lanes(pass);
+        let new = m.select(z, old);
+        // SAFETY: as above.
+        unsafe {
+            target
+                .mem
+                .store_group32(rows, new.to_array().map(f32::to_bits))
+        };
+    }
+    pass
 }
 
 /// (depth bits or f32 bits, stencil) of a stored pixel.
@@ -853,19 +958,21 @@ pub fn alpha_test(plan: &MergePlan, colors: &GroupColors<'_>, mask: u8) -> u8 {
     out
 }
 
-/// Blends and stores one group's colours into every colour buffer.
-pub fn store_colors(
-    plan: &MergePlan,
-    targets: &Targets,
-    gx: i32,
-    gy: i32,
-    mask: u8,
-    colors: &GroupColors<'_>,
-) {
-    if mask == 0 {
-        return;
-    }
-    let cc = plan.blend_color.map(Lanes::splat);
+/// One shaded group as the store sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct StoreGroup {
+    pub x: i32,
+    pub y: i32,
+    /// Samples that passed every test.
+    pub mask: u8,
+}
+
+/// Blends and stores a batch of shaded groups into every colour buffer.
+/// `outputs` is the fragment shader's output buffer (`[slot][comp][group]`,
+/// `groups.len()` groups).  Per-buffer decisions (format path, blend,
+/// clamping) are made once per batch, not per group.
+pub fn store_batch(plan: &MergePlan, targets: &Targets, groups: &[StoreGroup], outputs: &[Lanes]) {
+    let n = groups.len();
     for (i, rt) in plan.rts.iter().enumerate() {
         let Some(slot) = rt.slot else { continue };
         let Some(Some(target)) = targets.color.get(i) else {
@@ -875,61 +982,182 @@ pub fn store_colors(
         if colormask == 0 {
             continue;
         }
-        let mut src = colors.quad(slot);
         let clamp = !rt.integer && (plan.clamp_fragment_color || target_is_unorm(target));
-        let mut src1 = rt.slot1.map_or([Lanes::ZERO; 4], |s| colors.quad(s));
-        if clamp {
-            clamp01(&mut src);
-            clamp01(&mut src1);
-        }
         let blending = rt.blend.blend_enable && !rt.integer && plan.logicop.is_none();
-        let srcs = [
-            src[0].to_array(),
-            src[1].to_array(),
-            src[2].to_array(),
-            src[3].to_array(),
-        ];
-        let mut dst_q = [[0f32; LANES]; 4];
-        let mut pixels: [Option<&mut [u8]>; LANES] = Default::default();
-        for (l, p) in pixels.iter_mut().enumerate() {
-            if mask & (1 << l) == 0 {
+        let mut cc = plan.blend_color.map(Lanes::splat);
+        if clamp {
+            clamp01(&mut cc);
+        }
+        let quad = |s: usize, g: usize| -> Quad {
+            let mut q: Quad = std::array::from_fn(|c| outputs[(s * 4 + c) * n + g]);
+            if clamp {
+                clamp01(&mut q);
+            }
+            q
+        };
+        let unorm8 = match target.kind {
+            ColorFormat::Unorm8x4 { byte, srgb: false } if plan.logicop.is_none() => Some(byte),
+            _ => None,
+        };
+        for (g, grp) in groups.iter().enumerate() {
+            if grp.mask == 0 {
                 continue;
             }
-            let x = gx + FRAG_LANE_X[l] as i32;
-            let y = gy + FRAG_LANE_Y[l] as i32;
-            // SAFETY: tile jobs own disjoint pixels (module docs).
-            *p = unsafe { target.mem.pixel(x, y) };
-            if blending && let Some(px) = p.as_deref() {
-                let d = read_color(target.kind, target.format, px);
-                for c in 0..4 {
-                    dst_q[c][l] = f32::from_bits(d[c]);
-                }
-            }
-        }
-        let result: [[f32; LANES]; 4] = if blending {
-            let mut cc = cc;
-            let mut dst = dst_q.map(Lanes::new);
-            if clamp {
-                clamp01(&mut cc);
-                clamp01(&mut dst);
-            }
-            let r = blend(&rt.blend, &src, &src1, &dst, &cc);
-            r.map(|l| l.to_array())
-        } else {
-            srcs
-        };
-        for (l, p) in pixels.iter_mut().enumerate() {
-            if let Some(px) = p {
-                let v = [
-                    result[0][l].to_bits(),
-                    result[1][l].to_bits(),
-                    result[2][l].to_bits(),
-                    result[3][l].to_bits(),
-                ];
-                write_color(target, px, v, colormask, plan.logicop);
+            let src = quad(slot, g);
+            let src1 = rt.slot1.map_or([Lanes::ZERO; 4], |s| quad(s, g));
+            if let Some(byte) = unorm8
+                && let Some(rows) = target.mem.group_rows32(grp.x, grp.y)
+            {
+                let args = Unorm8Group {
+                    byte,
+                    mask: grp.mask,
+                    colormask,
+                    blending,
+                };
+                store_unorm8_group(&rt.blend, target, rows, &args, &src, &src1, &cc);
+            } else {
+                let args = GroupStore {
+                    gx: grp.x,
+                    gy: grp.y,
+                    mask: grp.mask,
+                    colormask,
+                    blending,
+                    clamp,
+                    logicop: plan.logicop,
+                };
+                store_group_generic(&rt.blend, target, &args, &src, &src1, &cc);
             }
         }
     }
+}
+
+/// How a generic (per-pixel) group store goes.
+struct GroupStore {
+    gx: i32,
+    gy: i32,
+    mask: u8,
+    colormask: u8,
+    blending: bool,
+    clamp: bool,
+    logicop: Option<LogicOp>,
+}
+
+/// Any format, any pixel position: per-pixel reads and writes through the
+/// format's pack/unpack, blending in f32 lanes.
+fn store_group_generic(
+    blend_state: &RtBlendState,
+    target: &ColorTarget,
+    g: &GroupStore,
+    src: &Quad,
+    src1: &Quad,
+    cc: &Quad,
+) {
+    let mut dst_q = [[0f32; LANES]; 4];
+    let mut pixels: [Option<&mut [u8]>; LANES] = Default::default();
+    for (l, p) in pixels.iter_mut().enumerate() {
+        if g.mask & (1 << l) == 0 {
+            continue;
+        }
+        let x = g.gx + FRAG_LANE_X[l] as i32;
+        let y = g.gy + FRAG_LANE_Y[l] as i32;
+        // SAFETY: tile jobs own disjoint pixels (module docs).
+        *p = unsafe { target.mem.pixel(x, y) };
+        if g.blending
+            && let Some(px) = p.as_deref()
+        {
+            let d = read_color(target.kind, target.format, px);
+            for c in 0..4 {
+                dst_q[c][l] = f32::from_bits(d[c]);
+            }
+        }
+    }
+    let result: [[f32; LANES]; 4] = if g.blending {
+        let mut dst = dst_q.map(Lanes::new);
+        if g.clamp {
+            clamp01(&mut dst);
+        }
+        blend(blend_state, src, src1, &dst, cc).map(|l| l.to_array())
+    } else {
+        src.map(|l| l.to_array())
+    };
+    for (l, p) in pixels.iter_mut().enumerate() {
+        if let Some(px) = p {
+            let v = std::array::from_fn(|c| result[c][l].to_bits());
+            write_color(target, px, v, g.colormask, g.logicop);
+        }
+    }
+}
+
+/// How an 8-bit RGBA-family group store goes.
+struct Unorm8Group {
+    /// Byte of the pixel holding channel R, G, B, A (255: absent).
+    byte: [u8; 4],
+    mask: u8,
+    colormask: u8,
+    blending: bool,
+}
+
+/// The 8-bit unorm fast path: the group's eight 32-bit pixels in two
+/// 16-byte row loads, channels unpacked to f32 lanes, blended, repacked with
+/// one SIMD round per channel and merged under the lane and colour masks.
+#[inline]
+fn store_unorm8_group(
+    blend_state: &RtBlendState,
+    target: &ColorTarget,
+    rows: (usize, usize),
+    g: &Unorm8Group,
+    src: &Quad,
+    src1: &Quad,
+    cc: &Quad,
+) {
+    let full_mask = g.mask == 0xff;
+    let mut write_bits = 0u32;
+    for c in 0..4 {
+        if g.byte[c] != 255 && g.colormask & (1 << c) != 0 {
+            write_bits |= 0xff << (8 * g.byte[c] as u32);
+        }
+    }
+    let need_old = g.blending || !full_mask || write_bits != target_bits(g.byte);
+    let old = if need_old {
+        // SAFETY: rows from group_rows32; tile jobs own disjoint pixels.
+        ULanes::new(unsafe { target.mem.load_group32(rows) })
+    } else {
+        ULanes::ZERO
+    };
+    let result = if g.blending {
+        let inv = Lanes::splat(1.0 / 255.0);
+        let dst: Quad = std::array::from_fn(|c| {
+            if g.byte[c] == 255 {
+                if c == 3 { Lanes::ONE } else { Lanes::ZERO }
+            } else {
+                let v = old.unbounded_shr_scalar(8 * g.byte[c] as u32) & ULanes::splat(0xff);
+                Lanes::from_i32x8(wide::bytemuck::cast(v)) * inv
+            }
+        });
+        blend(blend_state, src, src1, &dst, cc)
+    } else {
+        *src
+    };
+    let mut new = ULanes::ZERO;
+    for c in 0..4 {
+        if g.byte[c] == 255 || g.colormask & (1 << c) == 0 {
+            continue;
+        }
+        let v = (result[c].max(Lanes::ZERO).min(Lanes::ONE) * Lanes::splat(255.0)).round_int();
+        new |= v.cast_unsigned().unbounded_shl_scalar(8 * g.byte[c] as u32);
+    }
+    let lane_mask: ULanes = wide::bytemuck::cast(crate::fragment::mask_lanes(g.mask));
+    let w = lane_mask & ULanes::splat(write_bits);
+    let out = (new & w) | (old & !w);
+    // SAFETY: as above.
+    unsafe { target.mem.store_group32(rows, out.to_array()) };
+}
+
+/// Bits of a 32-bit pixel that hold channels.
+fn target_bits(byte: [u8; 4]) -> u32 {
+    byte.iter()
+        .filter(|&&b| b != 255)
+        .fold(0, |m, &b| m | 0xff << (8 * b as u32))
 }
 
 fn target_is_unorm(t: &ColorTarget) -> bool {

@@ -34,8 +34,8 @@ use crate::bin::TileGrid;
 use crate::derived::{DerivedState, Rect};
 use crate::fragment::{BatchPrimRef, FragBatch, FragGroup, group_depth, shade_batch};
 use crate::merge::{
-    GroupColors, Targets, alpha_test, clear_color, clear_depth_stencil, depth_stencil_test,
-    store_colors,
+    GroupColors, StoreGroup, Targets, alpha_test, clear_color, clear_depth_stencil,
+    depth_stencil_test, store_batch,
 };
 
 /// One covered group produced by [`cover_prim`].
@@ -388,6 +388,8 @@ fn flush_batch(ctx: &TileContext<'_>, batch: &mut FragBatch, stats: &mut Vec<Til
     let early = ds.early_depth && ds.uses_depth_stencil();
     shade_batch(batch, ds, ctx.jobs, &ctx.fs_resources[state as usize]);
     let n = batch.groups.len();
+    let mut stores = std::mem::take(&mut batch.stores);
+    stores.clear();
     for (g, grp) in batch.groups.iter().enumerate() {
         let colors = GroupColors {
             outputs: &batch.outputs,
@@ -405,8 +407,14 @@ fn flush_batch(ctx: &TileContext<'_>, batch: &mut FragBatch, stats: &mut Vec<Til
             }
             count(stats, p.command, 0, mask.count_ones() as u64);
         }
-        store_colors(&ds.merge, ctx.targets, grp.x, grp.y, mask, &colors);
+        stores.push(StoreGroup {
+            x: grp.x,
+            y: grp.y,
+            mask,
+        });
     }
+    store_batch(&ds.merge, ctx.targets, &stores, &batch.outputs);
+    batch.stores = stores;
     batch.clear();
 }
 

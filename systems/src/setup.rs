@@ -86,17 +86,146 @@ pub fn edge(xa: i32, ya: i32, xb: i32, yb: i32, bottom_edge_rule: bool) -> (i32,
 
 /// Sets up every primitive of `clipped` into `out`.
 pub fn setup_prims(clipped: &ClippedPrims, states: &[DerivedState], out: &mut SetupPrims) {
+    // The last triangle set up (its fixed-point corners), while it is the
+    // last record: candidate for merging with the next into a rectangle.
+    let mut last_tri: Option<TriCorners> = None;
     for prim in &clipped.prims {
         let ds = &states[prim.state as usize];
         if ds.rasterizer_discard {
             continue;
         }
         match prim.kind {
-            PrimKind::Triangle => setup_triangle(clipped, prim, ds, out),
-            PrimKind::Line => setup_line(clipped, prim, ds, out),
-            PrimKind::Point => setup_point(clipped, prim, ds, out),
+            PrimKind::Triangle => {
+                let before = out.prims.len();
+                let corners = setup_triangle(clipped, prim, ds, out);
+                last_tri = match (corners, last_tri) {
+                    (Some(cur), Some(prev)) if out.prims.len() == before + 1 => {
+                        if merge_rectangle(out, &prev, &cur, ds) {
+                            None
+                        } else {
+                            Some(cur)
+                        }
+                    }
+                    (Some(cur), _) if out.prims.len() == before + 1 => Some(cur),
+                    _ => None,
+                };
+            }
+            PrimKind::Line => {
+                setup_line(clipped, prim, ds, out);
+                last_tri = None;
+            }
+            PrimKind::Point => {
+                setup_point(clipped, prim, ds, out);
+                last_tri = None;
+            }
         }
     }
+}
+
+/// Fixed-point corners of a set-up triangle (counter-clockwise).
+#[derive(Clone, Copy)]
+struct TriCorners {
+    x: [i32; 3],
+    y: [i32; 3],
+}
+
+/// Rectangle detection (llvmpipe's `lp_setup_rect.c`, and what makes a
+/// full-screen quad opaque in every tile): when the last two records are
+/// triangles of one draw that split an axis-aligned rectangle along a
+/// diagonal, and their plane equations agree (the attributes are linear
+/// over the rectangle), they become one four-edge record.  Exact: the two
+/// triangles' coverage under the fill rule is the rectangle's (the shared
+/// diagonal's samples belong to exactly one of them).
+fn merge_rectangle(
+    out: &mut SetupPrims,
+    a: &TriCorners,
+    b: &TriCorners,
+    ds: &DerivedState,
+) -> bool {
+    let n = out.prims.len();
+    if n < 2 {
+        return false;
+    }
+    let (pa, pb) = (out.prims[n - 2], out.prims[n - 1]);
+    if pa.kind != PrimKind::Triangle
+        || pa.num_edges != 3
+        || pa.command != pb.command
+        || pa.state != pb.state
+        || pa.front_facing != pb.front_facing
+        || pa.viewport != pb.viewport
+    {
+        return false;
+    }
+    // Four distinct corners of an axis-aligned rectangle, each triangle
+    // missing a different, opposite one.
+    let xs = [a.x, b.x].concat();
+    let ys = [a.y, b.y].concat();
+    let (x0, x1) = (
+        *xs.iter().min().unwrap_or(&0),
+        *xs.iter().max().unwrap_or(&0),
+    );
+    let (y0, y1) = (
+        *ys.iter().min().unwrap_or(&0),
+        *ys.iter().max().unwrap_or(&0),
+    );
+    if x0 == x1 || y0 == y1 {
+        return false;
+    }
+    let corner = |x: i32, y: i32| -> Option<u8> {
+        match (x == x0, x == x1, y == y0, y == y1) {
+            (true, _, true, _) => Some(0),
+            (true, _, _, true) => Some(1),
+            (_, true, _, true) => Some(2),
+            (_, true, true, _) => Some(3),
+            _ => None,
+        }
+    };
+    let missing = |t: &TriCorners| -> Option<u8> {
+        let mut seen = 0u8;
+        for k in 0..3 {
+            seen |= 1 << corner(t.x[k], t.y[k])?;
+        }
+        (seen.count_ones() == 3).then(|| (!seen & 0xf).trailing_zeros() as u8)
+    };
+    let (Some(ma), Some(mb)) = (missing(a), missing(b)) else {
+        return false;
+    };
+    if (ma + 2) % 4 != mb {
+        return false;
+    }
+    // Same plane equations (evaluated at a's reference pixel).
+    let np = ds.planes_per_prim;
+    let (qa, qb) = (pa.planes as usize, pb.planes as usize);
+    if out.planes.len() < qb + np {
+        return false;
+    }
+    let (dx, dy) = ((pa.ref_x - pb.ref_x) as f32, (pa.ref_y - pb.ref_y) as f32);
+    let close = |u: f32, v: f32| (u - v).abs() <= 1e-6 * (1.0 + u.abs().max(v.abs()));
+    for k in 0..np {
+        let p = out.planes[qa + k];
+        let q = out.planes[qb + k];
+        let q0 = q.a0 + q.dadx * dx + q.dady * dy;
+        if !(close(p.a0, q0) && close(p.dadx, q.dadx) && close(p.dady, q.dady)) {
+            return false;
+        }
+    }
+    // Counter-clockwise (y down): top-left, bottom-left, bottom-right,
+    // top-right; the fill rule's bias comes out of `edge` as for triangles.
+    let edges = polygon_edges(&[x0, x0, x1, x1], &[y0, y1, y1, y0], ds.bottom_edge_rule);
+    let r = &mut out.prims[n - 2];
+    for (i, &(ea, eb, ec)) in edges.iter().enumerate() {
+        r.a[i] = ea;
+        r.b[i] = eb;
+        r.c[i] = ec;
+    }
+    r.num_edges = 4;
+    r.x0 = pa.x0.min(pb.x0);
+    r.y0 = pa.y0.min(pb.y0);
+    r.x1 = pa.x1.max(pb.x1);
+    r.y1 = pa.y1.max(pb.y1);
+    out.prims.pop();
+    out.planes.truncate(qb);
+    true
 }
 
 #[inline]
@@ -192,7 +321,7 @@ fn setup_triangle(
     prim: &ClippedPrim,
     ds: &DerivedState,
     out: &mut SetupPrims,
-) {
+) -> Option<TriCorners> {
     let off = ds.pixel_offset;
     let mut vi = prim.v;
     let mut x = [0i32; 3];
@@ -208,7 +337,7 @@ fn setup_triangle(
     let dy20 = (y[2] - y[0]) as i64;
     let area = dx01 * dy20 - dx20 * dy01;
     if area == 0 {
-        return;
+        return None;
     }
     let ccw = area > 0;
     let front = ccw == ds.front_ccw;
@@ -219,7 +348,7 @@ fn setup_triangle(
         Face::FrontAndBack => true,
     };
     if culled {
-        return;
+        return None;
     }
     if !ccw {
         // Make the triangle counter-clockwise, keeping the provoking
@@ -240,7 +369,7 @@ fn setup_triangle(
     };
     let bbox = clip_tri_bbox(ds, prim.viewport, bb);
     if bbox.is_empty() {
-        return;
+        return None;
     }
 
     let edges = polygon_edges(&x, &y, ds.bottom_edge_rule);
@@ -320,6 +449,7 @@ fn setup_triangle(
         }
     }
     out.prims.push(sp);
+    Some(TriCorners { x, y })
 }
 
 /// Pushes the planes of a primitive whose attributes vary along one axis
