@@ -590,6 +590,23 @@ impl Context {
         Ok(())
     }
 
+    /// `texture_barrier`: makes rendering to bound surfaces visible to
+    /// sampling.  ferropipe executes recorded work here.
+    pub fn texture_barrier(&mut self) -> Result<()> {
+        self.flush_recorded()
+    }
+
+    /// `memory_barrier`: orders memory accesses across the given kinds.
+    /// ferropipe executes recorded work here; persistent maps publish their
+    /// writes through `transfer_flush_region`.
+    pub fn memory_barrier(
+        &mut self,
+        flags: ferropipe_components::enums::BarrierFlags,
+    ) -> Result<()> {
+        let _ = flags;
+        self.flush_recorded()
+    }
+
     /// `clear_buffer`: fills `size` bytes at `offset` with repetitions of
     /// `value` (`size` must be a multiple of its length).
     pub fn clear_buffer(
