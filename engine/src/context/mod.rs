@@ -24,6 +24,8 @@ pub use draw::Fence;
 pub use query::{QueryHandle, QueryObject, QueryResult};
 pub use shader::{FsHandle, ShaderCode, ShaderState, VsHandle};
 pub use transfer::{Transfer, TransferMapping};
+pub(crate) use transfer::{read_region, resolve_box};
+pub(crate) use views::layers_at as views_layers_at;
 
 use std::marker::PhantomData;
 use std::sync::Arc;
