@@ -204,8 +204,16 @@ fn merge_rectangle(
     for k in 0..np {
         let p = out.planes[qa + k];
         let q = out.planes[qb + k];
-        let q0 = q.a0 + q.dadx * dx + q.dady * dy;
-        if !(close(p.a0, q0) && close(p.dadx, q.dadx) && close(p.dady, q.dady)) {
+        let constant = |pl: &Plane| pl.dadx == 0.0 && pl.dady == 0.0;
+        let same = if constant(&p) && constant(&q) {
+            // Flat and constant inputs, integers among them (bit patterns
+            // that are tiny or non-finite as floats): exact bits only.
+            p.a0.to_bits() == q.a0.to_bits()
+        } else {
+            let q0 = q.a0 + q.dadx * dx + q.dady * dy;
+            close(p.a0, q0) && close(p.dadx, q.dadx) && close(p.dady, q.dady)
+        };
+        if !same {
             return false;
         }
     }

@@ -1,0 +1,392 @@
+//! Drawing through the public `Context` API with Rust-native shaders:
+//! recording, flushing, readback, queries, conditional rendering, state
+//! snapshots, validation errors, and thread-count determinism.
+
+use std::sync::Arc;
+
+use ferropipe::components::draw::DrawInfo;
+use ferropipe::components::enums::*;
+use ferropipe::components::format::Format;
+use ferropipe::components::resource::ResourceTemplate;
+use ferropipe::components::shader::*;
+use ferropipe::components::state::*;
+use ferropipe::components::view::SurfaceTemplate;
+use ferropipe::{Context, FramebufferTemplate, Resource, Screen, ScreenConfig, VertexBuffer};
+
+/// Position (element 0) and colour (element 1) passed through.
+struct Vs(ShaderInfo);
+struct Fs(ShaderInfo);
+
+fn shaders() -> (Arc<Vs>, Arc<Fs>) {
+    let mut vs = ShaderInfo {
+        stage: ShaderType::Vertex,
+        ..Default::default()
+    };
+    vs.inputs.push(IoSlot::new(Semantic::Generic(0), 0));
+    vs.inputs.push(IoSlot::new(Semantic::Generic(1), 1));
+    vs.outputs.push(IoSlot::new(Semantic::Position, 0));
+    vs.outputs.push(IoSlot::new(Semantic::Generic(0), 0));
+    let mut fs = ShaderInfo {
+        stage: ShaderType::Fragment,
+        ..Default::default()
+    };
+    fs.inputs.push(IoSlot::new(Semantic::Generic(0), 0));
+    fs.outputs.push(IoSlot::new(Semantic::Color(0), 0));
+    (Arc::new(Vs(vs)), Arc::new(Fs(fs)))
+}
+
+impl VertexShader for Vs {
+    fn info(&self) -> &ShaderInfo {
+        &self.0
+    }
+    fn run(&self, _: &ShaderResources<'_>, io: &mut VertexIo<'_>) {
+        let n = 8 * io.groups;
+        io.outputs[..n].copy_from_slice(&io.inputs[..n]);
+    }
+}
+
+impl FragmentShader for Fs {
+    fn info(&self) -> &ShaderInfo {
+        &self.0
+    }
+    fn run(&self, _: &ShaderResources<'_>, io: &mut FragmentIo<'_>) {
+        let n = 4 * io.groups;
+        io.outputs[..n].copy_from_slice(&io.inputs[..n]);
+    }
+}
+
+struct Scene {
+    screen: Screen,
+    ctx: Context,
+    rt: Resource,
+    zs: Resource,
+}
+
+const W: u32 = 64;
+const H: u32 = 48;
+
+fn scene(threads: usize) -> Scene {
+    let screen = Screen::new(ScreenConfig {
+        threads,
+        ..Default::default()
+    })
+    .unwrap();
+    let mut ctx = screen.context_create().unwrap();
+    let rt = screen
+        .resource_create(&ResourceTemplate::texture_2d(
+            Format::R8G8B8A8_UNORM,
+            W,
+            H,
+            BindFlags::RENDER_TARGET,
+        ))
+        .unwrap();
+    let zs = screen
+        .resource_create(&ResourceTemplate::texture_2d(
+            Format::Z24_UNORM_S8_UINT,
+            W,
+            H,
+            BindFlags::DEPTH_STENCIL,
+        ))
+        .unwrap();
+    let rs = ctx
+        .create_surface(&rt, &SurfaceTemplate::new(Format::R8G8B8A8_UNORM))
+        .unwrap();
+    let zss = ctx
+        .create_surface(&zs, &SurfaceTemplate::new(Format::Z24_UNORM_S8_UINT))
+        .unwrap();
+    ctx.set_framebuffer_state(&FramebufferTemplate {
+        width: W,
+        height: H,
+        cbufs: vec![Some(rs)],
+        zsbuf: Some(zss),
+        ..Default::default()
+    })
+    .unwrap();
+    let mut vp = [ViewportState::default()];
+    vp[0] = ViewportState {
+        scale: [W as f32 / 2.0, H as f32 / 2.0, 0.5],
+        translate: [W as f32 / 2.0, H as f32 / 2.0, 0.5],
+    };
+    ctx.set_viewport_states(0, &vp).unwrap();
+    let mut blend = BlendState::default();
+    blend.rt[0].colormask = 0xf;
+    let b = ctx.create_blend_state(&blend).unwrap();
+    ctx.bind_blend_state(Some(b)).unwrap();
+    let d = ctx
+        .create_depth_stencil_alpha_state(&DepthStencilAlphaState {
+            depth_enabled: true,
+            depth_writemask: true,
+            depth_func: Func::Less,
+            ..Default::default()
+        })
+        .unwrap();
+    ctx.bind_depth_stencil_alpha_state(Some(d)).unwrap();
+    let r = ctx
+        .create_rasterizer_state(&RasterizerState::default())
+        .unwrap();
+    ctx.bind_rasterizer_state(Some(r)).unwrap();
+    let el = |off| VertexElement {
+        src_offset: off,
+        vertex_buffer_index: 0,
+        src_format: Format::R32G32B32A32_FLOAT,
+        instance_divisor: 0,
+    };
+    let ve = ctx.create_vertex_elements_state(&[el(0), el(16)]).unwrap();
+    ctx.bind_vertex_elements_state(Some(ve)).unwrap();
+    let (vs, fs) = shaders();
+    let vs = ctx.create_vs_state_native(vs).unwrap();
+    let fs = ctx.create_fs_state_native(fs).unwrap();
+    ctx.bind_vs_state(Some(vs)).unwrap();
+    ctx.bind_fs_state(Some(fs)).unwrap();
+    Scene {
+        screen,
+        ctx,
+        rt,
+        zs,
+    }
+}
+
+impl Scene {
+    /// Binds a vertex buffer of (x, y, z) NDC positions with colours.
+    fn vertices(&mut self, v: &[([f32; 3], [f32; 4])]) {
+        let data: Vec<u8> = v
+            .iter()
+            .flat_map(|(p, c)| {
+                [p[0], p[1], p[2], 1.0, c[0], c[1], c[2], c[3]]
+                    .into_iter()
+                    .flat_map(f32::to_le_bytes)
+            })
+            .collect();
+        let buf = self
+            .screen
+            .resource_create(&ResourceTemplate::buffer(
+                data.len() as u32,
+                BindFlags::VERTEX_BUFFER,
+            ))
+            .unwrap();
+        self.ctx.buffer_subdata(&buf, 0, &data).unwrap();
+        self.ctx
+            .set_vertex_buffers(
+                0,
+                &[VertexBuffer {
+                    buffer: Some(&buf),
+                    stride: 32,
+                    buffer_offset: 0,
+                }],
+            )
+            .unwrap();
+    }
+
+    fn draw(&mut self, mode: PrimType, count: u32) {
+        self.ctx
+            .draw_vbo(&DrawInfo {
+                mode,
+                count,
+                ..Default::default()
+            })
+            .unwrap();
+    }
+
+    fn clear(&mut self) {
+        self.ctx
+            .clear(
+                ClearFlags::COLOR | ClearFlags::DEPTHSTENCIL,
+                &ColorUnion::float([0.0, 0.0, 0.0, 1.0]),
+                1.0,
+                0,
+            )
+            .unwrap();
+    }
+
+    fn read(&mut self, res: &Resource) -> Vec<u8> {
+        let t = self
+            .ctx
+            .transfer_map(
+                res,
+                0,
+                TransferFlags::READ,
+                &PipeBox::new_2d(0, 0, W as i32, H as i32),
+            )
+            .unwrap();
+        let v = t.data().to_vec();
+        self.ctx.transfer_unmap(t).unwrap();
+        v
+    }
+
+    fn pixel(&mut self, x: u32, y: u32) -> [u8; 4] {
+        let rt = self.rt.clone();
+        let p = self.read(&rt);
+        let o = ((y * W + x) * 4) as usize;
+        [p[o], p[o + 1], p[o + 2], p[o + 3]]
+    }
+}
+
+const RED: [f32; 4] = [1.0, 0.0, 0.0, 1.0];
+const GREEN: [f32; 4] = [0.0, 1.0, 0.0, 1.0];
+
+/// A quad covering the NDC rectangle at depth z, as two triangles.
+fn quad(x0: f32, y0: f32, x1: f32, y1: f32, z: f32, c: [f32; 4]) -> Vec<([f32; 3], [f32; 4])> {
+    vec![
+        ([x0, y0, z], c),
+        ([x1, y0, z], c),
+        ([x0, y1, z], c),
+        ([x1, y0, z], c),
+        ([x1, y1, z], c),
+        ([x0, y1, z], c),
+    ]
+}
+
+#[test]
+fn draws_are_recorded_and_run_at_readback() {
+    let mut s = scene(1);
+    s.clear();
+    s.vertices(&quad(-1.0, -1.0, 0.0, 0.0, 0.0, RED));
+    s.draw(PrimType::Triangles, 6);
+    // Readback flushes: the quad covers the top-left quarter.
+    assert_eq!(s.pixel(5, 5), [255, 0, 0, 255]);
+    assert_eq!(s.pixel(40, 30), [0, 0, 0, 255]);
+}
+
+#[test]
+fn depth_test_and_occlusion_query_count_samples() {
+    let mut s = scene(2);
+    s.clear();
+    let mut v = quad(-1.0, -1.0, 1.0, 1.0, 0.0, RED);
+    v.extend(quad(-1.0, -1.0, 0.0, 0.0, 0.5, GREEN)); // behind the red quad
+    v.extend(quad(0.0, 0.0, 1.0, 1.0, -0.5, GREEN)); // in front
+    s.vertices(&v);
+    let q = s.ctx.create_query(QueryType::OcclusionCounter, 0).unwrap();
+    let p = s
+        .ctx
+        .create_query(QueryType::OcclusionPredicate, 0)
+        .unwrap();
+    s.ctx.begin_query(q).unwrap();
+    s.draw(PrimType::Triangles, 6);
+    s.ctx.begin_query(p).unwrap(); // nested
+    s.ctx
+        .draw_vbo(&DrawInfo {
+            mode: PrimType::Triangles,
+            start: 6,
+            count: 6,
+            ..Default::default()
+        })
+        .unwrap();
+    s.ctx.end_query(p).unwrap();
+    s.ctx
+        .draw_vbo(&DrawInfo {
+            mode: PrimType::Triangles,
+            start: 12,
+            count: 6,
+            ..Default::default()
+        })
+        .unwrap();
+    s.ctx.end_query(q).unwrap();
+    use ferropipe::QueryResult;
+    // Full quad + nothing (hidden) + a quarter in front.
+    let quarter = (W / 2 * H / 2) as u64;
+    assert_eq!(
+        s.ctx.get_query_result(q, true).unwrap(),
+        Some(QueryResult::U64(4 * quarter + quarter))
+    );
+    assert_eq!(
+        s.ctx.get_query_result(p, true).unwrap(),
+        Some(QueryResult::Bool(false))
+    );
+    assert_eq!(s.pixel(5, 5), [255, 0, 0, 255]);
+    assert_eq!(s.pixel(50, 40), [0, 255, 0, 255]);
+
+    // Conditional rendering on the (false) predicate: skipped when the
+    // condition equals the result.
+    s.ctx
+        .render_condition(Some(p), false, RenderCondMode::Wait)
+        .unwrap();
+    s.vertices(&quad(-1.0, -1.0, 1.0, 1.0, -0.9, GREEN));
+    s.draw(PrimType::Triangles, 6);
+    assert_eq!(s.pixel(5, 5), [255, 0, 0, 255], "draw was skipped");
+    s.ctx
+        .render_condition(Some(p), true, RenderCondMode::Wait)
+        .unwrap();
+    s.draw(PrimType::Triangles, 6);
+    assert_eq!(s.pixel(5, 5), [0, 255, 0, 255], "draw ran");
+}
+
+#[test]
+fn recorded_draws_keep_their_state_snapshot() {
+    let mut s = scene(1);
+    s.clear();
+    s.vertices(&quad(-1.0, -1.0, 1.0, 1.0, 0.0, RED));
+    s.draw(PrimType::Triangles, 6);
+    // Rebinding and deleting after recording must not affect the draw.
+    let mut blend = BlendState::default();
+    blend.rt[0].colormask = 0;
+    let b = s.ctx.create_blend_state(&blend).unwrap();
+    s.ctx.bind_blend_state(Some(b)).unwrap();
+    s.ctx.delete_blend_state(b).unwrap();
+    s.ctx
+        .set_vertex_buffers(0, &[VertexBuffer::default()])
+        .unwrap();
+    assert_eq!(s.pixel(20, 20), [255, 0, 0, 255]);
+}
+
+#[test]
+fn invalid_and_unsupported_draws_are_typed_errors() {
+    let mut s = scene(1);
+    let e = s
+        .ctx
+        .draw_vbo(&DrawInfo {
+            mode: PrimType::Patches,
+            count: 3,
+            ..Default::default()
+        })
+        .unwrap_err();
+    assert!(e.is_unsupported(), "{e}");
+    s.ctx.bind_vs_state(None).unwrap();
+    let e = s
+        .ctx
+        .draw_vbo(&DrawInfo {
+            mode: PrimType::Triangles,
+            count: 3,
+            ..Default::default()
+        })
+        .unwrap_err();
+    assert!(matches!(e, ferropipe::Error::InvalidArgument { .. }), "{e}");
+    // Indexed without an index buffer.
+    let e = s
+        .ctx
+        .draw_vbo(&DrawInfo {
+            mode: PrimType::Triangles,
+            count: 3,
+            indexed: true,
+            ..Default::default()
+        })
+        .unwrap_err();
+    assert!(matches!(e, ferropipe::Error::InvalidArgument { .. }), "{e}");
+}
+
+#[test]
+fn one_and_two_threads_give_identical_bytes() {
+    let run = |threads| {
+        let mut s = scene(threads);
+        s.clear();
+        let mut v = Vec::new();
+        let mut seed = 7u32;
+        let mut rnd = || {
+            seed = seed.wrapping_mul(1664525).wrapping_add(1013904223);
+            (seed >> 8) as f32 / (1 << 24) as f32 * 2.4 - 1.2
+        };
+        for _ in 0..300 {
+            let c = [rnd().abs(), rnd().abs(), rnd().abs(), 1.0];
+            for _ in 0..3 {
+                v.push(([rnd(), rnd(), rnd() * 0.8], c));
+            }
+        }
+        s.vertices(&v);
+        s.draw(PrimType::Triangles, 900);
+        let rt = s.rt.clone();
+        let zs = s.zs.clone();
+        let mut out = s.read(&rt);
+        out.extend(s.read(&zs));
+        out
+    };
+    assert_eq!(run(1), run(2));
+}
