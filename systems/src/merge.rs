@@ -264,6 +264,8 @@ impl ColorTarget {
 pub struct DepthTarget {
     pub mem: TargetMemory,
     pub format: DepthFormat,
+    /// The surface's format (clears go through `pack.rs`).
+    pub pipe_format: Format,
 }
 
 /// The framebuffer of a scene as raw memory (see the module docs).
@@ -669,27 +671,31 @@ pub fn clear_depth_stencil(
     flags: ClearFlags,
     v: &ClearValue,
 ) {
-    let fmt = target.format;
-    let z = flags
-        .contains(ClearFlags::DEPTH)
-        .then(|| match fmt.unorm_bits() {
-            0 => (v.depth as f32).to_bits(),
-            bits => depth_to_unorm(v.depth as f32, bits),
-        });
+    let z = flags.contains(ClearFlags::DEPTH).then_some(v.depth as f32);
     let s = flags
         .contains(ClearFlags::STENCIL)
         .then_some(v.stencil as u8);
     if z.is_none() && s.is_none() {
         return;
     }
-    for y in rect.1..rect.3 {
-        for x in rect.0..rect.2 {
-            // SAFETY: tile jobs own disjoint pixels (module docs).
-            if let Some(px) = unsafe { target.mem.pixel(x, y) } {
-                write_zs(fmt, px, z, s);
-            }
-        }
+    // Clearing every component of the pixel: one packed pixel, filled.
+    let whole = (z.is_some() || !target.format.has_depth())
+        && (s.is_some() || !target.format.has_stencil());
+    let mut pixel = [0u8; 8];
+    let bpp = target.mem.bpp.min(8);
+    if whole {
+        pack::fill_zs_row(target.pipe_format, z, s, &mut pixel[..bpp]);
     }
+    // SAFETY: the rows are this tile job's pixels (module docs).
+    unsafe {
+        target.mem.for_each_row(rect, |row| {
+            if whole {
+                fill_pixels(&pixel[..bpp], row);
+            } else {
+                pack::fill_zs_row(target.pipe_format, z, s, row);
+            }
+        })
+    };
 }
 
 // ---------------------------------------------------------------------------
@@ -818,27 +824,44 @@ pub fn clear_color(target: &ColorTarget, rect: (i32, i32, i32, i32), value: &Cle
         ferropipe_components::state::ColorUnion(value.color.map(f32::to_bits)),
         &mut pixel[..bpp],
     );
-    for y in rect.1..rect.3 {
+    // SAFETY: the rows are this tile job's pixels (module docs).
+    unsafe { target.mem.for_each_row(rect, |row| fill_pixels(&pixel[..bpp], row)) };
+}
+
+/// Fills `row` with copies of `pixel`: 4-byte pixels as 32-bit words (a
+/// clear of a 64-pixel row is a few vector stores), others via `pack.rs`.
+#[inline]
+fn fill_pixels(pixel: &[u8], row: &mut [u8]) {
+    if let ([a, b, c, d], Ok(words)) = (pixel, wide::bytemuck::try_cast_slice_mut::<u8, u32>(row)) {
+        words.fill(u32::from_ne_bytes([*a, *b, *c, *d]));
+    } else {
+        pack::fill_row(pixel, row);
+    }
+}
+
+impl TargetMemory {
+    /// Calls `f` with the bytes of each row of `rect` (clipped to the
+    /// surface).
+    ///
+    /// # Safety
+    /// The caller owns the rectangle's pixels (tile jobs own disjoint
+    /// pixels) while the memory's write lock is held.
+    unsafe fn for_each_row(&self, rect: (i32, i32, i32, i32), mut f: impl FnMut(&mut [u8])) {
         let x0 = rect.0.max(0);
-        let x1 = rect.2.min(target.mem.width as i32);
+        let x1 = rect.2.min(self.width as i32);
         if x0 >= x1 {
-            continue;
+            return;
         }
-        // SAFETY: tile jobs own disjoint pixels (module docs); the row span
-        // lies inside the surface (x clamped to its width, `pixel` checks y).
-        let Some(first) = (unsafe { target.mem.pixel(x0, y) }) else {
-            continue;
-        };
-        let row_ptr = first.as_mut_ptr();
-        let n = (x1 - x0) as usize;
-        if target.mem.offset(x1 - 1, y).is_none() {
-            continue;
-        }
-        // SAFETY: pixels x0..x1 of row y are inside the surface (checked
-        // above) and owned by this tile job.
-        let row = unsafe { std::slice::from_raw_parts_mut(row_ptr, n * target.mem.bpp) };
-        for p in row.chunks_exact_mut(target.mem.bpp) {
-            p.copy_from_slice(&pixel[..bpp]);
+        for y in rect.1.max(0)..rect.3.min(self.height as i32) {
+            let (Some(first), Some(_)) = (self.offset(x0, y), self.offset(x1 - 1, y)) else {
+                continue;
+            };
+            // SAFETY: pixels x0..x1 of row y are inside the storage (both
+            // ends checked) and owned by the caller.
+            let row = unsafe {
+                std::slice::from_raw_parts_mut(self.ptr.add(first), (x1 - x0) as usize * self.bpp)
+            };
+            f(row);
         }
     }
 }

@@ -251,6 +251,8 @@ pub struct TileContext<'a> {
 pub struct TileScratch {
     pub coverage: Vec<Coverage>,
     pub batch: FragBatch,
+    /// The tile's bin entries across jobs: `(job, entry)`.
+    pub walk: Vec<(u32, BinEntry)>,
 }
 
 /// A pool of scratch buffers shared by tile jobs (reused across scenes).
@@ -282,116 +284,127 @@ pub fn rasterize_tile(
     if rect.is_empty() {
         return;
     }
-    // The last opaque entry not preceded by a counted one: nothing before it
+    // The tile's entries across all jobs, in submission order, starting at
+    // the last opaque entry not preceded by a counted one: nothing before it
     // can show (and nothing before it needs counting).
-    let (mut start_job, mut start_entry) = (0usize, 0usize);
+    let TileScratch {
+        coverage,
+        batch,
+        walk,
+    } = scratch;
+    walk.clear();
     let mut counted_seen = false;
     for (j, job) in ctx.jobs.iter().enumerate() {
-        for (k, e) in job.tile_entries(t).iter().enumerate() {
+        for e in job.tile_entries(t) {
             if e.flags & bin_flags::OPAQUE != 0 && !counted_seen {
-                start_job = j;
-                start_entry = k;
+                walk.clear();
             }
             if e.flags & bin_flags::COUNTED != 0 {
                 counted_seen = true;
             }
+            walk.push((j as u32, *e));
         }
     }
 
-    let TileScratch { coverage, batch } = scratch;
     batch.clear();
-    for (j, job) in ctx.jobs.iter().enumerate().skip(start_job) {
-        let entries = job.tile_entries(t);
-        let first = if j == start_job { start_entry } else { 0 };
-        let entries = &entries[first.min(entries.len())..];
-        for (k, e) in entries.iter().enumerate() {
-            prefetch_ahead(job, entries, k);
-            if e.flags & bin_flags::CLEAR != 0 {
-                flush_batch(ctx, batch, stats);
-                let value = job.bins.clears.first().copied().unwrap_or_default();
-                clear_tile(ctx.targets, &rect, job.bins.clear_buffers, &value);
-                continue;
-            }
-            let Some(p) = job.prims.prims.get(e.prim as usize) else {
-                continue;
-            };
-            let ds = &ctx.states[p.state as usize];
-            if batch.state != Some(p.state) {
-                flush_batch(ctx, batch, stats);
-                batch.state = Some(p.state);
-            }
-            cover_prim(p, e.edge_mask, &rect, coverage);
-            // Fragment-shader invocations as llvmpipe counts them: 16 per
-            // 4x4 block the primitive covers, before early depth.
-            let mut blocks = [0u64; 4];
-            for c in coverage.iter() {
-                let b = (((c.y & 63) >> 2) * 16 + ((c.x & 63) >> 2)) as usize;
-                blocks[b >> 6] |= 1 << (b & 63);
-            }
-            let n_blocks: u32 = blocks.iter().map(|w| w.count_ones()).sum();
-            if n_blocks > 0 {
-                count(stats, p.command, 16 * n_blocks as u64, 0);
-            }
-            let prim_ref = BatchPrimRef {
-                job: j as u32,
-                prim: e.prim,
-            };
-            let planes = &job.prims.planes[p.planes as usize..];
-            let early = ds.early_depth && ds.uses_depth_stencil();
-            let mut pi = batch.push_prim(prim_ref);
-            for cov in coverage.iter() {
-                let mut mask = cov.mask;
-                let group = FragGroup {
-                    x: cov.x,
-                    y: cov.y,
-                    mask,
-                    prim: pi,
-                };
-                if early {
-                    if let Some(dt) = &ctx.targets.depth {
-                        let z = group_depth(ds, &group, p, planes);
-                        mask = depth_stencil_test(
-                            &ds.merge,
-                            dt,
-                            cov.x,
-                            cov.y,
-                            &z,
-                            mask,
-                            p.front_facing,
-                        );
-                    }
-                    count(stats, p.command, 0, mask.count_ones() as u64);
-                    if mask == 0 {
-                        continue;
-                    }
-                }
-                batch.groups.push(FragGroup { mask, ..group });
-                if batch.is_full() {
-                    flush_batch(ctx, batch, stats);
-                    batch.state = Some(p.state);
-                    pi = batch.push_prim(prim_ref);
-                }
-            }
+    for k in 0..walk.len() {
+        prefetch_ahead(ctx.jobs, walk, k);
+        let (j, e) = walk[k];
+        let job = &ctx.jobs[j as usize];
+        if e.flags & bin_flags::CLEAR != 0 {
+            flush_batch(ctx, batch, stats);
+            let value = job.bins.clears.first().copied().unwrap_or_default();
+            clear_tile(ctx.targets, &rect, job.bins.clear_buffers, &value);
+        } else {
+            raster_entry(ctx, &rect, j, &e, coverage, batch, stats);
         }
     }
     flush_batch(ctx, batch, stats);
 }
 
+/// Rasterizes one bin entry of job `j` into the batch (flushing it when it
+/// fills or the state changes), with early depth when allowed.
+fn raster_entry(
+    ctx: &TileContext<'_>,
+    rect: &Rect,
+    j: u32,
+    e: &BinEntry,
+    coverage: &mut Vec<Coverage>,
+    batch: &mut FragBatch,
+    stats: &mut Vec<TileCount>,
+) {
+    let job = &ctx.jobs[j as usize];
+    let Some(p) = job.prims.prims.get(e.prim as usize) else {
+        return;
+    };
+    let ds = &ctx.states[p.state as usize];
+    if batch.state != Some(p.state) {
+        flush_batch(ctx, batch, stats);
+        batch.state = Some(p.state);
+    }
+    cover_prim(p, e.edge_mask, rect, coverage);
+    // Fragment-shader invocations as llvmpipe counts them: 16 per 4x4 block
+    // the primitive covers, before early depth.
+    let mut blocks = [0u64; 4];
+    for c in coverage.iter() {
+        let b = (((c.y & 63) >> 2) * 16 + ((c.x & 63) >> 2)) as usize;
+        blocks[b >> 6] |= 1 << (b & 63);
+    }
+    let n_blocks: u32 = blocks.iter().map(|w| w.count_ones()).sum();
+    if n_blocks > 0 {
+        count(stats, p.command, 16 * n_blocks as u64, 0);
+    }
+    let prim_ref = BatchPrimRef {
+        job: j,
+        prim: e.prim,
+    };
+    let planes = &job.prims.planes[p.planes as usize..];
+    let early = ds.early_depth && ds.uses_depth_stencil();
+    let mut pi = batch.push_prim(prim_ref);
+    for cov in coverage.iter() {
+        let mut mask = cov.mask;
+        let group = FragGroup {
+            x: cov.x,
+            y: cov.y,
+            mask,
+            prim: pi,
+        };
+        if early {
+            if let Some(dt) = &ctx.targets.depth {
+                let z = group_depth(ds, &group, p, planes);
+                mask = depth_stencil_test(&ds.merge, dt, cov.x, cov.y, &z, mask, p.front_facing);
+            }
+            count(stats, p.command, 0, mask.count_ones() as u64);
+            if mask == 0 {
+                continue;
+            }
+        }
+        batch.groups.push(FragGroup { mask, ..group });
+        if batch.is_full() {
+            flush_batch(ctx, batch, stats);
+            batch.state = Some(p.state);
+            pi = batch.push_prim(prim_ref);
+        }
+    }
+}
+
 /// How many entries ahead the tile walk prefetches set-up records, and
 /// (half as far) their planes.  A tile reads a few records from all over
-/// each job's arrays (tiny triangles: ~1/500 of them), so without this
-/// nearly every record is a cache miss.
+/// each job's arrays (tiny triangles: ~1/500 of them, 4-6 per job), so
+/// without this nearly every record is a cache miss.
 const PREFETCH_DISTANCE: usize = 8;
 
 #[inline]
-fn prefetch_ahead(job: &BinnedJob, entries: &[BinEntry], k: usize) {
-    if let Some(e) = entries.get(k + PREFETCH_DISTANCE)
-        && let Some(p) = job.prims.prims.get(e.prim as usize)
-    {
+fn prefetch_ahead(jobs: &[BinnedJob], walk: &[(u32, BinEntry)], k: usize) {
+    let record = |i: usize| {
+        let (j, e) = walk.get(i)?;
+        jobs.get(*j as usize)
+            .and_then(|job| Some((job, job.prims.prims.get(e.prim as usize)?)))
+    };
+    if let Some((_, p)) = record(k + PREFETCH_DISTANCE) {
         prefetch(p as *const SetupPrim as *const u8);
     }
-    if let Some(e) = entries.get(k + PREFETCH_DISTANCE / 2)
-        && let Some(p) = job.prims.prims.get(e.prim as usize)
+    if let Some((job, p)) = record(k + PREFETCH_DISTANCE / 2)
         && let Some(pl) = job.prims.planes.get(p.planes as usize)
     {
         let at = pl as *const Plane as *const u8;

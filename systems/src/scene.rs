@@ -608,6 +608,7 @@ pub fn rasterize_tiles(
             Some(DepthTarget {
                 mem: TargetMemory::for_surface(s, ptr, len)?,
                 format: DepthFormat::classify(s.desc.format)?,
+                pipe_format: s.desc.format,
             })
         });
         let prepared: Vec<PreparedStage<'_>> = exec
