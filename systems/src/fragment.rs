@@ -56,6 +56,8 @@ pub struct FragBatch {
     pub outputs: Vec<Lanes>,
     /// Scratch for the merge stage's per-group results.
     pub stores: Vec<crate::merge::StoreGroup>,
+    /// Per group, `w` (the perspective divisor), when an input needs it.
+    pub w: Vec<Lanes>,
 }
 
 impl FragBatch {
@@ -81,11 +83,21 @@ impl FragBatch {
     /// The set-up record and planes of batch primitive `i`.
     #[inline]
     pub fn prim<'j>(&self, jobs: &'j [BinnedJob], i: u16) -> (&'j SetupPrim, &'j [Plane]) {
-        let r = self.prims[i as usize];
-        let job = &jobs[r.job as usize];
-        let p = &job.prims.prims[r.prim as usize];
-        (p, &job.prims.planes[p.planes as usize..])
+        prim_of(&self.prims, jobs, i)
     }
+}
+
+/// The set-up record and planes of batch primitive `i` of `prims`.
+#[inline]
+fn prim_of<'j>(
+    prims: &[BatchPrimRef],
+    jobs: &'j [BinnedJob],
+    i: u16,
+) -> (&'j SetupPrim, &'j [Plane]) {
+    let r = prims[i as usize];
+    let job = &jobs[r.job as usize];
+    let p = &job.prims.prims[r.prim as usize];
+    (p, &job.prims.planes[p.planes as usize..])
 }
 
 /// Lane x offsets as floats.
@@ -156,56 +168,106 @@ pub fn shade_batch(
     resize_lanes(&mut batch.outputs, ds.fs_info.outputs.len() * 4 * n);
     batch.outputs.iter_mut().for_each(|l| *l = Lanes::ZERO);
 
+    let needs_fc = ds.fs_info.frag_coord_mask != 0
+        || ds.fs_inputs.iter().any(|s| *s == FsInputSource::FragCoord);
+    let needs_w = ds.fs_inputs.iter().any(|s| {
+        matches!(
+            s,
+            FsInputSource::Attr {
+                interp: Interpolation::Perspective,
+                ..
+            }
+        )
+    });
+    resize_lanes(&mut batch.w, n);
+    let FragBatch {
+        groups,
+        prims,
+        inputs,
+        frag_coord,
+        masks,
+        w,
+        ..
+    } = batch;
     let lx = lane_x() + Lanes::splat(0.5);
     let ly = lane_y() + Lanes::splat(0.5);
-    for (g, grp) in batch.groups.iter().enumerate() {
-        let (prim, planes) = batch.prim(jobs, grp.prim);
-        let (dx, dy) = group_offsets(grp, prim);
-        let z = group_depth(ds, grp, prim, planes);
-        let inv_w = eval_plane(&planes[1], dx, dy);
-        let w = Lanes::ONE / inv_w;
-        batch.frag_coord[g] = Lanes::splat(grp.x as f32) + lx;
-        batch.frag_coord[n + g] = Lanes::splat(grp.y as f32) + ly;
-        batch.frag_coord[2 * n + g] = z;
-        batch.frag_coord[3 * n + g] = inv_w;
-        batch.masks[g] = mask_lanes(grp.mask);
-        for (s, src) in ds.fs_inputs.iter().enumerate() {
-            let row = |c: usize| (s * 4 + c) * n + g;
-            match *src {
-                FsInputSource::Attr { plane, interp, .. } => {
-                    for c in 0..4 {
-                        let p = &planes[plane + c];
-                        batch.inputs[row(c)] = match interp {
-                            Interpolation::Flat => Lanes::splat(p.a0),
-                            Interpolation::Linear => eval_plane(p, dx, dy),
-                            Interpolation::Perspective => eval_plane(p, dx, dy) * w,
-                        };
-                    }
+    for (g, grp) in groups.iter().enumerate() {
+        masks[g] = mask_lanes(grp.mask);
+    }
+    // Runs of groups from one primitive share its planes: load and splat
+    // them once per run, then two FMAs per group and component, writing
+    // each value-major row contiguously.
+    let mut start = 0;
+    while start < n {
+        let pi = groups[start].prim;
+        let mut end = start + 1;
+        while end < n && groups[end].prim == pi {
+            end += 1;
+        }
+        let (prim, planes) = prim_of(prims, jobs, pi);
+        let run = &groups[start..end];
+        let offsets = |g: &FragGroup| group_offsets(g, prim);
+        if needs_w || needs_fc {
+            let p = &planes[1];
+            for (k, g) in run.iter().enumerate() {
+                let (dx, dy) = offsets(g);
+                let inv_w = eval_plane(p, dx, dy);
+                if needs_fc {
+                    frag_coord[3 * n + start + k] = inv_w;
                 }
-                FsInputSource::PointCoord { plane } => {
-                    for c in 0..4 {
-                        batch.inputs[row(c)] = eval_plane(&planes[plane + c], dx, dy);
-                    }
-                }
-                FsInputSource::FragCoord => {
-                    for c in 0..4 {
-                        batch.inputs[row(c)] = batch.frag_coord[c * n + g];
-                    }
-                }
-                FsInputSource::FrontFacing => {
-                    let v =
-                        Lanes::splat(f32::from_bits(if prim.front_facing { u32::MAX } else { 0 }));
-                    for c in 0..4 {
-                        batch.inputs[row(c)] = v;
-                    }
-                }
-                FsInputSource::SampleId | FsInputSource::Zero => {
-                    for c in 0..4 {
-                        batch.inputs[row(c)] = Lanes::ZERO;
-                    }
+                if needs_w {
+                    w[start + k] = Lanes::ONE / inv_w;
                 }
             }
         }
+        if needs_fc {
+            for (k, g) in run.iter().enumerate() {
+                frag_coord[start + k] = Lanes::splat(g.x as f32) + lx;
+                frag_coord[n + start + k] = Lanes::splat(g.y as f32) + ly;
+                frag_coord[2 * n + start + k] = group_depth(ds, g, prim, planes);
+            }
+        }
+        for (s, src) in ds.fs_inputs.iter().enumerate() {
+            for c in 0..4 {
+                let row = &mut inputs[(s * 4 + c) * n + start..(s * 4 + c) * n + end];
+                match *src {
+                    FsInputSource::Attr { plane, interp, .. } => {
+                        let p = &planes[plane + c];
+                        match interp {
+                            Interpolation::Flat => row.fill(Lanes::splat(p.a0)),
+                            Interpolation::Linear => {
+                                for (v, g) in row.iter_mut().zip(run) {
+                                    let (dx, dy) = offsets(g);
+                                    *v = eval_plane(p, dx, dy);
+                                }
+                            }
+                            Interpolation::Perspective => {
+                                for ((v, g), wv) in row.iter_mut().zip(run).zip(&w[start..end]) {
+                                    let (dx, dy) = offsets(g);
+                                    *v = eval_plane(p, dx, dy) * *wv;
+                                }
+                            }
+                        }
+                    }
+                    FsInputSource::PointCoord { plane } => {
+                        let p = &planes[plane + c];
+                        for (v, g) in row.iter_mut().zip(run) {
+                            let (dx, dy) = offsets(g);
+                            *v = eval_plane(p, dx, dy);
+                        }
+                    }
+                    FsInputSource::FragCoord => {
+                        row.copy_from_slice(&frag_coord[c * n + start..c * n + end]);
+                    }
+                    FsInputSource::FrontFacing => {
+                        let bits = if prim.front_facing { u32::MAX } else { 0 };
+                        row.fill(Lanes::splat(f32::from_bits(bits)));
+                    }
+                    FsInputSource::SampleId | FsInputSource::Zero => row.fill(Lanes::ZERO),
+                }
+            }
+        }
+        start = end;
     }
 
     {

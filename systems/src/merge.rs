@@ -825,7 +825,11 @@ pub fn clear_color(target: &ColorTarget, rect: (i32, i32, i32, i32), value: &Cle
         &mut pixel[..bpp],
     );
     // SAFETY: the rows are this tile job's pixels (module docs).
-    unsafe { target.mem.for_each_row(rect, |row| fill_pixels(&pixel[..bpp], row)) };
+    unsafe {
+        target
+            .mem
+            .for_each_row(rect, |row| fill_pixels(&pixel[..bpp], row))
+    };
 }
 
 /// Fills `row` with copies of `pixel`: 4-byte pixels as 32-bit words (a
@@ -951,11 +955,12 @@ impl GroupColors<'_> {
     }
 }
 
-/// Colour clamp to [0, 1] (`clamp_fragment_color`, unorm targets).
+/// Colour clamp to [0, 1] (`clamp_fragment_color`, unorm targets); NaN
+/// becomes 0 (`vmaxps(x, 0)` returns its second operand for NaN).
 #[inline]
 fn clamp01(q: &mut Quad) {
     for l in q.iter_mut() {
-        *l = l.max(Lanes::ZERO).min(Lanes::ONE);
+        *l = l.fast_max(Lanes::ZERO).fast_min(Lanes::ONE);
     }
 }
 
@@ -969,7 +974,7 @@ pub fn alpha_test(plan: &MergePlan, colors: &GroupColors<'_>, mask: u8) -> u8 {
     };
     let mut a = colors.quad(slot)[3];
     if plan.clamp_fragment_color {
-        a = a.max(Lanes::ZERO).min(Lanes::ONE);
+        a = a.fast_max(Lanes::ZERO).fast_min(Lanes::ONE);
     }
     let a = a.as_array();
     let mut out = 0;
@@ -1166,7 +1171,9 @@ fn store_unorm8_group(
         if g.byte[c] == 255 || g.colormask & (1 << c) == 0 {
             continue;
         }
-        let v = (result[c].max(Lanes::ZERO).min(Lanes::ONE) * Lanes::splat(255.0)).round_int();
+        // fast_max(x, 0) is vmaxps(x, 0): NaN -> 0, as unorm packing wants.
+        let v = (result[c].fast_max(Lanes::ZERO).fast_min(Lanes::ONE) * Lanes::splat(255.0))
+            .fast_round_int();
         new |= v.cast_unsigned().unbounded_shl_scalar(8 * g.byte[c] as u32);
     }
     let lane_mask: ULanes = wide::bytemuck::cast(crate::fragment::mask_lanes(g.mask));

@@ -441,22 +441,30 @@ fn flush_batch(ctx: &TileContext<'_>, batch: &mut FragBatch, stats: &mut Vec<Til
     let n = batch.groups.len();
     let mut stores = std::mem::take(&mut batch.stores);
     stores.clear();
+    let alpha = ds.merge.alpha_test.is_some();
+    let late_depth = if early || !ds.uses_depth_stencil() {
+        None
+    } else {
+        ctx.targets.depth.as_ref()
+    };
     for (g, grp) in batch.groups.iter().enumerate() {
-        let colors = GroupColors {
-            outputs: &batch.outputs,
-            groups: n,
-            g,
-        };
-        let (p, planes) = batch.prim(ctx.jobs, grp.prim);
-        let mut mask = alpha_test(&ds.merge, &colors, grp.mask);
+        let mut mask = grp.mask;
+        if alpha {
+            let colors = GroupColors {
+                outputs: &batch.outputs,
+                groups: n,
+                g,
+            };
+            mask = alpha_test(&ds.merge, &colors, mask);
+        }
+        if let Some(dt) = late_depth {
+            let (p, planes) = batch.prim(ctx.jobs, grp.prim);
+            let z = group_depth(ds, grp, p, planes);
+            mask = depth_stencil_test(&ds.merge, dt, grp.x, grp.y, &z, mask, p.front_facing);
+        }
         if !early {
-            if ds.uses_depth_stencil()
-                && let Some(dt) = &ctx.targets.depth
-            {
-                let z = group_depth(ds, grp, p, planes);
-                mask = depth_stencil_test(&ds.merge, dt, grp.x, grp.y, &z, mask, p.front_facing);
-            }
-            count(stats, p.command, 0, mask.count_ones() as u64);
+            let command = batch.prim(ctx.jobs, grp.prim).0.command;
+            count(stats, command, 0, mask.count_ones() as u64);
         }
         stores.push(StoreGroup {
             x: grp.x,

@@ -40,7 +40,7 @@ pub fn shade_batch(batch: &mut VertexBatch, ds: &DerivedState, resources: &Shade
     // interpolation (rasterizer.rst "Linkage").
     for &slot in &ds.clamp_slots {
         for l in &mut batch.outputs[slot * 4 * groups..(slot + 1) * 4 * groups] {
-            *l = l.max(Lanes::ZERO).min(Lanes::ONE);
+            *l = l.fast_max(Lanes::ZERO).fast_min(Lanes::ONE);
         }
     }
 }
