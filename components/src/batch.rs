@@ -156,7 +156,8 @@ pub struct DrawCounters {
     pub c_invocations: u64,
     /// Primitives that left the clipper (after clipping, before culling).
     pub c_primitives: u64,
-    /// Fragment shader lanes run (live pixels of shaded 4x2 groups).
+    /// Fragment shader invocations: 16 per 4x4 block a primitive covers
+    /// (llvmpipe's count), before early depth.
     pub ps_invocations: u64,
     /// Samples that passed the depth/stencil/alpha tests (occlusion).
     pub samples_passed: u64,

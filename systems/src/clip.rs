@@ -5,10 +5,14 @@
 //! setup.
 //!
 //! Planes (all "inside" when the distance is >= 0):
-//! * x and y against a **guard band** of [`GUARD_BAND`] pixels, not the
-//!   viewport: triangles larger than the viewport are rasterized as they
-//!   are (setup's fixed point covers the band); only primitives reaching
-//!   past the band are clipped;
+//! * for triangles, x and y against a **guard band** of [`GUARD_BAND`]
+//!   pixels, not the viewport: triangles larger than the viewport are
+//!   rasterized as they are (setup's fixed point covers the band) and
+//!   scissored to the viewport's pixels (`DerivedState::tri_regions`),
+//!   which covers exactly what clipping to `|x|, |y| <= w` would; only
+//!   triangles reaching past the band are clipped.  Points and lines are
+//!   clipped to the view volume itself, as llvmpipe's draw module does (a
+//!   wide line or point may overhang the viewport);
 //! * near (`z >= -w`, or `z >= 0` with `clip_halfz`) and far (`z <= w`),
 //!   each only when `depth_clip_near` / `depth_clip_far` is set;
 //! * `w >= W_MIN`, so nothing divides by zero whatever the depth-clip state;
@@ -33,8 +37,14 @@ use crate::fetch::Segment;
 pub const W_MIN: f32 = 1e-6;
 
 const BIT_INVALID: u32 = 1 << 31;
-/// Frustum/guard-band plane count (x-, x+, y-, y+, near, far, w).
-const FRUSTUM_PLANES: usize = 7;
+/// Frustum plane count: guard band x-, x+, y-, y+ (0-3), near, far, w (4-6),
+/// view volume x-, x+, y-, y+ (7-10).
+const FRUSTUM_PLANES: usize = 11;
+/// Guard-band planes: what triangles are clipped against.
+const GUARD_BAND_BITS: u32 = 0b1111;
+/// View-volume x/y planes: what points and lines are clipped against
+/// (llvmpipe clips those exactly, and wide ones overhang the viewport).
+const VIEW_XY_BITS: u32 = 0b1111 << 7;
 
 /// Per-segment counters for queries.
 #[derive(Clone, Copy, Debug, Default)]
@@ -85,6 +95,10 @@ impl Planes {
             }
             5 => w - z,
             6 => w - W_MIN,
+            7 => x + w,
+            8 => w - x,
+            9 => y + w,
+            10 => w - y,
             _ => r[4 + (k - FRUSTUM_PLANES)],
         }
     }
@@ -158,26 +172,27 @@ pub fn clip_segment(
     }
 
     // 2. Primitives.
-    let pv_last = !ds.flatshade_first;
     let point_size_default = rast.point_size;
     for p in &seg.prims {
         counters.c_invocations += 1;
         let nv = seg.kind.vertices();
         let idx = [p.v[0] as usize, p.v[1] as usize, p.v[2] as usize];
+        // Triangles clip to the guard band (setup scissors them to the
+        // viewport); points and lines to the view volume.
+        let planes_of_kind = if seg.kind == PrimKind::Triangle {
+            !VIEW_XY_BITS
+        } else {
+            !GUARD_BAND_BITS
+        };
         let (mut or, mut and) = (0u32, u32::MAX);
         for &i in &idx[..nv] {
-            or |= scratch.masks[i];
-            and &= scratch.masks[i];
+            or |= scratch.masks[i] & planes_of_kind;
+            and &= scratch.masks[i] & planes_of_kind;
         }
         if or & BIT_INVALID != 0 || and != 0 {
             continue;
         }
-        let provoking = match seg.kind {
-            PrimKind::Point => idx[0],
-            PrimKind::Line => idx[if pv_last { 1 } else { 0 }],
-            PrimKind::Triangle => idx[if pv_last { 2 } else { 0 }],
-        } as u32
-            + base;
+        let provoking = p.provoking as u32 + base;
         let point_size = match (seg.kind, ds.psize_slot) {
             (PrimKind::Point, Some(s)) if rast.point_size_per_vertex => batch.output(s, 0, idx[0]),
             _ => point_size_default,

@@ -17,7 +17,7 @@ use ferropipe_components::batch::StateBlock;
 use ferropipe_components::enums::{Face, Func};
 use ferropipe_components::format::Format;
 use ferropipe_components::shader::{Interpolation, Semantic, ShaderInfo};
-use ferropipe_components::state::{MAX_CLIP_PLANES, MAX_VIEWPORTS};
+use ferropipe_components::state::{MAX_CLIP_PLANES, MAX_VIEWPORTS, ViewportState};
 
 use crate::fetch::ElementFetch;
 use crate::merge::MergePlan;
@@ -131,9 +131,14 @@ pub struct DerivedState {
     pub front_ccw: bool,
     pub flatshade_first: bool,
     pub rasterizer_discard: bool,
-    /// Per viewport, the pixels a primitive may touch: the framebuffer,
+    /// Per viewport, the pixels a point or line may touch: the framebuffer,
     /// intersected with the scissor rectangle when `scissor` is on.
     pub draw_regions: [Rect; MAX_VIEWPORTS],
+    /// Per viewport, the pixels a triangle may touch: the draw region
+    /// intersected with the viewport.  Triangles are clipped to the guard
+    /// band only; this scissor gives exactly what clipping to the view
+    /// volume's x/y planes would (see [`viewport_pixels`]).
+    pub tri_regions: [Rect; MAX_VIEWPORTS],
     /// Depth range per viewport `(min, max)` for `depth_clamp`.
     pub depth_range: [(f32, f32); MAX_VIEWPORTS],
 
@@ -264,6 +269,7 @@ impl DerivedState {
             y1: fb.height.min(16384) as i32,
         };
         let mut draw_regions = [fb_rect; MAX_VIEWPORTS];
+        let mut tri_regions = [fb_rect; MAX_VIEWPORTS];
         let mut depth_range = [(0.0, 1.0); MAX_VIEWPORTS];
         for i in 0..MAX_VIEWPORTS {
             if rast.scissor {
@@ -277,6 +283,12 @@ impl DerivedState {
                 draw_regions[i] = fb_rect.intersect(&r);
             }
             let vp = block.viewports[i];
+            let pixel_offset = if rast.half_pixel_center { 0.5 } else { 0.0 };
+            tri_regions[i] = draw_regions[i].intersect(&viewport_pixels(
+                &vp,
+                pixel_offset,
+                rast.bottom_edge_rule,
+            ));
             let (a, b) = if rast.clip_halfz {
                 (vp.translate[2], vp.translate[2] + vp.scale[2])
             } else {
@@ -316,6 +328,7 @@ impl DerivedState {
             flatshade_first: rast.flatshade_first,
             rasterizer_discard: rast.rasterizer_discard,
             draw_regions,
+            tri_regions,
             depth_range,
             merge,
             early_depth,
@@ -327,6 +340,33 @@ impl DerivedState {
     /// Whether the depth or stencil buffer is tested or written at all.
     pub fn uses_depth_stencil(&self) -> bool {
         self.merge.depth.is_some() || self.merge.stencil_enabled
+    }
+}
+
+/// The pixels whose sample lies inside the viewport rectangle, with the
+/// fill rule's tie-breaking: a sample exactly on the left (top) edge is
+/// inside, on the right (bottom) edge outside, or top/bottom swapped under
+/// `bottom_edge_rule`.  This is the coverage a triangle clipped to the
+/// view volume's x/y planes would have at those edges.
+pub fn viewport_pixels(vp: &ViewportState, pixel_offset: f32, bottom_edge_rule: bool) -> Rect {
+    let lim = 32768.0f32;
+    let span = |t: f32, s: f32| {
+        let (a, b) = (t - s.abs(), t + s.abs());
+        let (a, b) = (a - pixel_offset, b - pixel_offset);
+        (a.clamp(-lim, lim), b.clamp(-lim, lim))
+    };
+    let (x0, x1) = span(vp.translate[0], vp.scale[0]);
+    let (y0, y1) = span(vp.translate[1], vp.scale[1]);
+    let (ry0, ry1) = if bottom_edge_rule {
+        (y0.floor() as i32 + 1, y1.floor() as i32 + 1)
+    } else {
+        (y0.ceil() as i32, y1.ceil() as i32)
+    };
+    Rect {
+        x0: x0.ceil() as i32,
+        x1: x1.ceil() as i32,
+        y0: ry0,
+        y1: ry1,
     }
 }
 

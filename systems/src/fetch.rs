@@ -110,10 +110,31 @@ impl Topology {
         )
     }
 
-    /// Elements (run-relative) of primitive `p` of a run of `n` elements, and
-    /// its edge flags.
+    /// Elements (run-relative) of primitive `p` of a run of `n` elements,
+    /// the element whose values flat inputs take (the provoking vertex), and
+    /// the edge flags.
     #[inline]
-    pub fn prim(&self, p: u32, n: u32) -> ([u32; 3], u8) {
+    pub fn prim(&self, p: u32, n: u32) -> ([u32; 3], u32, u8) {
+        let (v, flags) = self.prim_vertices(p, n);
+        let pv = match self.mode {
+            // GL quads don't follow the provoking-vertex convention
+            // (PIPE_CAP_QUADS_FOLLOW_PROVOKING_VERTEX_CONVENTION = 0): the
+            // quad's last vertex, which the 0-2 split leaves out of the
+            // first triangle.
+            PrimType::Quads => 4 * (p / 2) + 3,
+            PrimType::QuadStrip => 2 * (p / 2) + 3,
+            _ => match self.kind {
+                PrimKind::Point => v[0],
+                PrimKind::Line => v[if self.first { 0 } else { 1 }],
+                PrimKind::Triangle => v[if self.first { 0 } else { 2 }],
+            },
+        };
+        (v, pv, flags)
+    }
+
+    /// Vertices and edge flags of primitive `p` (see [`Topology::prim`]).
+    #[inline]
+    fn prim_vertices(&self, p: u32, n: u32) -> ([u32; 3], u8) {
         let all = EDGE_FLAGS_ALL;
         let last = !self.first;
         match self.mode {
@@ -146,13 +167,14 @@ impl Topology {
                 }
             }
             PrimType::Quads => {
+                // Split along the 0-2 diagonal whatever the convention (what
+                // Mesa 22.3's GL front end hands llvmpipe); the provoking
+                // vertex is the quad's last (see `prim`).
                 let i = 4 * (p / 2);
-                let second = p & 1 == 1;
-                match (last, second) {
-                    (true, false) => ([i, i + 1, i + 3], 0b101),
-                    (true, true) => ([i + 1, i + 2, i + 3], 0b011),
-                    (false, false) => ([i + 3, i, i + 1], 0b011),
-                    (false, true) => ([i + 3, i + 1, i + 2], 0b110),
+                if p & 1 == 0 {
+                    ([i, i + 1, i + 2], 0b011)
+                } else {
+                    ([i, i + 2, i + 3], 0b110)
                 }
             }
             PrimType::QuadStrip => {
@@ -259,6 +281,8 @@ pub fn restart_runs(
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct AssembledPrim {
     pub v: [u16; 3],
+    /// The local vertex flat inputs take their value from.
+    pub provoking: u16,
     pub edge_flags: u8,
 }
 
@@ -391,25 +415,31 @@ pub fn assemble_part(
     };
 
     for p in part.first_prim..part.first_prim + part.num_prims {
-        let (elems, edge_flags) = topo.prim(p, n);
-        // Make room: a primitive adds at most `verts_per` vertices.
-        if out[seg_idx].vids.len() + verts_per > SEGMENT_MAX_VERTS {
+        let (elems, pv_elem, edge_flags) = topo.prim(p, n);
+        // Make room: a primitive adds at most `verts_per` vertices (plus a
+        // provoking vertex outside the primitive, for quads).
+        if out[seg_idx].vids.len() + verts_per + 1 > SEGMENT_MAX_VERTS {
             seg_idx = next_segment(out, used, part, topo.kind);
             dedup.clear();
         }
         let seg = &mut out[seg_idx];
-        let mut local = [0u16; 3];
-        for k in 0..verts_per {
-            let vid = vid_of(elems[k]);
+        let mut slot_of = |e: u32| {
+            let vid = vid_of(e);
             let next = seg.vids.len() as u16;
             let (slot, inserted) = dedup.get_or_insert(vid, next);
             if inserted {
                 seg.vids.push(vid);
             }
-            local[k] = slot;
+            slot
+        };
+        let mut local = [0u16; 3];
+        for k in 0..verts_per {
+            local[k] = slot_of(elems[k]);
         }
+        let provoking = slot_of(pv_elem);
         seg.prims.push(AssembledPrim {
             v: local,
+            provoking,
             edge_flags,
         });
     }
@@ -727,10 +757,12 @@ mod tests {
             "provoking = second vertex"
         );
         let quads = Topology::new(PrimType::Quads, true);
-        assert_eq!(quads.prim(0, 4).0, [3, 0, 1], "quads always provoke last");
-        assert_eq!(quads.prim(1, 4).0, [3, 1, 2]);
+        assert_eq!(quads.prim(0, 4).0, [0, 1, 2], "quads split along 0-2");
+        assert_eq!(quads.prim(0, 4).1, 3, "quads always provoke last");
+        assert_eq!(quads.prim(1, 4).0, [0, 2, 3]);
         let poly_last = Topology::new(PrimType::Polygon, false);
-        assert_eq!(poly_last.prim(1, 5).0, [2, 3, 0], "polygon provokes first");
+        assert_eq!(poly_last.prim(1, 5).0, [2, 3, 0]);
+        assert_eq!(poly_last.prim(1, 5).1, 0, "polygon provokes first");
         assert_eq!(poly_last.prims_in_run(5), 3);
         let lp = Topology::new(PrimType::LineLoop, false);
         assert_eq!(lp.prims_in_run(4), 4);

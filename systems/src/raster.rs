@@ -319,6 +319,17 @@ pub fn rasterize_tile(
                 batch.state = Some(p.state);
             }
             cover_prim(p, e.edge_mask, &rect, coverage);
+            // Fragment-shader invocations as llvmpipe counts them: 16 per
+            // 4x4 block the primitive covers, before early depth.
+            let mut blocks = [0u64; 4];
+            for c in coverage.iter() {
+                let b = (((c.y & 63) >> 2) * 16 + ((c.x & 63) >> 2)) as usize;
+                blocks[b >> 6] |= 1 << (b & 63);
+            }
+            let n_blocks: u32 = blocks.iter().map(|w| w.count_ones()).sum();
+            if n_blocks > 0 {
+                count(stats, p.command, 16 * n_blocks as u64, 0);
+            }
             let prim_ref = BatchPrimRef {
                 job: j as u32,
                 prim: e.prim,
@@ -375,10 +386,6 @@ fn flush_batch(ctx: &TileContext<'_>, batch: &mut FragBatch, stats: &mut Vec<Til
     }
     let ds = &ctx.states[state as usize];
     let early = ds.early_depth && ds.uses_depth_stencil();
-    for g in &batch.groups {
-        let cmd = batch.prim(ctx.jobs, g.prim).0.command;
-        count(stats, cmd, g.mask.count_ones() as u64, 0);
-    }
     shade_batch(batch, ds, ctx.jobs, &ctx.fs_resources[state as usize]);
     let n = batch.groups.len();
     for (g, grp) in batch.groups.iter().enumerate() {

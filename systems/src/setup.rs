@@ -137,6 +137,10 @@ fn clip_bbox(ds: &DerivedState, viewport: u8, r: Rect) -> Rect {
     ds.draw_regions[viewport as usize].intersect(&r)
 }
 
+fn clip_tri_bbox(ds: &DerivedState, viewport: u8, r: Rect) -> Rect {
+    ds.tri_regions[viewport as usize].intersect(&r)
+}
+
 /// A set-up record for `prim` over `bbox`, with `edges` filled in and its
 /// planes starting at the next plane of `out`.
 fn new_prim(
@@ -234,7 +238,7 @@ fn setup_triangle(
         x1: ((x.iter().max().copied().unwrap_or(0) - 1) >> FIXED_ORDER) + 1,
         y1: ((y.iter().max().copied().unwrap_or(0) - 1 + adj) >> FIXED_ORDER) + 1,
     };
-    let bbox = clip_bbox(ds, prim.viewport, bb);
+    let bbox = clip_tri_bbox(ds, prim.viewport, bb);
     if bbox.is_empty() {
         return;
     }
@@ -242,34 +246,42 @@ fn setup_triangle(
     let edges = polygon_edges(&x, &y, ds.bottom_edge_rule);
     let sp = new_prim(prim, PrimKind::Triangle, front, &bbox, &edges, out);
 
-    let one = 1.0 / FIXED_ONE as f32;
-    let fx = |k: usize| x[k] as f32 * one;
-    let fy = |k: usize| y[k] as f32 * one;
-    // det = (X1 - X0)(Y2 - Y0) - (X2 - X0)(Y1 - Y0) in pixels^2 = area/65536
-    // (recomputed for the reordered vertices: always positive now).
-    let e1x = fx(1) - fx(0);
-    let e1y = fy(1) - fy(0);
-    let e2x = fx(2) - fx(0);
-    let e2y = fy(2) - fy(0);
-    let det_fixed =
-        (x[1] - x[0]) as i64 * (y[2] - y[0]) as i64 - (x[2] - x[0]) as i64 * (y[1] - y[0]) as i64;
-    let inv_det = (65536.0 / det_fixed as f64) as f32;
-    let g = TriGrad {
-        x0: fx(0),
-        y0: fy(0),
-        e1x,
-        e1y,
-        e2x,
-        e2y,
-        inv_det,
-        ref_x: bbox.x0 as f32,
-        ref_y: bbox.y0 as f32,
-    };
     let v = [
         vertex(clipped, vi[0]),
         vertex(clipped, vi[1]),
         vertex(clipped, vi[2]),
     ];
+    // Gradients from the unsnapped positions, as llvmpipe's setup does (on
+    // steep clipped triangles snapping would move depth by ~1/512 px worth
+    // of gradient).  A float area that degenerates where the fixed-point
+    // one does not falls back to the snapped positions.
+    let fx = |k: usize| v[k][0] - off;
+    let fy = |k: usize| v[k][1] - off;
+    let (mut e1x, mut e1y, mut e2x, mut e2y) =
+        (fx(1) - fx(0), fy(1) - fy(0), fx(2) - fx(0), fy(2) - fy(0));
+    let mut det = e1x * e2y - e2x * e1y;
+    let (mut x0f, mut y0f) = (fx(0), fy(0));
+    if det == 0.0 || !det.is_finite() {
+        let one = 1.0 / FIXED_ONE as f32;
+        let sx = |k: usize| x[k] as f32 * one;
+        let sy = |k: usize| y[k] as f32 * one;
+        (e1x, e1y, e2x, e2y) = (sx(1) - sx(0), sy(1) - sy(0), sx(2) - sx(0), sy(2) - sy(0));
+        let det_fixed = (x[1] - x[0]) as i64 * (y[2] - y[0]) as i64
+            - (x[2] - x[0]) as i64 * (y[1] - y[0]) as i64;
+        det = (det_fixed as f64 / 65536.0) as f32;
+        (x0f, y0f) = (sx(0), sy(0));
+    }
+    let g = TriGrad {
+        x0: x0f,
+        y0: y0f,
+        e1x,
+        e1y,
+        e2x,
+        e2y,
+        inv_det: 1.0 / det,
+        ref_x: bbox.x0 as f32,
+        ref_y: bbox.y0 as f32,
+    };
     let pv = vertex(clipped, prim.provoking);
     // Depth, 1/w.
     out.planes.push(g.plane([v[0][2], v[1][2], v[2][2]]));
