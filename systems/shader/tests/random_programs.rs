@@ -295,8 +295,8 @@ impl Gen {
                 let was = self.in_loop;
                 self.in_loop = true;
                 self.indent += 1;
-                let n = 1 + self.rng.below(2);
-                self.block(depth - 1, n);
+                let stmts = 1 + self.rng.below(2);
+                self.block(depth - 1, stmts);
                 self.line("continuing {");
                 self.indent += 1;
                 self.line(&format!("{k} += 1;"));
@@ -432,7 +432,7 @@ fn run_source(src: &str, seed: u64) {
         match leaf {
             Leaf::Slot(Semantic::Generic(0), _, _) => ((h % 4000) as i32 - 2000) as u32,
             Leaf::Slot(Semantic::Generic(1), _, _) => {
-                if lane % 3 == 0 {
+                if lane.is_multiple_of(3) {
                     h
                 } else {
                     h % 512
