@@ -146,15 +146,23 @@ struct State {
     back_edges: u32,
 }
 
+/// `(base, mask)` of a register operand in a register file with `nu`
+/// uniform registers and `groups` groups per varying register: the value for
+/// group `g` is `file[base + (g & mask)]`.
+#[inline(always)]
+pub fn loc(r: Reg, nu: usize, groups: usize) -> (usize, usize) {
+    if r.is_uniform() {
+        (r.index(), 0)
+    } else {
+        (nu + r.index() * groups, usize::MAX)
+    }
+}
+
 impl State {
-    /// `(base, mask)` of a register operand, see the module docs.
+    /// `(base, mask)` of a register operand, see [`loc`].
     #[inline(always)]
     fn loc(&self, r: Reg) -> (usize, usize) {
-        if r.is_uniform() {
-            (r.index(), 0)
-        } else {
-            (self.nu + r.index() * self.groups, usize::MAX)
-        }
+        loc(r, self.nu, self.groups)
     }
 }
 

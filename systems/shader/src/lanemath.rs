@@ -227,6 +227,19 @@ fn frexp_parts(a: Lanes) -> (Lanes, Lanes) {
     (f32x8::new(m), from_i(i32x8::new(e)))
 }
 
+/// WGSL `min(a, b)`: `b < a ? b : a` (so `min(+0, -0)` is `+0`); that is
+/// exactly x86 `minps(b, a)`.
+#[inline(always)]
+pub fn wgsl_min(a: Lanes, b: Lanes) -> Lanes {
+    b.fast_min(a)
+}
+
+/// WGSL `max(a, b)`: `a < b ? b : a`, i.e. `maxps(b, a)`.
+#[inline(always)]
+pub fn wgsl_max(a: Lanes, b: Lanes) -> Lanes {
+    b.fast_max(a)
+}
+
 /// One-operand op on lanes.
 #[inline(always)]
 pub fn un(f: UnOp, a: Lanes) -> Lanes {
@@ -265,7 +278,7 @@ pub fn un(f: UnOp, a: Lanes) -> Lanes {
             let neg = a.simd_lt(f32x8::ZERO) & f32x8::splat(-1.0);
             pos | neg
         }
-        UnOp::FSaturate => a.max(f32x8::ZERO).min(f32x8::ONE),
+        UnOp::FSaturate => wgsl_min(wgsl_max(a, f32x8::ZERO), f32x8::ONE),
         UnOp::FIsNan => bool_to_mask(a.simd_ne(a)),
         UnOp::FIsInf => a.abs().simd_eq(f32x8::splat(f32::INFINITY)),
         UnOp::FFrexpMant => frexp_parts(a).0,
@@ -318,8 +331,8 @@ pub fn bin(f: BinOp, a: Lanes, b: Lanes) -> Lanes {
         BinOp::FMul => a * b,
         BinOp::FDiv => a / b,
         BinOp::FRem => a - b * (a / b).trunc(),
-        BinOp::FMin => a.min(b),
-        BinOp::FMax => a.max(b),
+        BinOp::FMin => wgsl_min(a, b),
+        BinOp::FMax => wgsl_max(a, b),
         BinOp::FPow => (b * a.log2()).exp2(),
         BinOp::FAtan2 => a.atan2(b),
         BinOp::FStep => mask_to_one(b.simd_ge(a)),
@@ -424,7 +437,7 @@ pub fn tri(f: TriOp, a: Lanes, b: Lanes, c: Lanes) -> Lanes {
     match f {
         TriOp::FFma => a.mul_add(b, c),
         TriOp::FMix => (b - a).mul_add(c, a),
-        TriOp::FClamp => a.max(b).min(c),
+        TriOp::FClamp => wgsl_min(wgsl_max(a, b), c),
         TriOp::SClamp => from_i(as_i(a).max(as_i(b)).min(as_i(c))),
         TriOp::UClamp => from_u(as_u(a).max(as_u(b)).min(as_u(c))),
         TriOp::FSmoothStep => {
@@ -839,8 +852,8 @@ mod tests {
                 (BinOp::FSub, |x, y| x - y),
                 (BinOp::FMul, |x, y| x * y),
                 (BinOp::FDiv, |x, y| x / y),
-                (BinOp::FMin, |x, y| x.min(y)),
-                (BinOp::FMax, |x, y| x.max(y)),
+                (BinOp::FMin, |x, y| if y < x { y } else { x }),
+                (BinOp::FMax, |x, y| if x < y { y } else { x }),
                 (BinOp::FStep, |e, x| if x >= e { 1.0 } else { 0.0 }),
                 (BinOp::FRem, |x, y| x - y * (x / y).trunc()),
             ];

@@ -44,10 +44,6 @@ fn entries() -> Vec<(String, String, ShaderType)> {
     out
 }
 
-/// Entry points that must report `Unsupported` until the sampler lands
-/// (a list, so the test fails once they compile and the list must shrink).
-const EXPECTED_UNSUPPORTED: &[&str] = &["shader_texture_ops.wgsl:fs_main", "tex.wgsl:fs_main"];
-
 #[test]
 fn every_corpus_shader_compiles() {
     let entries = entries();
@@ -74,16 +70,7 @@ fn every_corpus_shader_compiles() {
                     p.num_uniform
                 );
             }
-            Err(ferropipe_shader::ShaderError::Unsupported { .. })
-                if EXPECTED_UNSUPPORTED.contains(&format!("{file}:{ep}").as_str()) => {}
             Err(e) => failures.push(format!("{file}:{ep}: {e}")),
-        }
-        if EXPECTED_UNSUPPORTED.contains(&format!("{file}:{ep}").as_str())
-            && compile(lang, &src, ep, *stage, &[]).is_ok()
-        {
-            failures.push(format!(
-                "{file}:{ep} compiles now: remove it from EXPECTED_UNSUPPORTED"
-            ));
         }
     }
     assert!(failures.is_empty(), "failed:\n{}", failures.join("\n"));

@@ -12,7 +12,9 @@ use std::collections::HashMap;
 
 use wide::f32x8;
 
-use crate::ir::{Axis, BinOp, EXEC, InputSrc, Op, PackFn, Reg, TriOp, UnOp, UnpackFn};
+use crate::ir::{
+    Axis, BinOp, EXEC, InputSrc, Op, PackFn, Reg, TexOp, TexQuery, TriOp, UnOp, UnpackFn,
+};
 use crate::lanemath::{self, as_u, splat_bits};
 
 /// Uniform registers numbered from here are constants during lowering
@@ -356,6 +358,39 @@ impl Builder {
                 index,
             },
         )
+    }
+
+    /// A texture access (per lane, in the body); returns its 4 result
+    /// registers (unused ones are EXEC placeholders the op never writes).
+    pub fn texture(&mut self, mut op: TexOp) -> [Reg; 4] {
+        let n = op.result_count();
+        for d in op.dst.iter_mut().take(n) {
+            *d = self.new_v();
+        }
+        let d = op.dst;
+        self.body.push(Op::Texture(Box::new(op)));
+        d
+    }
+
+    /// A texture query; uniform (computed once per call in the prologue)
+    /// unless the level varies per lane.
+    pub fn texture_query(&mut self, mut q: TexQuery) -> [Reg; 3] {
+        let n = q.result_count();
+        let uniform = q.level.is_none_or(|l| l.is_uniform());
+        for d in q.dst.iter_mut().take(n) {
+            *d = if uniform { self.new_u() } else { self.new_v() };
+        }
+        let d = q.dst;
+        if uniform {
+            // unused destinations must still name uniform registers here
+            for r in q.dst.iter_mut().skip(n) {
+                *r = d[0];
+            }
+            self.prologue.push(Op::TextureQuery(Box::new(q)));
+        } else {
+            self.body.push(Op::TextureQuery(Box::new(q)));
+        }
+        d
     }
 
     /// Position of the next body op.

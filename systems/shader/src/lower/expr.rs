@@ -10,7 +10,40 @@ use naga::{
 use super::types::*;
 use super::{DynTerm, ImageBind, LVal, Lowerer, Place, Regs, Root, SamplerBind};
 use crate::ShaderError;
-use crate::ir::{Axis, BinOp, PackFn, Reg, TriOp, UnOp, UnpackFn};
+use crate::ir::{
+    Axis, BinOp, PackFn, Reg, TexDim, TexFn, TexKind, TexOp, TexQuery, TexQueryFn, TriOp, UnOp,
+    UnpackFn,
+};
+
+fn tex_dim(d: naga::ImageDimension) -> TexDim {
+    match d {
+        naga::ImageDimension::D1 => TexDim::D1,
+        naga::ImageDimension::D2 => TexDim::D2,
+        naga::ImageDimension::D3 => TexDim::D3,
+        naga::ImageDimension::Cube => TexDim::Cube,
+    }
+}
+
+fn tex_kind(c: naga::ImageClass) -> Result<TexKind, ShaderError> {
+    Ok(match c {
+        naga::ImageClass::Sampled {
+            kind: naga::ScalarKind::Float,
+            ..
+        } => TexKind::Float,
+        naga::ImageClass::Sampled {
+            kind: naga::ScalarKind::Sint,
+            ..
+        } => TexKind::Sint,
+        naga::ImageClass::Sampled {
+            kind: naga::ScalarKind::Uint,
+            ..
+        } => TexKind::Uint,
+        naga::ImageClass::Depth { .. } => TexKind::Depth,
+        naga::ImageClass::Storage { .. } => return Err(unsupported("storage textures")),
+        naga::ImageClass::External => return Err(unsupported("external textures")),
+        other => return Err(unsupported(format!("textures of class {other:?}"))),
+    })
+}
 
 fn internal(what: &str) -> ShaderError {
     ShaderError::validation(format!("malformed module: {what}"))
@@ -1029,8 +1062,192 @@ impl<'m> Lowerer<'m> {
         acc.expect("non-empty matrix")
     }
 
-    /// Texture built-ins.
-    fn texture_expr(&mut self, _h: Handle<Expression>) -> Result<LVal, ShaderError> {
-        Err(unsupported("texture access (sampler not implemented yet)"))
+    /// Texture built-ins: `textureSample*`, `textureGather*`, `textureLoad`
+    /// and the queries.
+    fn texture_expr(&mut self, h: Handle<Expression>) -> Result<LVal, ShaderError> {
+        let func = self.frame().func;
+        match &func.expressions[h] {
+            Expression::ImageSample {
+                image,
+                sampler,
+                gather,
+                coordinate,
+                array_index,
+                offset,
+                level,
+                depth_ref,
+                clamp_to_edge,
+            } => {
+                let img = self.image(*image)?;
+                let LVal::Sampler(smp) = self.expr(*sampler)? else {
+                    return Err(internal("sampler operand is not a sampler"));
+                };
+                let coord = self.value(*coordinate)?;
+                let layer = match array_index {
+                    Some(a) => Some(self.scalar(*a)?),
+                    None => None,
+                };
+                let offset = match offset {
+                    Some(o) => self.const_offset(*o)?,
+                    None => [0; 3],
+                };
+                let depth_ref = match depth_ref {
+                    Some(d) => Some(self.scalar(*d)?),
+                    None => None,
+                };
+                let (func, lod, grad) = match level {
+                    naga::SampleLevel::Auto => (TexFn::SampleAuto, None, None),
+                    naga::SampleLevel::Zero => (TexFn::SampleLevel, Some(self.b.kf(0.0)), None),
+                    naga::SampleLevel::Exact(l) => {
+                        (TexFn::SampleLevel, Some(self.scalar(*l)?), None)
+                    }
+                    naga::SampleLevel::Bias(b) => (TexFn::SampleBias, Some(self.scalar(*b)?), None),
+                    naga::SampleLevel::Gradient { x, y } => {
+                        let gx = self.value(*x)?;
+                        let gy = self.value(*y)?;
+                        let z = self.b.kf(0.0);
+                        let pad = |v: &Regs| -> [Reg; 3] {
+                            std::array::from_fn(|i| v.get(i).copied().unwrap_or(z))
+                        };
+                        (TexFn::SampleGrad, None, Some([pad(&gx), pad(&gy)]))
+                    }
+                };
+                if matches!(func, TexFn::SampleAuto | TexFn::SampleBias)
+                    && self.stage != naga::ShaderStage::Fragment
+                {
+                    return Err(unsupported(
+                        "implicit-LOD sampling outside a fragment shader",
+                    ));
+                }
+                let (func, gather_comp) = match gather {
+                    Some(c) => (TexFn::Gather, *c as u8),
+                    None => (func, 0),
+                };
+                let kind = tex_kind(img.class)?;
+                let z = self.b.kf(0.0);
+                let op = TexOp {
+                    func,
+                    dim: tex_dim(img.dim),
+                    arrayed: img.arrayed,
+                    kind,
+                    view: img.view,
+                    sampler: smp.slot,
+                    dst: [crate::ir::EXEC; 4],
+                    coord: std::array::from_fn(|i| coord.get(i).copied().unwrap_or(z)),
+                    layer,
+                    lod,
+                    grad,
+                    depth_ref,
+                    offset,
+                    gather: gather_comp,
+                    sample: None,
+                    clamp_to_edge: *clamp_to_edge,
+                };
+                let n = op.result_count();
+                let d = self.b.texture(op);
+                Ok(LVal::Val(d[..n].iter().copied().collect()))
+            }
+            Expression::ImageLoad {
+                image,
+                coordinate,
+                array_index,
+                sample,
+                level,
+            } => {
+                let img = self.image(*image)?;
+                if matches!(img.class, naga::ImageClass::Storage { .. }) {
+                    return Err(unsupported("storage textures"));
+                }
+                let coord = self.value(*coordinate)?;
+                let layer = match array_index {
+                    Some(a) => Some(self.scalar(*a)?),
+                    None => None,
+                };
+                let sample = match sample {
+                    Some(s) => Some(self.scalar(*s)?),
+                    None => None,
+                };
+                let lod = match level {
+                    Some(l) => Some(self.scalar(*l)?),
+                    None => None,
+                };
+                let kind = tex_kind(img.class)?;
+                let z = self.b.zero();
+                let op = TexOp {
+                    func: TexFn::Load,
+                    dim: tex_dim(img.dim),
+                    arrayed: img.arrayed,
+                    kind,
+                    view: img.view,
+                    sampler: 0,
+                    dst: [crate::ir::EXEC; 4],
+                    coord: std::array::from_fn(|i| coord.get(i).copied().unwrap_or(z)),
+                    layer,
+                    lod,
+                    grad: None,
+                    depth_ref: None,
+                    offset: [0; 3],
+                    gather: 0,
+                    sample,
+                    clamp_to_edge: false,
+                };
+                let n = op.result_count();
+                let d = self.b.texture(op);
+                Ok(LVal::Val(d[..n].iter().copied().collect()))
+            }
+            Expression::ImageQuery { image, query } => {
+                let img = self.image(*image)?;
+                let (func, level) = match query {
+                    naga::ImageQuery::Size { level } => (
+                        TexQueryFn::Size,
+                        match level {
+                            Some(l) => Some(self.scalar(*l)?),
+                            None => None,
+                        },
+                    ),
+                    naga::ImageQuery::NumLevels => (TexQueryFn::NumLevels, None),
+                    naga::ImageQuery::NumLayers => (TexQueryFn::NumLayers, None),
+                    naga::ImageQuery::NumSamples => (TexQueryFn::NumSamples, None),
+                };
+                let q = TexQuery {
+                    func,
+                    dim: tex_dim(img.dim),
+                    arrayed: img.arrayed,
+                    view: img.view,
+                    level,
+                    dst: [crate::ir::EXEC; 3],
+                };
+                let n = q.result_count();
+                let d = self.b.texture_query(q);
+                Ok(LVal::Val(d[..n].iter().copied().collect()))
+            }
+            _ => Err(internal("not a texture expression")),
+        }
+    }
+
+    fn image(&mut self, h: Handle<Expression>) -> Result<ImageBind, ShaderError> {
+        match self.expr(h)? {
+            LVal::Image(i) => {
+                if matches!(i.class, naga::ImageClass::External) {
+                    return Err(unsupported("external textures"));
+                }
+                Ok(i)
+            }
+            _ => Err(internal("texture operand is not a texture")),
+        }
+    }
+
+    /// A constant texel offset (`vec2<i32>` ...).
+    fn const_offset(&mut self, h: Handle<Expression>) -> Result<[i32; 3], ShaderError> {
+        let v = self.value(h)?;
+        let mut out = [0; 3];
+        for (i, r) in v.iter().enumerate().take(3) {
+            out[i] = self
+                .b
+                .const_of(*r)
+                .ok_or_else(|| unsupported("non-constant texel offsets"))?
+                as i32;
+        }
+        Ok(out)
     }
 }

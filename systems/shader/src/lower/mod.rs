@@ -54,7 +54,6 @@ pub type Regs = SmallVec<[Reg; 4]>;
 
 /// A lowered naga expression.
 #[derive(Clone, Debug)]
-#[allow(dead_code)] // Image/Sampler payloads are read by the texture lowering
 enum LVal {
     Val(Regs),
     Ptr(Place),
@@ -64,7 +63,6 @@ enum LVal {
 
 /// A texture binding a shader refers to.
 #[derive(Clone, Copy, Debug)]
-#[allow(dead_code)] // read by the texture lowering
 struct ImageBind {
     view: u32,
     dim: naga::ImageDimension,
@@ -74,7 +72,6 @@ struct ImageBind {
 
 /// A sampler binding.
 #[derive(Clone, Copy, Debug)]
-#[allow(dead_code)] // read by the texture lowering
 struct SamplerBind {
     slot: u32,
 }

@@ -804,6 +804,14 @@ fn binary(op: BinaryOperator, lt: &TypeInner, rt: &TypeInner, a: &[u32], c: &[u3
         .collect()
 }
 
+fn wmin(a: f32, b: f32) -> f32 {
+    if b < a { b } else { a }
+}
+
+fn wmax(a: f32, b: f32) -> f32 {
+    if a < b { b } else { a }
+}
+
 fn math(
     fun: MathFunction,
     t: &TypeInner,
@@ -840,9 +848,12 @@ fn math(
             .map(|i| {
                 let (x, lo) = (a[i], at(b1, i));
                 match (fun, k) {
-                    (M::Min, ScalarKind::Float) => f(x).min(f(lo)).to_bits(),
-                    (M::Max, ScalarKind::Float) => f(x).max(f(lo)).to_bits(),
-                    (M::Clamp, ScalarKind::Float) => f(x).max(f(lo)).min(f(at(b2, i))).to_bits(),
+                    // WGSL: min(e1, e2) = e2 < e1 ? e2 : e1, max = e1 < e2 ? e2 : e1
+                    (M::Min, ScalarKind::Float) => wmin(f(x), f(lo)).to_bits(),
+                    (M::Max, ScalarKind::Float) => wmax(f(x), f(lo)).to_bits(),
+                    (M::Clamp, ScalarKind::Float) => {
+                        wmin(wmax(f(x), f(lo)), f(at(b2, i))).to_bits()
+                    }
                     (M::Min, ScalarKind::Sint) => (x as i32).min(lo as i32) as u32,
                     (M::Max, ScalarKind::Sint) => (x as i32).max(lo as i32) as u32,
                     (M::Clamp, ScalarKind::Sint) => {
@@ -854,7 +865,7 @@ fn math(
                 }
             })
             .collect(),
-        M::Saturate => fl(&|x| x.clamp(0.0, 1.0)),
+        M::Saturate => fl(&|x| wmin(wmax(x, 0.0), 1.0)),
         M::Cos => fl(&f32::cos),
         M::Cosh => fl(&f32::cosh),
         M::Sin => fl(&f32::sin),
