@@ -20,10 +20,10 @@ pub mod screen;
 mod validate;
 
 pub use context::{
-    BlendHandle, BoundState, ConstantBuffer, Context, DsaHandle, Fence, FramebufferTemplate,
-    FsHandle, Handle, IndexBuffer, QueryHandle, QueryObject, QueryResult, RasterizerHandle,
-    SamplerHandle, SamplerViewHandle, ShaderCode, ShaderState, SurfaceHandle, Transfer,
-    TransferMapping, VertexBuffer, VertexElementsHandle, VsHandle, stage_index,
+    BlendHandle, BlitInfo, BlitSide, BoundState, ConstantBuffer, Context, DsaHandle, Fence,
+    FramebufferTemplate, FsHandle, Handle, IndexBuffer, QueryHandle, QueryObject, QueryResult,
+    RasterizerHandle, SamplerHandle, SamplerViewHandle, ShaderCode, ShaderState, SurfaceHandle,
+    Transfer, TransferMapping, VertexBuffer, VertexElementsHandle, VsHandle, stage_index,
 };
 pub use error::{Error, Result};
 pub use ferropipe_components as components;
