@@ -82,6 +82,7 @@ use ferropipe_components::state::{PipeBox, ScissorState};
 use ferropipe_systems::pool::Executor;
 
 use super::Context;
+use super::transfer::lock_pair;
 use super::views::formats_compatible;
 use crate::error::{Error, Result};
 use crate::screen::Resource;
@@ -1067,16 +1068,8 @@ impl Context {
             let mut plan = plan;
             plan.src.base = 0;
             plan.execute(&staged, &mut w, exec.as_ref());
-        } else if s.id < d.id {
-            // Resource-id order, as the pipeline's `LockSet`: no two
-            // contexts can deadlock over a pair of resources.
-            let r = s.storage.read();
-            let mut w = d.storage.write();
-            plan.execute(&r, &mut w, exec.as_ref());
         } else {
-            let mut w = d.storage.write();
-            let r = s.storage.read();
-            plan.execute(&r, &mut w, exec.as_ref());
+            lock_pair(s, d, |src, dst| plan.execute(src, dst, exec.as_ref()));
         }
         Ok(())
     }
@@ -1085,10 +1078,10 @@ impl Context {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_util::setup;
+    use crate::test_util::{msaa, read_level as read, setup};
     use crate::{Screen, ScreenConfig};
-    use ferropipe_components::enums::{BindFlags, TransferFlags};
-    use ferropipe_components::resource::{ResourceLayout, ResourceStorage, ResourceTemplate};
+    use ferropipe_components::enums::BindFlags;
+    use ferropipe_components::resource::ResourceTemplate;
 
     fn tex2d(s: &Screen, format: Format, w: u32, h: u32) -> Resource {
         s.resource_create(&ResourceTemplate::texture_2d(
@@ -1104,15 +1097,6 @@ mod tests {
         let l = r.layout().levels[level as usize];
         let b = PipeBox::new_3d(0, 0, 0, l.width as i32, l.height as i32, l.depth as i32);
         c.texture_subdata(r, level, &b, bytes, 0, 0).unwrap();
-    }
-
-    fn read(c: &mut Context, r: &Resource, level: u32) -> Vec<u8> {
-        let l = r.layout().levels[level as usize];
-        let b = PipeBox::new_3d(0, 0, 0, l.width as i32, l.height as i32, l.depth as i32);
-        c.transfer_map(r, level, TransferFlags::READ, &b)
-            .unwrap()
-            .data()
-            .to_vec()
     }
 
     /// A deterministic pseudo-random byte pattern.
@@ -1653,34 +1637,6 @@ mod tests {
         let one = run(1);
         assert!(one.iter().any(|&b| b != 0));
         assert_eq!(one, run(4));
-    }
-
-    /// A multisampled resource built directly (resource_create refuses MSAA
-    /// until the pipeline rasterizes it), with `samples[s]` filling plane s.
-    fn msaa(format: Format, w: u32, h: u32, samples: &[Vec<u8>]) -> Resource {
-        let templ = ResourceTemplate {
-            nr_samples: samples.len() as u32,
-            ..ResourceTemplate::texture_2d(format, w, h, BindFlags::RENDER_TARGET)
-        };
-        let layout = ResourceLayout::new(&templ).unwrap();
-        let storage = ResourceStorage::new_zeroed(layout.size).unwrap();
-        {
-            let mut b = storage.write();
-            let l = layout.levels[0];
-            for (s, plane) in samples.iter().enumerate() {
-                let at = l.offset + s * l.sample_stride;
-                b[at..at + plane.len()].copy_from_slice(plane);
-            }
-        }
-        Resource {
-            inner: Arc::new(PipeResource {
-                id: u64::MAX - samples.len() as u64 - u64::from(w),
-                templ,
-                layout,
-                storage,
-            }),
-            entity: bevy_ecs::entity::Entity::PLACEHOLDER,
-        }
     }
 
     #[test]
