@@ -257,6 +257,10 @@ enum Merge {
 enum Pass {
     /// Byte copies of whole source pixels (same format, every component).
     Raw,
+    /// Nearest blits between 8-bit unorm array formats of one encoding
+    /// (both sRGB or neither): every destination byte is a source byte or
+    /// a constant ([`byte_permutation`]).
+    Bytes8 { perm: [u8; 4], merge: Merge },
     /// Colour through `f32`: filtering, conversion, resolve, blending.
     Float { blend: bool, merge: Merge },
     /// Pure integer colour (nearest): `signed` picks the value type by the
@@ -384,6 +388,43 @@ fn channel_merge(format: Format, mask: BlitMask) -> Merge {
 fn round_trips(format: Format) -> bool {
     let d = format.desc();
     d.kind != FormatKind::Color || d.channel_type != ChannelType::Snorm
+}
+
+/// In [`byte_permutation`]: the destination byte is 0 / 255.
+const PERM_ZERO: u8 = 0xf0;
+const PERM_ONE: u8 = 0xf1;
+
+/// For 8-bit unorm array formats of one encoding, where each destination
+/// byte comes from: a source byte index, [`PERM_ZERO`] or [`PERM_ONE`].
+/// Decoding `src` to RGBA and encoding `dst` is exactly this permutation
+/// (unorm8 → f32 → unorm8 is the identity, sRGB included, missing channels
+/// read 0 and alpha 1, `X` channels store 0), so conversions such as
+/// RGBA8 → BGRA8 or R8G8 → RGBA8 skip the float round trip.
+fn byte_permutation(src: Format, dst: Format) -> Option<[u8; 4]> {
+    let (s, d) = (src.desc(), dst.desc());
+    let bytes8 = |f: &ferropipe_components::format::FormatDesc| {
+        f.kind == FormatKind::Color
+            && !f.packed
+            && f.channel_type == ChannelType::Unorm
+            && f.channel_bits[..f.nr_channels()].iter().all(|&b| b == 8)
+    };
+    if !bytes8(s) || !bytes8(d) || s.srgb != d.srgb {
+        return None;
+    }
+    let mut perm = [PERM_ZERO; 4];
+    for (j, p) in perm.iter_mut().enumerate().take(d.nr_channels()) {
+        // The RGBA component the destination stores in byte j (the first
+        // one mapped there, as the packer does), if any.
+        let Some(c) = d.swizzle.iter().position(|&w| w as usize == j) else {
+            continue;
+        };
+        *p = match s.swizzle[c] {
+            k @ 0..=3 => k,
+            5 => PERM_ONE,
+            _ => PERM_ZERO,
+        };
+    }
+    Some(perm)
 }
 
 fn validate_side(which: &'static str, side: &BlitSide<'_>) -> Result<()> {
@@ -543,8 +584,15 @@ impl Plan {
             && !planes.iter().any(|(s, _)| matches!(s, SrcSel::Average(_)));
         if colour {
             let blend = info.alpha_blend && !dd.is_integer();
+            let nearest = !linear && matches!(planes[0].0, SrcSel::Sample(_));
+            let perm = byte_permutation(info.src.format, info.dst.format);
             if raw_ok && !blend && matches!(colour_merge, Merge::Full) {
                 passes.push(Pass::Raw);
+            } else if let (Some(perm), true, false) = (perm, nearest, blend) {
+                passes.push(Pass::Bytes8 {
+                    perm,
+                    merge: colour_merge,
+                });
             } else if dd.is_integer() {
                 passes.push(Pass::Int {
                     signed: dd.channel_type == ChannelType::Sint,
@@ -699,6 +747,27 @@ fn merge_into(dst: &mut [u8], new: &[u8], merge: Merge, bpp: usize) {
                     d[i] = (d[i] & !m[i]) | (n[i] & m[i]);
                 }
             }
+        }
+    }
+}
+
+/// Applies a [`byte_permutation`] to a row of `sbpp`-byte pixels.
+fn permute_bytes(src: &[u8], sbpp: usize, perm: [u8; 4], out: &mut [u8], dbpp: usize) {
+    let pick = |p: &[u8], k: u8| match k {
+        0..=3 => p[k as usize],
+        PERM_ONE => 0xff,
+        _ => 0,
+    };
+    if sbpp == 4 && dbpp == 4 {
+        for (o, p) in out.chunks_exact_mut(4).zip(src.chunks_exact(4)) {
+            let p = [p[0], p[1], p[2], p[3]];
+            o.copy_from_slice(&perm.map(|k| pick(&p, k)));
+        }
+        return;
+    }
+    for (o, p) in out.chunks_exact_mut(dbpp).zip(src.chunks_exact(sbpp)) {
+        for (d, &k) in o.iter_mut().zip(&perm) {
+            *d = pick(p, k);
         }
     }
 }
@@ -876,6 +945,13 @@ impl Plan {
                         self.src.bpp,
                         row,
                     );
+                }
+                Pass::Bytes8 { perm, merge } => {
+                    let SrcSel::Sample(s) = sel else { continue };
+                    self.gather_nearest(src, s, y, z, &mut sc.bytes);
+                    sc.out_bytes.resize(nx * dbpp, 0);
+                    permute_bytes(&sc.bytes, self.src.bpp, perm, &mut sc.out_bytes, dbpp);
+                    merge_into(row, &sc.out_bytes, merge, dbpp);
                 }
                 Pass::Float { blend, merge } => {
                     self.sample_row_f32(src, sel, y, z, sc);
@@ -1359,6 +1435,39 @@ mod tests {
         let half = |i: usize| pack::f16_to_f32(u16::from_le_bytes([h[2 * i], h[2 * i + 1]]));
         assert_eq!([half(0), half(1), half(3)], [1.0, 0.0, 1.0]);
         assert!((half(2) - 0.2).abs() < 1e-3);
+    }
+
+    #[test]
+    fn byte_permutations_equal_decode_then_encode() {
+        let mut pairs = 0;
+        for &sf in Format::ALL {
+            for &df in Format::ALL {
+                let Some(perm) = byte_permutation(sf, df) else {
+                    continue;
+                };
+                pairs += 1;
+                let (sb, db) = (
+                    sf.desc().block_bytes as usize,
+                    df.desc().block_bytes as usize,
+                );
+                let src = pattern(sb * 64, sb as u32 * 31 + db as u32);
+                let mut out = vec![0u8; db * 64];
+                permute_bytes(&src, sb, perm, &mut out, db);
+                for i in 0..64 {
+                    let mut want = vec![0u8; db];
+                    pack::pack_rgba_f32(
+                        df,
+                        pack::unpack_rgba_f32(sf, &src[i * sb..][..sb]),
+                        &mut want,
+                    );
+                    assert_eq!(&out[i * db..][..db], &want[..], "{sf} → {df}");
+                }
+            }
+        }
+        // RGBA/BGRA/RGBX/ARGB/ABGR/L/A/I/LA/R/RG/RGB, linear and sRGB.
+        assert!(pairs > 150, "{pairs}");
+        assert!(byte_permutation(Format::R8G8B8A8_SRGB, Format::R8G8B8A8_UNORM).is_none());
+        assert!(byte_permutation(Format::R8G8B8A8_SNORM, Format::R8G8B8A8_UNORM).is_none());
     }
 
     #[test]
