@@ -206,21 +206,19 @@ pub fn srgb8_to_linear() -> &'static [f32; 256] {
 }
 
 /// unorm: float → n-bit code, clamped, round to nearest even; NaN → 0.
-#[inline]
+#[inline(always)]
 fn float_to_unorm(v: f32, bits: u32) -> u32 {
-    // `v > 0.0` is false for NaN too: NaN packs as 0.
-    if v.is_nan() || v <= 0.0 {
-        return 0;
-    }
     if bits >= 24 {
+        if v.is_nan() || v <= 0.0 {
+            return 0;
+        }
         let max = ((1u64 << bits) - 1) as f64;
         return ((v.min(1.0) as f64) * max).round_ties_even() as u32;
     }
+    // Branch-free (rows of these vectorise): NaN stays NaN through the
+    // clamp and Rust's saturating float → int cast turns it into 0.
     let max = ((1u32 << bits) - 1) as f32;
-    if v >= 1.0 {
-        return max as u32;
-    }
-    (v * max).round_ties_even() as u32
+    (v.clamp(0.0, 1.0) * max).round_ties_even() as u32
 }
 
 /// snorm: float → n-bit two's-complement code (masked to n bits).
@@ -580,25 +578,41 @@ impl Codec {
     }
 }
 
-#[inline]
+/// Reads a little-endian `bytes`-byte (1..=4) value at `at`; bytes past the
+/// end of `px` read as 0.  The common widths are fixed-size loads (a
+/// variable-length copy would be a `memmove` call per channel).
+#[inline(always)]
 fn read_le(px: &[u8], at: usize, bytes: usize) -> u32 {
-    let mut b = [0u8; 4];
-    if let Some(src) = px.get(at..at + bytes) {
-        b[..bytes].copy_from_slice(src);
-    } else if let Some(src) = px.get(at..) {
-        b[..src.len().min(bytes)].copy_from_slice(&src[..src.len().min(bytes)]);
+    match (bytes, px.get(at..at + bytes)) {
+        (1, Some(s)) => u32::from(s[0]),
+        (2, Some(s)) => u32::from(u16::from_le_bytes([s[0], s[1]])),
+        (4, Some(s)) => u32::from_le_bytes([s[0], s[1], s[2], s[3]]),
+        _ => {
+            let mut b = [0u8; 4];
+            if let Some(src) = px.get(at..) {
+                let n = src.len().min(bytes).min(4);
+                b[..n].copy_from_slice(&src[..n]);
+            }
+            u32::from_le_bytes(b)
+        }
     }
-    u32::from_le_bytes(b)
 }
 
-#[inline]
+/// Writes the low `bytes` (1..=4) bytes of `v` at `at`, little-endian,
+/// nothing past the end of `px`.
+#[inline(always)]
 fn write_le(px: &mut [u8], at: usize, bytes: usize, v: u32) {
     let b = v.to_le_bytes();
-    if let Some(dst) = px.get_mut(at..at + bytes) {
-        dst.copy_from_slice(&b[..bytes]);
-    } else if let Some(dst) = px.get_mut(at..) {
-        let n = dst.len().min(bytes);
-        dst[..n].copy_from_slice(&b[..n]);
+    match (bytes, px.get_mut(at..at + bytes)) {
+        (1, Some(d)) => d[0] = b[0],
+        (2, Some(d)) => d.copy_from_slice(&b[..2]),
+        (4, Some(d)) => d.copy_from_slice(&b),
+        _ => {
+            if let Some(dst) = px.get_mut(at..) {
+                let n = dst.len().min(bytes).min(4);
+                dst[..n].copy_from_slice(&b[..n]);
+            }
+        }
     }
 }
 
@@ -891,9 +905,29 @@ pub fn unpack_rgba_f32_row(format: Format, src: &[u8], dst: &mut [[f32; 4]]) -> 
 /// Packs `min(src.len(), dst.len() / bpp)` pixels; returns that count.
 pub fn pack_rgba_f32_row(format: Format, src: &[[f32; 4]], dst: &mut [u8]) -> usize {
     let (n, bpp) = row_len(format, dst.len(), src.len());
-    let c = Codec::new(format);
-    for (s, d) in src[..n].iter().zip(dst.chunks_exact_mut(bpp)) {
-        c.pack_f32(*s, d);
+    match format {
+        // The formats render targets and blits write most: straight-line
+        // loops (same rounding as the codec: `float_to_unorm`).
+        Format::R8G8B8A8_UNORM => {
+            for (s, d) in src[..n].iter().zip(dst.chunks_exact_mut(4)) {
+                for c in 0..4 {
+                    d[c] = float_to_unorm(s[c], 8) as u8;
+                }
+            }
+        }
+        Format::B8G8R8A8_UNORM => {
+            for (s, d) in src[..n].iter().zip(dst.chunks_exact_mut(4)) {
+                for (c, &from) in [2, 1, 0, 3].iter().enumerate() {
+                    d[c] = float_to_unorm(s[from], 8) as u8;
+                }
+            }
+        }
+        _ => {
+            let c = Codec::new(format);
+            for (s, d) in src[..n].iter().zip(dst.chunks_exact_mut(bpp)) {
+                c.pack_f32(*s, d);
+            }
+        }
     }
     n
 }
@@ -1348,6 +1382,22 @@ mod tests {
             }
             let mut out = vec![0u8; n * 5];
             assert_eq!(pack_rgba_f32_row(f, &rgba, &mut out[..n * 5 - 1]), 4);
+            // Rows pack exactly as pixels do (fast paths included), for
+            // out-of-range values, NaN and ties too.
+            let vals = [
+                [0.3, -0.2, 1.7, f32::NAN],
+                [0.5 / 255.0, 1.5 / 255.0, 254.5 / 255.0, 1.0],
+                [0.0, 1.0, 0.25, 0.75],
+                [-1.0, 2.0, 0.001, 0.999],
+                [100.0, -100.0, 0.5, 0.1],
+            ];
+            let mut row = vec![0u8; n * 5];
+            assert_eq!(pack_rgba_f32_row(f, &vals, &mut row), 5);
+            for (i, v) in vals.iter().enumerate() {
+                let mut px = vec![0u8; n];
+                pack_rgba_f32(f, *v, &mut px);
+                assert_eq!(&row[i * n..][..n], &px[..], "{f} {v:?}");
+            }
             // Short pixel slices never panic.
             let _ = unpack_rgba_f32(f, &bytes[..1]);
             pack_rgba_f32(f, [0.5; 4], &mut out[..1]);

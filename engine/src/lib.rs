@@ -20,10 +20,10 @@ pub mod screen;
 mod validate;
 
 pub use context::{
-    BlendHandle, BoundState, ConstantBuffer, Context, DsaHandle, Fence, FramebufferTemplate,
-    FsHandle, Handle, IndexBuffer, QueryHandle, QueryObject, QueryResult, RasterizerHandle,
-    SamplerHandle, SamplerViewHandle, ShaderCode, ShaderState, SurfaceHandle, Transfer,
-    TransferMapping, VertexBuffer, VertexElementsHandle, VsHandle, stage_index,
+    BlendHandle, BlitInfo, BlitSide, BoundState, ConstantBuffer, Context, DsaHandle, Fence,
+    FramebufferTemplate, FsHandle, Handle, IndexBuffer, QueryHandle, QueryObject, QueryResult,
+    RasterizerHandle, SamplerHandle, SamplerViewHandle, ShaderCode, ShaderState, SurfaceHandle,
+    Transfer, TransferMapping, VertexBuffer, VertexElementsHandle, VsHandle, stage_index,
 };
 pub use error::{Error, Result};
 pub use ferropipe_components as components;
@@ -43,5 +43,64 @@ pub(crate) mod test_util {
         .unwrap();
         let c = s.context_create().unwrap();
         (s, c)
+    }
+
+    /// Every byte of `level` of `r` (all slices) through a READ transfer.
+    pub(crate) fn read_level(c: &mut Context, r: &crate::Resource, level: u32) -> Vec<u8> {
+        use ferropipe_components::enums::TransferFlags;
+        let l = r.layout().levels[level as usize];
+        let b = ferropipe_components::state::PipeBox::new_3d(
+            0,
+            0,
+            0,
+            l.width as i32,
+            l.height as i32,
+            l.depth as i32,
+        );
+        c.transfer_map(r, level, TransferFlags::READ, &b)
+            .unwrap()
+            .data()
+            .to_vec()
+    }
+
+    /// A multisampled 2D resource built directly (`resource_create`
+    /// refuses MSAA until the pipeline rasterizes it), with `samples[s]`
+    /// filling sample plane `s` of level 0.
+    pub(crate) fn msaa(
+        format: ferropipe_components::format::Format,
+        w: u32,
+        h: u32,
+        samples: &[Vec<u8>],
+    ) -> crate::Resource {
+        use ferropipe_components::enums::BindFlags;
+        use ferropipe_components::resource::{
+            PipeResource, ResourceLayout, ResourceStorage, ResourceTemplate,
+        };
+        use std::sync::atomic::{AtomicU64, Ordering};
+        // Ids far above the screen's counter keep lock ordering unique.
+        static NEXT: AtomicU64 = AtomicU64::new(u64::MAX / 2);
+        let templ = ResourceTemplate {
+            nr_samples: samples.len() as u32,
+            ..ResourceTemplate::texture_2d(format, w, h, BindFlags::RENDER_TARGET)
+        };
+        let layout = ResourceLayout::new(&templ).unwrap();
+        let storage = ResourceStorage::new_zeroed(layout.size).unwrap();
+        {
+            let mut b = storage.write();
+            let l = layout.levels[0];
+            for (s, plane) in samples.iter().enumerate() {
+                let at = l.offset + s * l.sample_stride;
+                b[at..at + plane.len()].copy_from_slice(plane);
+            }
+        }
+        crate::Resource {
+            inner: std::sync::Arc::new(PipeResource {
+                id: NEXT.fetch_add(1, Ordering::Relaxed),
+                templ,
+                layout,
+                storage,
+            }),
+            entity: bevy_ecs::entity::Entity::PLACEHOLDER,
+        }
     }
 }

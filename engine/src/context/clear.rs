@@ -213,22 +213,12 @@ impl Context {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Resource;
     use crate::context::FramebufferTemplate;
-    use crate::test_util::setup;
-    use ferropipe_components::enums::{BindFlags, TextureTarget, TransferFlags};
+    use crate::test_util::{read_level as read_all, setup};
+    use ferropipe_components::enums::{BindFlags, TextureTarget};
     use ferropipe_components::format::Format;
     use ferropipe_components::resource::ResourceTemplate;
     use ferropipe_components::view::SurfaceTemplate;
-
-    fn read_all(c: &mut Context, r: &Resource, level: u32) -> Vec<u8> {
-        let l = r.layout().levels[level as usize];
-        let b = PipeBox::new_3d(0, 0, 0, l.width as i32, l.height as i32, l.depth as i32);
-        c.transfer_map(r, level, TransferFlags::READ, &b)
-            .unwrap()
-            .data()
-            .to_vec()
-    }
 
     #[test]
     fn clear_sub_rectangles_like_the_clear_subrect_scene() {

@@ -11,6 +11,7 @@
 //! `transfer.rs`, `query.rs`, `blit.rs`.
 
 mod bind;
+mod blit;
 mod clear;
 mod cso;
 mod draw;
@@ -20,6 +21,7 @@ mod transfer;
 mod views;
 
 pub use bind::{ConstantBuffer, FramebufferTemplate, IndexBuffer, VertexBuffer};
+pub use blit::{BlitInfo, BlitSide};
 pub use draw::Fence;
 pub use query::{QueryHandle, QueryObject, QueryResult};
 pub use shader::{FsHandle, ShaderCode, ShaderState, VsHandle};

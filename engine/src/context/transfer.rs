@@ -88,6 +88,20 @@ pub(crate) fn resolve_box(
     level: u32,
     b: &PipeBox,
 ) -> Result<Region> {
+    if res.layout.samples > 1 {
+        return Err(Error::unsupported(call, "multisampled resources"));
+    }
+    resolve_plane_box(call, res, level, b)
+}
+
+/// [`resolve_box`] for sample plane 0 of any resource, multisampled ones
+/// included (plane `s` starts `LevelLayout::sample_stride * s` bytes on).
+pub(crate) fn resolve_plane_box(
+    call: &'static str,
+    res: &PipeResource,
+    level: u32,
+    b: &PipeBox,
+) -> Result<Region> {
     let t = &res.templ;
     if level > t.last_level {
         return Err(Error::invalid(
@@ -95,9 +109,6 @@ pub(crate) fn resolve_box(
             "level",
             format!("{level}; the resource's last level is {}", t.last_level),
         ));
-    }
-    if res.layout.samples > 1 {
-        return Err(Error::unsupported(call, "multisampled resources"));
     }
     let l = &res.layout.levels[level as usize];
     let (w, h, d) = (l.width, l.height, l.depth);
@@ -134,6 +145,27 @@ pub(crate) fn resolve_box(
         slice_stride: l.slice_stride,
         bpp,
     })
+}
+
+/// Runs `f` on `src`'s bytes (read-locked) and `dst`'s (write-locked), two
+/// different resources, taking the locks in resource-id order like the
+/// pipeline's `LockSet`, so contexts copying in opposite directions can
+/// never deadlock.
+pub(crate) fn lock_pair<R>(
+    src: &PipeResource,
+    dst: &PipeResource,
+    f: impl FnOnce(&[u8], &mut [u8]) -> R,
+) -> R {
+    debug_assert!(!std::ptr::eq(src, dst));
+    if src.id < dst.id {
+        let r = src.storage.read();
+        let mut w = dst.storage.write();
+        f(&r, &mut w)
+    } else {
+        let mut w = dst.storage.write();
+        let r = src.storage.read();
+        f(&r, &mut w)
+    }
 }
 
 /// Copies a region out of storage into tightly packed bytes.
@@ -537,7 +569,19 @@ impl Context {
                 format!("{} and {} differ in size", dt.format, st.format),
             ));
         }
-        let src_region = resolve_box(CALL, s, src_level, src_box)?;
+        let samples = s.layout.samples.max(1);
+        if samples != d.layout.samples.max(1) {
+            return Err(Error::invalid(
+                CALL,
+                "dst/src",
+                format!(
+                    "{} and {} samples per pixel",
+                    d.layout.samples.max(1),
+                    samples
+                ),
+            ));
+        }
+        let src_region = resolve_plane_box(CALL, s, src_level, src_box)?;
         let to_i32 = |field: &'static str, v: u32| {
             i32::try_from(v).map_err(|_| Error::invalid(CALL, field, "beyond 2^31"))
         };
@@ -549,7 +593,7 @@ impl Context {
             src_box.height,
             src_box.depth,
         );
-        let dst_region = resolve_box(CALL, d, dst_level, &dst_box)?;
+        let dst_region = resolve_plane_box(CALL, d, dst_level, &dst_box)?;
         let same = std::sync::Arc::ptr_eq(d, s);
         let span = |a: i32, b: i32, len: i32| a < b + len && b < a + len;
         if same
@@ -565,31 +609,41 @@ impl Context {
             ));
         }
         self.flush_recorded()?;
+        // Every sample plane (the same box in each).
+        let plane = |r: Region, res: &PipeResource, level: u32, p: usize| Region {
+            offset: r.offset + p * res.layout.levels[level as usize].sample_stride,
+            ..r
+        };
+        let pairs: Vec<(Region, Region)> = (0..samples as usize)
+            .map(|p| {
+                (
+                    plane(src_region, s, src_level, p),
+                    plane(dst_region, d, dst_level, p),
+                )
+            })
+            .collect();
         if same {
             let mut storage = d.storage.write();
-            for z in 0..src_region.slices {
-                for y in 0..src_region.rows {
-                    let from = src_region.row_offset(y, z);
-                    storage.copy_within(
-                        from..from + src_region.row_bytes,
-                        dst_region.row_offset(y, z),
-                    );
+            for (sr, dr) in pairs {
+                for z in 0..sr.slices {
+                    for y in 0..sr.rows {
+                        let from = sr.row_offset(y, z);
+                        storage.copy_within(from..from + sr.row_bytes, dr.row_offset(y, z));
+                    }
                 }
             }
         } else {
-            // Stage through a copy so no thread ever holds one resource's
-            // lock while waiting for another's (no lock-order deadlocks
-            // between contexts copying in opposite directions).
-            let mut tmp = vec![0u8; src_region.packed_len()];
-            read_region(&s.storage.read(), &src_region, &mut tmp);
-            let stride = src_region.row_bytes;
-            write_region(
-                &mut d.storage.write(),
-                &dst_region,
-                &tmp,
-                stride,
-                stride * src_region.rows,
-            );
+            lock_pair(s, d, |src, dst| {
+                for (sr, dr) in pairs {
+                    for z in 0..sr.slices {
+                        for y in 0..sr.rows {
+                            let (from, to) = (sr.row_offset(y, z), dr.row_offset(y, z));
+                            dst[to..to + sr.row_bytes]
+                                .copy_from_slice(&src[from..from + sr.row_bytes]);
+                        }
+                    }
+                }
+            });
         }
         Ok(())
     }
@@ -661,7 +715,7 @@ impl Context {
 mod tests {
     use super::*;
     use crate::Screen;
-    use crate::test_util::setup;
+    use crate::test_util::{read_level, setup};
     use ferropipe_components::enums::BindFlags;
     use ferropipe_components::format::Format;
     use ferropipe_components::resource::ResourceTemplate;
@@ -834,6 +888,172 @@ mod tests {
             c.transfer_map(&buf, 0, TransferFlags::READ, &PipeBox::new_1d(91, 10))
                 .is_err()
         );
+    }
+
+    #[test]
+    fn copy_region_works_for_every_target() {
+        use TextureTarget::*;
+        let (s, mut c) = setup();
+        // (target, w, h, d, layers, level, src box, dst x/y/z)
+        let cases = [
+            (Texture1D, 32, 1, 1, 1, 1, PipeBox::new_1d(3, 9), (5, 0, 0)),
+            (
+                Texture1DArray,
+                16,
+                1,
+                1,
+                5,
+                1,
+                PipeBox::new_3d(1, 0, 1, 6, 1, 3),
+                (2, 0, 2),
+            ),
+            (
+                Texture2D,
+                16,
+                12,
+                1,
+                1,
+                1,
+                PipeBox::new_2d(1, 2, 5, 3),
+                (3, 1, 0),
+            ),
+            (
+                TextureRect,
+                9,
+                7,
+                1,
+                1,
+                0,
+                PipeBox::new_2d(2, 1, 6, 5),
+                (0, 2, 0),
+            ),
+            (
+                Texture2DArray,
+                8,
+                8,
+                1,
+                4,
+                1,
+                PipeBox::new_3d(0, 1, 1, 3, 2, 2),
+                (1, 0, 2),
+            ),
+            (
+                TextureCube,
+                8,
+                8,
+                1,
+                6,
+                0,
+                PipeBox::new_3d(2, 2, 3, 4, 5, 3),
+                (4, 0, 0),
+            ),
+            (
+                TextureCubeArray,
+                4,
+                4,
+                1,
+                12,
+                1,
+                PipeBox::new_3d(0, 0, 5, 2, 1, 4),
+                (0, 1, 7),
+            ),
+            (
+                Texture3D,
+                8,
+                8,
+                8,
+                1,
+                1,
+                PipeBox::new_3d(1, 1, 1, 2, 3, 2),
+                (2, 0, 2),
+            ),
+        ];
+        for (target, w, h, d, layers, level, b, (dx, dy, dz)) in cases {
+            let templ = ResourceTemplate {
+                target,
+                format: Format::R8G8B8A8_UNORM,
+                width0: w,
+                height0: h,
+                depth0: d,
+                array_size: layers,
+                last_level: u32::from(target != TextureRect),
+                bind: BindFlags::SAMPLER_VIEW,
+                ..Default::default()
+            };
+            let src = s.resource_create(&templ).unwrap();
+            // The destination views the same bytes as R32_UINT: copies are
+            // byte copies between formats of one size.
+            let dst = s
+                .resource_create(&ResourceTemplate {
+                    format: Format::R32_UINT,
+                    ..templ
+                })
+                .unwrap();
+            let l = src.layout().levels[level as usize];
+            let whole = PipeBox::new_3d(0, 0, 0, l.width as i32, l.height as i32, l.depth as i32);
+            let n = 4 * (l.width * l.height * l.depth) as usize;
+            let data: Vec<u8> = (0..n).map(|i| (i % 251) as u8 + 1).collect();
+            c.texture_subdata(&src, level, &whole, &data, 0, 0).unwrap();
+            c.resource_copy_region(&dst, level, dx, dy, dz, &src, level, &b)
+                .unwrap();
+            let out = read_level(&mut c, &dst, level);
+            let at = |x: u32, y: u32, z: u32| 4 * ((z * l.height + y) * l.width + x) as usize;
+            for z in 0..l.depth {
+                for y in 0..l.height {
+                    for x in 0..l.width {
+                        let inside = (dx..dx + b.width as u32).contains(&x)
+                            && (dy..dy + b.height as u32).contains(&y)
+                            && (dz..dz + b.depth as u32).contains(&z);
+                        let want: &[u8] = if inside {
+                            let (sx, sy, sz) = (
+                                x - dx + b.x as u32,
+                                y - dy + b.y as u32,
+                                z - dz + b.z as u32,
+                            );
+                            &data[at(sx, sy, sz)..][..4]
+                        } else {
+                            &[0; 4]
+                        };
+                        assert_eq!(&out[at(x, y, z)..][..4], want, "{target} at {x},{y},{z}");
+                    }
+                }
+            }
+            // The other level is untouched.
+            let other = 1 - level.min(1);
+            if other <= templ.last_level {
+                assert!(read_level(&mut c, &dst, other).iter().all(|&v| v == 0));
+            }
+            // A box past the destination is refused.
+            assert!(matches!(
+                c.resource_copy_region(&dst, level, l.width, 0, 0, &src, level, &b),
+                Err(Error::InvalidArgument { .. })
+            ));
+        }
+    }
+
+    #[test]
+    fn copy_region_copies_every_sample_plane() {
+        use crate::test_util::msaa;
+        let (_s, mut c) = setup();
+        let planes: Vec<Vec<u8>> = (0..4u8).map(|p| vec![p + 1; 16]).collect();
+        let src = msaa(Format::R8G8B8A8_UNORM, 2, 2, &planes);
+        let dst = msaa(Format::R8G8B8A8_UNORM, 2, 2, &vec![vec![0; 16]; 4]);
+        c.resource_copy_region(&dst, 0, 1, 0, 0, &src, 0, &PipeBox::new_2d(0, 1, 1, 1))
+            .unwrap();
+        let l = dst.layout().levels[0];
+        let bytes = dst.shared().storage.read();
+        for p in 0..4usize {
+            let plane = &bytes[l.offset + p * l.sample_stride..][..16];
+            let mut want = [0u8; 16];
+            want[4..8].fill(p as u8 + 1);
+            assert_eq!(plane, &want[..], "plane {p}");
+        }
+        drop(bytes);
+        let two = msaa(Format::R8G8B8A8_UNORM, 2, 2, &vec![vec![0; 16]; 2]);
+        assert!(matches!(
+            c.resource_copy_region(&two, 0, 0, 0, 0, &src, 0, &PipeBox::new_2d(0, 0, 1, 1)),
+            Err(Error::InvalidArgument { .. })
+        ));
     }
 
     #[test]

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::SceneError;
 use super::output::{OutputData, py_eq, py_json};
-use super::parse::{Call, ConstantSource, Kind, OutputSource, Scene};
+use super::parse::{BlitSide, Call, ConstantSource, Kind, OutputSource, Scene};
 use crate::context::{
     BlendHandle, ConstantBuffer, DsaHandle, FramebufferTemplate, IndexBuffer, QueryHandle,
     QueryResult, RasterizerHandle, SamplerHandle, SamplerViewHandle, SurfaceHandle, VertexBuffer,
@@ -621,14 +621,23 @@ impl Replayer {
                     )
                     .map_err(err)?;
             }
-            Call::Blit(_) => {
-                // Context::blit is not implemented yet (issue 5); when it
-                // lands, map BlitCall onto it here.
-                return Err(call_error(
-                    i,
-                    op,
-                    Error::unsupported("blit", "blits are not implemented"),
-                ));
+            Call::Blit(b) => {
+                let (dr, sr) = (
+                    res(&self.objects, &self.poisoned, i, op, &b.dst.resource)?,
+                    res(&self.objects, &self.poisoned, i, op, &b.src.resource)?,
+                );
+                let info = crate::BlitInfo {
+                    dst: blit_side(&b.dst, dr),
+                    src: blit_side(&b.src, sr),
+                    mask: b.mask,
+                    filter: b.filter,
+                    scissor_enable: b.scissor.is_some(),
+                    scissor: b.scissor.unwrap_or_default(),
+                    render_condition_enable: b.render_condition_enable,
+                    alpha_blend: b.alpha_blend,
+                    sample0_only: false,
+                };
+                self.ctx.blit(&info).map_err(err)?;
             }
             Call::Flush => {
                 self.ctx.flush().map_err(err)?;
@@ -806,6 +815,17 @@ fn created_id(call: &Call) -> Option<&str> {
         | Call::CreateQuery { id, .. } => id,
         _ => return None,
     })
+}
+
+/// A scene's blit side on a live resource (the format defaults to the
+/// resource's).
+fn blit_side<'a>(s: &BlitSide, r: &'a Resource) -> crate::BlitSide<'a> {
+    crate::BlitSide {
+        resource: r,
+        level: s.level,
+        format: s.format.unwrap_or(r.template().format),
+        pbox: s.pbox,
+    }
 }
 
 /// The resource an id names (ids were resolved at parse time; only a timed
