@@ -94,3 +94,45 @@ impl ProfileServer {
         &self.addr
     }
 }
+
+#[cfg(all(test, feature = "server"))]
+mod tests {
+    use std::io::Read;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn profile_server_streams_frames_to_a_client() {
+        // A free loopback port (released just before the server binds it).
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let addr = format!("127.0.0.1:{port}");
+        let server = super::ProfileServer::start(&addr).expect("server starts");
+        assert_eq!(server.addr(), addr);
+        let mut client = std::net::TcpStream::connect(&addr).expect("client connects");
+        client
+            .set_read_timeout(Some(Duration::from_millis(100)))
+            .unwrap();
+        let start = Instant::now();
+        let mut got = Vec::new();
+        while got.len() < 2 && start.elapsed() < Duration::from_secs(20) {
+            {
+                crate::scope!("server_test_frame");
+                std::hint::black_box(0);
+            }
+            super::new_frame();
+            let mut buf = [0u8; 64];
+            if let Ok(n) = client.read(&mut buf) {
+                got.extend_from_slice(&buf[..n]);
+            }
+        }
+        assert!(got.len() >= 2, "no frame arrived");
+        // Every packet starts with puffin_http's protocol version.
+        assert_eq!(
+            u16::from_le_bytes([got[0], got[1]]),
+            puffin_http::PROTOCOL_VERSION
+        );
+    }
+}
