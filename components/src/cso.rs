@@ -13,7 +13,7 @@ use bevy_ecs::component::Component;
 use crate::resource::ResourceRef;
 use crate::shader::{FragmentShaderRef, VertexShaderRef};
 use crate::state::*;
-use crate::view::{SamplerViewDesc, SurfaceDesc};
+use crate::view::{SamplerViewRef, SurfaceRef};
 
 /// A resource entity (screen world).
 #[derive(Component, Clone, Debug)]
@@ -49,14 +49,8 @@ pub struct FragmentShaderCso(pub FragmentShaderRef);
 
 /// A sampler view entity: the view and the resource it references.
 #[derive(Component, Clone, Debug)]
-pub struct SamplerViewComponent {
-    pub desc: SamplerViewDesc,
-    pub resource: ResourceRef,
-}
+pub struct SamplerViewComponent(pub SamplerViewRef);
 
 /// A surface entity: the render-target view and the resource it references.
 #[derive(Component, Clone, Debug)]
-pub struct SurfaceComponent {
-    pub desc: SurfaceDesc,
-    pub resource: ResourceRef,
-}
+pub struct SurfaceComponent(pub SurfaceRef);

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::enums::PrimType;
 use crate::resource::ResourceRef;
+use crate::view::SurfaceRef;
 
 /// `struct pipe_draw_info` plus the start/count of `pipe_draw_start_count_bias`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,4 +69,50 @@ pub struct ConstantBufferBinding {
     pub buffer_size: u32,
     /// User constants, copied at `set_constant_buffer` time.
     pub user_buffer: Option<Arc<[u8]>>,
+}
+
+/// `struct pipe_framebuffer_state`: what draws and `clear` render to.
+///
+/// Attachments may be larger than `width` x `height` (and of different
+/// sizes, `PIPE_CAP_MIXED_FRAMEBUFFER_SIZES`): rendering covers
+/// `width` x `height` clipped to each attachment's own size.  Layered
+/// attachments cover `first_layer..=last_layer`.
+#[derive(Clone, Debug, Default)]
+pub struct FramebufferState {
+    pub width: u32,
+    pub height: u32,
+    /// Layers of a framebuffer without attachments (0 = 1).
+    pub layers: u32,
+    /// Samples of a framebuffer without attachments (0 = 1).
+    pub samples: u32,
+    /// Colour buffers `0..nr_cbufs` (at most `MAX_COLOR_BUFS`); `None`
+    /// slots are unbound.
+    pub cbufs: Vec<Option<SurfaceRef>>,
+    pub zsbuf: Option<SurfaceRef>,
+}
+
+impl FramebufferState {
+    /// Whether two states name the same surfaces and size (the test for
+    /// "the framebuffer changed", which flushes recorded work).
+    pub fn same_as(&self, other: &FramebufferState) -> bool {
+        fn same(a: &Option<SurfaceRef>, b: &Option<SurfaceRef>) -> bool {
+            match (a, b) {
+                (Some(a), Some(b)) => std::sync::Arc::ptr_eq(a, b),
+                (None, None) => true,
+                _ => false,
+            }
+        }
+        self.width == other.width
+            && self.height == other.height
+            && self.layers == other.layers
+            && self.samples == other.samples
+            && self.cbufs.len() == other.cbufs.len()
+            && self.cbufs.iter().zip(&other.cbufs).all(|(a, b)| same(a, b))
+            && same(&self.zsbuf, &other.zsbuf)
+    }
+
+    /// The colour buffer in slot `i`, if bound.
+    pub fn cbuf(&self, i: usize) -> Option<&SurfaceRef> {
+        self.cbufs.get(i).and_then(|s| s.as_ref())
+    }
 }

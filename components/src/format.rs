@@ -221,6 +221,29 @@ formats! {
     R32_FLOAT = "PIPE_FORMAT_R32_FLOAT": 4, Color, [32], Float, [X, C0, C0, C1], false, false;
     R32_UINT = "PIPE_FORMAT_R32_UINT": 4, Color, [32], Uint, [X, C0, C0, C1], false, false;
     R32_SINT = "PIPE_FORMAT_R32_SINT": 4, Color, [32], Sint, [X, C0, C0, C1], false, false;
+    // 32-bit normalised and scaled channels: vertex formats only (no
+    // renderable or sampled use; see `Screen::is_format_supported`).
+    R32G32B32A32_UNORM = "PIPE_FORMAT_R32G32B32A32_UNORM": 16, Color, [32, 32, 32, 32], Unorm, [X, Y, Z, W], false, false;
+    R32G32B32_UNORM = "PIPE_FORMAT_R32G32B32_UNORM": 12, Color, [32, 32, 32], Unorm, [X, Y, Z, C1], false, false;
+    R32G32_UNORM = "PIPE_FORMAT_R32G32_UNORM": 8, Color, [32, 32], Unorm, [X, Y, C0, C1], false, false;
+    R32_UNORM = "PIPE_FORMAT_R32_UNORM": 4, Color, [32], Unorm, [X, C0, C0, C1], false, false;
+    R32G32B32A32_SNORM = "PIPE_FORMAT_R32G32B32A32_SNORM": 16, Color, [32, 32, 32, 32], Snorm, [X, Y, Z, W], false, false;
+    R32G32B32_SNORM = "PIPE_FORMAT_R32G32B32_SNORM": 12, Color, [32, 32, 32], Snorm, [X, Y, Z, C1], false, false;
+    R32G32_SNORM = "PIPE_FORMAT_R32G32_SNORM": 8, Color, [32, 32], Snorm, [X, Y, C0, C1], false, false;
+    R32_SNORM = "PIPE_FORMAT_R32_SNORM": 4, Color, [32], Snorm, [X, C0, C0, C1], false, false;
+    R32G32B32A32_USCALED = "PIPE_FORMAT_R32G32B32A32_USCALED": 16, Color, [32, 32, 32, 32], Uscaled, [X, Y, Z, W], false, false;
+    R32G32B32_USCALED = "PIPE_FORMAT_R32G32B32_USCALED": 12, Color, [32, 32, 32], Uscaled, [X, Y, Z, C1], false, false;
+    R32G32_USCALED = "PIPE_FORMAT_R32G32_USCALED": 8, Color, [32, 32], Uscaled, [X, Y, C0, C1], false, false;
+    R32_USCALED = "PIPE_FORMAT_R32_USCALED": 4, Color, [32], Uscaled, [X, C0, C0, C1], false, false;
+    R32G32B32A32_SSCALED = "PIPE_FORMAT_R32G32B32A32_SSCALED": 16, Color, [32, 32, 32, 32], Sscaled, [X, Y, Z, W], false, false;
+    R32G32B32_SSCALED = "PIPE_FORMAT_R32G32B32_SSCALED": 12, Color, [32, 32, 32], Sscaled, [X, Y, Z, C1], false, false;
+    R32G32_SSCALED = "PIPE_FORMAT_R32G32_SSCALED": 8, Color, [32, 32], Sscaled, [X, Y, C0, C1], false, false;
+    R32_SSCALED = "PIPE_FORMAT_R32_SSCALED": 4, Color, [32], Sscaled, [X, C0, C0, C1], false, false;
+    // Luminance / intensity / alpha (legacy GL formats llvmpipe also offers).
+    L8A8_UNORM = "PIPE_FORMAT_L8A8_UNORM": 2, Color, [8, 8], Unorm, [X, X, X, Y], false, false;
+    I8_UNORM = "PIPE_FORMAT_I8_UNORM": 1, Color, [8], Unorm, [X, X, X, X], false, false;
+    L16_UNORM = "PIPE_FORMAT_L16_UNORM": 2, Color, [16], Unorm, [X, X, X, C1], false, false;
+    A16_UNORM = "PIPE_FORMAT_A16_UNORM": 2, Color, [16], Unorm, [C0, C0, C0, X], false, false;
     // Packed colour formats (bit order from the LSB of a little-endian word).
     B5G6R5_UNORM = "PIPE_FORMAT_B5G6R5_UNORM": 2, Color, [5, 6, 5], Unorm, [Z, Y, X, C1], true, false;
     B5G5R5A1_UNORM = "PIPE_FORMAT_B5G5R5A1_UNORM": 2, Color, [5, 5, 5, 1], Unorm, [Z, Y, X, W], true, false;
@@ -228,7 +251,15 @@ formats! {
     R10G10B10A2_UNORM = "PIPE_FORMAT_R10G10B10A2_UNORM": 4, Color, [10, 10, 10, 2], Unorm, [X, Y, Z, W], true, false;
     B10G10R10A2_UNORM = "PIPE_FORMAT_B10G10R10A2_UNORM": 4, Color, [10, 10, 10, 2], Unorm, [Z, Y, X, W], true, false;
     R10G10B10A2_UINT = "PIPE_FORMAT_R10G10B10A2_UINT": 4, Color, [10, 10, 10, 2], Uint, [X, Y, Z, W], true, false;
+    R10G10B10A2_SNORM = "PIPE_FORMAT_R10G10B10A2_SNORM": 4, Color, [10, 10, 10, 2], Snorm, [X, Y, Z, W], true, false;
+    R10G10B10A2_USCALED = "PIPE_FORMAT_R10G10B10A2_USCALED": 4, Color, [10, 10, 10, 2], Uscaled, [X, Y, Z, W], true, false;
+    R10G10B10A2_SSCALED = "PIPE_FORMAT_R10G10B10A2_SSCALED": 4, Color, [10, 10, 10, 2], Sscaled, [X, Y, Z, W], true, false;
+    B10G10R10A2_UINT = "PIPE_FORMAT_B10G10R10A2_UINT": 4, Color, [10, 10, 10, 2], Uint, [Z, Y, X, W], true, false;
+    B5G5R5X1_UNORM = "PIPE_FORMAT_B5G5R5X1_UNORM": 2, Color, [5, 5, 5, 1], Unorm, [Z, Y, X, C1], true, false;
+    B4G4R4X4_UNORM = "PIPE_FORMAT_B4G4R4X4_UNORM": 2, Color, [4, 4, 4, 4], Unorm, [Z, Y, X, C1], true, false;
     R11G11B10_FLOAT = "PIPE_FORMAT_R11G11B10_FLOAT": 4, Color, [11, 11, 10], Float, [X, Y, Z, C1], true, false;
+    // Three 9-bit mantissas sharing a 5-bit exponent (bias 15).
+    R9G9B9E5_FLOAT = "PIPE_FORMAT_R9G9B9E5_FLOAT": 4, Color, [9, 9, 9, 5], Float, [X, Y, Z, C1], true, false;
     // Depth and stencil.  R = depth, G = stencil (see FormatDesc::swizzle).
     Z16_UNORM = "PIPE_FORMAT_Z16_UNORM": 2, Depth, [16], Unorm, [X, C0, C0, C1], true, false;
     Z32_UNORM = "PIPE_FORMAT_Z32_UNORM": 4, Depth, [32], Unorm, [X, C0, C0, C1], true, false;

@@ -9,14 +9,17 @@
 //! `ferropipe` (the Gallium façade); the only code here is what is intrinsic
 //! to the data, such as format packing.
 
+pub mod caps;
 pub mod cso;
 pub mod draw;
 pub mod enums;
 pub mod format;
+pub mod pack;
 pub mod resource;
 pub mod shader;
 pub mod state;
 pub mod view;
 
+pub use caps::{Cap, CapF, ComputeCap, ShaderCap};
 pub use enums::*;
 pub use format::{ChannelType, Format, FormatDesc, FormatKind};

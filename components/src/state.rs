@@ -382,3 +382,42 @@ pub struct StreamOutputInfo {
     pub stride: [u32; MAX_SO_BUFFERS],
     pub output: Vec<StreamOutput>,
 }
+
+/// `union pipe_color_union`: a clear colour, read as floats, unsigned or
+/// signed integers according to the format it is applied to (`ui` for
+/// `UINT` formats, `i` for `SINT`, `f` otherwise), exactly as Gallium's
+/// union is.  The constructors store each view's bits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ColorUnion(pub [u32; 4]);
+
+impl ColorUnion {
+    /// From floats (`union.f`).
+    pub fn float(c: [f32; 4]) -> Self {
+        ColorUnion(c.map(f32::to_bits))
+    }
+
+    /// From unsigned integers (`union.ui`).
+    pub fn uint(c: [u32; 4]) -> Self {
+        ColorUnion(c)
+    }
+
+    /// From signed integers (`union.i`).
+    pub fn sint(c: [i32; 4]) -> Self {
+        ColorUnion(c.map(|v| v as u32))
+    }
+
+    /// The float view.
+    pub fn f(&self) -> [f32; 4] {
+        self.0.map(f32::from_bits)
+    }
+
+    /// The unsigned view.
+    pub fn ui(&self) -> [u32; 4] {
+        self.0
+    }
+
+    /// The signed view.
+    pub fn i(&self) -> [i32; 4] {
+        self.0.map(|v| v as i32)
+    }
+}

@@ -17,6 +17,11 @@ use ferropipe_components::resource::{
 };
 use ferropipe_systems::pool::{ExecutorRef, PoolExecutor};
 
+use ferropipe_components::caps::{Cap, CapF, ComputeCap, ShaderCap};
+use ferropipe_components::enums::{BindFlags, ShaderType, TextureTarget};
+use ferropipe_components::format::Format;
+
+use crate::caps;
 use crate::error::{Error, Result};
 
 /// How a screen is set up.
@@ -27,7 +32,14 @@ pub struct ScreenConfig {
     pub threads: usize,
     /// A host-provided executor (the host owns the threads).
     pub executor: Option<ExecutorRef>,
+    /// Largest single resource in bytes `can_create_resource` accepts;
+    /// `None` means [`DEFAULT_MAX_RESOURCE_BYTES`].
+    pub max_resource_bytes: Option<usize>,
 }
+
+/// Default limit on one resource's storage: 4 GiB (a 16384² RGBA32F texture
+/// with its mip chain is 5.3 GiB; llvmpipe's limit is 1 GiB on 32-bit hosts).
+pub const DEFAULT_MAX_RESOURCE_BYTES: usize = 4 << 30;
 
 /// A resource entity in the screen world.
 ///
@@ -44,6 +56,7 @@ pub struct ResourceEntry {
 pub(crate) struct ScreenShared {
     pub(crate) world: Mutex<World>,
     pub(crate) executor: ExecutorRef,
+    max_resource_bytes: usize,
     next_id: AtomicU64,
     creates_since_sweep: AtomicU64,
     epoch: Instant,
@@ -117,6 +130,9 @@ impl Screen {
             shared: Arc::new(ScreenShared {
                 world: Mutex::new(World::new()),
                 executor,
+                max_resource_bytes: config
+                    .max_resource_bytes
+                    .unwrap_or(DEFAULT_MAX_RESOURCE_BYTES),
                 next_id: AtomicU64::new(1),
                 creates_since_sweep: AtomicU64::new(0),
                 epoch: Instant::now(),
@@ -150,14 +166,88 @@ impl Screen {
         self.shared.epoch.elapsed().as_nanos() as u64
     }
 
-    /// `resource_create`.
-    pub fn resource_create(&self, templ: &ResourceTemplate) -> Result<Resource> {
-        const CALL: &str = "resource_create";
-        crate::validate::resource_template(CALL, templ)?;
+    /// `get_param`: see [`crate::caps`] for what each value promises.
+    pub fn get_param(&self, cap: Cap) -> i32 {
+        caps::get_param(cap)
+    }
+
+    /// `get_paramf`.
+    pub fn get_paramf(&self, cap: CapF) -> f32 {
+        caps::get_paramf(cap)
+    }
+
+    /// `get_shader_param`.
+    pub fn get_shader_param(&self, shader: ShaderType, cap: ShaderCap) -> i32 {
+        caps::get_shader_param(shader, cap)
+    }
+
+    /// `get_compute_param`: `None` when the parameter (or compute) is not
+    /// supported.
+    pub fn get_compute_param(&self, cap: ComputeCap) -> Option<caps::ComputeParam> {
+        caps::get_compute_param(cap)
+    }
+
+    /// `is_format_supported`: whether a resource of `format` and `target`
+    /// with this many samples can be used for all of `bindings`.
+    pub fn is_format_supported(
+        &self,
+        format: Format,
+        target: TextureTarget,
+        sample_count: u32,
+        storage_sample_count: u32,
+        bindings: BindFlags,
+    ) -> bool {
+        caps::format_support(format, target, sample_count, storage_sample_count, bindings).is_ok()
+    }
+
+    /// `can_create_resource`: whether `resource_create(templ)` would succeed
+    /// as far as the template, the format and the size limit can tell
+    /// (allocation itself may still fail).  Never allocates.
+    pub fn can_create_resource(&self, templ: &ResourceTemplate) -> bool {
+        self.check_template("can_create_resource", templ).is_ok()
+    }
+
+    /// The checks `resource_create` makes before allocating.
+    fn check_template(
+        &self,
+        call: &'static str,
+        templ: &ResourceTemplate,
+    ) -> Result<ResourceLayout> {
+        crate::validate::resource_template(call, templ)?;
+        if let Err(e) = caps::format_support(
+            templ.format,
+            templ.target,
+            templ.nr_samples,
+            templ.nr_storage_samples,
+            templ.bind,
+        ) {
+            return Err(if e.unimplemented {
+                Error::unsupported(call, e.what)
+            } else {
+                Error::invalid(call, "format/bind", e.what)
+            });
+        }
         let layout = ResourceLayout::new(templ).ok_or(Error::OutOfMemory {
-            call: CALL,
+            call,
             bytes: u64::MAX,
         })?;
+        if layout.size > self.shared.max_resource_bytes {
+            return Err(Error::OutOfMemory {
+                call,
+                bytes: layout.size as u64,
+            });
+        }
+        Ok(layout)
+    }
+
+    /// `resource_create`: validates the template against the caps
+    /// (dimensions, levels, format × target × bindings, size limit), then
+    /// allocates zeroed storage.  Every refusal is a typed error, never an
+    /// abort: an allocation the system cannot satisfy is
+    /// [`Error::OutOfMemory`].
+    pub fn resource_create(&self, templ: &ResourceTemplate) -> Result<Resource> {
+        const CALL: &str = "resource_create";
+        let layout = self.check_template(CALL, templ)?;
         let storage = ResourceStorage::new_zeroed(layout.size).ok_or(Error::OutOfMemory {
             call: CALL,
             bytes: layout.size as u64,
@@ -182,11 +272,7 @@ impl Screen {
         len: usize,
     ) -> Result<Resource> {
         const CALL: &str = "resource_from_user_memory";
-        crate::validate::resource_template(CALL, templ)?;
-        let layout = ResourceLayout::new(templ).ok_or(Error::OutOfMemory {
-            call: CALL,
-            bytes: u64::MAX,
-        })?;
+        let layout = self.check_template(CALL, templ)?;
         if len < layout.size {
             return Err(Error::invalid(
                 CALL,
@@ -268,5 +354,330 @@ impl Screen {
     /// The worker pool the pipeline runs on.
     pub fn executor(&self) -> &ExecutorRef {
         &self.shared.executor
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ferropipe_components::enums::Usage;
+
+    fn screen() -> Screen {
+        Screen::new(ScreenConfig {
+            threads: 1,
+            ..Default::default()
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn screen_and_context_cross_threads() {
+        fn send_sync<T: Send + Sync>() {}
+        fn send<T: Send>() {}
+        send_sync::<Screen>();
+        send_sync::<Resource>();
+        send::<crate::Context>();
+    }
+
+    #[test]
+    fn every_target_creates_and_bad_templates_are_typed_errors() {
+        let s = screen();
+        let rt = BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW;
+        let ok = [
+            ResourceTemplate::buffer(100, BindFlags::VERTEX_BUFFER),
+            ResourceTemplate {
+                target: TextureTarget::Texture1D,
+                width0: 64,
+                last_level: 6,
+                bind: rt,
+                ..Default::default()
+            },
+            ResourceTemplate {
+                target: TextureTarget::Texture1DArray,
+                width0: 16,
+                array_size: 5,
+                bind: rt,
+                ..Default::default()
+            },
+            ResourceTemplate::texture_2d(Format::B8G8R8A8_UNORM, 17, 9, rt),
+            ResourceTemplate {
+                target: TextureTarget::TextureRect,
+                width0: 17,
+                height0: 9,
+                bind: rt,
+                ..Default::default()
+            },
+            ResourceTemplate {
+                target: TextureTarget::Texture2DArray,
+                width0: 8,
+                height0: 8,
+                array_size: 3,
+                last_level: 3,
+                bind: rt,
+                ..Default::default()
+            },
+            ResourceTemplate {
+                target: TextureTarget::Texture3D,
+                width0: 8,
+                height0: 4,
+                depth0: 2,
+                last_level: 3,
+                bind: rt,
+                ..Default::default()
+            },
+            ResourceTemplate {
+                target: TextureTarget::TextureCube,
+                format: Format::Z24_UNORM_S8_UINT,
+                width0: 8,
+                height0: 8,
+                array_size: 6,
+                bind: BindFlags::DEPTH_STENCIL,
+                ..Default::default()
+            },
+            ResourceTemplate {
+                target: TextureTarget::TextureCubeArray,
+                width0: 4,
+                height0: 4,
+                array_size: 12,
+                last_level: 2,
+                bind: rt,
+                usage: Usage::Staging,
+                ..Default::default()
+            },
+        ];
+        for t in &ok {
+            assert!(s.can_create_resource(t), "{t:?}");
+            let r = s.resource_create(t).unwrap();
+            assert_eq!(r.layout().levels.len(), t.last_level as usize + 1);
+        }
+        let bad = |t: ResourceTemplate| s.resource_create(&t).unwrap_err();
+        assert!(matches!(
+            bad(ResourceTemplate::texture_2d(
+                Format::R8G8B8A8_UNORM,
+                0,
+                4,
+                rt
+            )),
+            Error::InvalidArgument {
+                field: "width0",
+                ..
+            }
+        ));
+        assert!(matches!(
+            bad(ResourceTemplate::texture_2d(
+                Format::R8G8B8A8_UNORM,
+                20000,
+                4,
+                rt
+            )),
+            Error::InvalidArgument {
+                field: "width0",
+                ..
+            }
+        ));
+        assert!(matches!(
+            bad(ResourceTemplate::texture_2d(
+                Format::R8G8B8A8_UNORM,
+                4,
+                4,
+                BindFlags::DEPTH_STENCIL
+            )),
+            Error::InvalidArgument { .. }
+        ));
+        let msaa = ResourceTemplate {
+            nr_samples: 4,
+            ..ResourceTemplate::texture_2d(Format::R8G8B8A8_UNORM, 4, 4, rt)
+        };
+        assert!(bad(msaa).is_unsupported());
+        assert!(!s.can_create_resource(&msaa));
+    }
+
+    #[test]
+    fn too_large_is_an_error_not_an_abort() {
+        let s = Screen::new(ScreenConfig {
+            threads: 1,
+            max_resource_bytes: Some(1 << 20),
+            ..Default::default()
+        })
+        .unwrap();
+        let big = ResourceTemplate::texture_2d(
+            Format::R32G32B32A32_FLOAT,
+            1024,
+            1024,
+            BindFlags::SAMPLER_VIEW,
+        );
+        assert!(!s.can_create_resource(&big));
+        assert!(matches!(
+            s.resource_create(&big),
+            Err(Error::OutOfMemory { bytes, .. }) if bytes == 16 << 20
+        ));
+        // The default limit refuses a 3D texture of 2048³ RGBA32F (128 GiB).
+        let huge = ResourceTemplate {
+            target: TextureTarget::Texture3D,
+            format: Format::R32G32B32A32_FLOAT,
+            width0: 2048,
+            height0: 2048,
+            depth0: 2048,
+            bind: BindFlags::SAMPLER_VIEW,
+            ..Default::default()
+        };
+        let s = screen();
+        assert!(!s.can_create_resource(&huge));
+        assert!(matches!(
+            s.resource_create(&huge),
+            Err(Error::OutOfMemory { .. })
+        ));
+    }
+
+    #[test]
+    fn resources_are_reference_counted() {
+        let s = screen();
+        let r = s
+            .resource_create(&ResourceTemplate::buffer(256, BindFlags::VERTEX_BUFFER))
+            .unwrap();
+        let r2 = r.clone();
+        assert_eq!(s.resource_usage(), (1, 256));
+        s.resource_destroy(r);
+        assert_eq!(s.resource_usage(), (1, 256));
+        drop(r2);
+        assert_eq!(s.resource_usage(), (0, 0));
+    }
+
+    #[test]
+    fn user_memory_backs_a_resource() {
+        let s = screen();
+        let mut host = vec![0u8; 64];
+        host[5] = 42;
+        let t = ResourceTemplate::buffer(64, BindFlags::VERTEX_BUFFER);
+        let ptr = std::ptr::NonNull::new(host.as_mut_ptr()).unwrap();
+        // SAFETY: `host` outlives the resource (dropped before `host` below)
+        // and is not touched while the resource lives.
+        let r = unsafe { s.resource_from_user_memory(&t, ptr, host.len()) }.unwrap();
+        assert!(r.shared().storage.is_user_memory());
+        assert_eq!(r.shared().storage.read()[5], 42);
+        r.shared().storage.write()[6] = 7;
+        // SAFETY: as above; 32 bytes is too small for a 64-byte buffer.
+        let short = unsafe { s.resource_from_user_memory(&t, ptr, 32) };
+        assert!(matches!(
+            short,
+            Err(Error::InvalidArgument { field: "len", .. })
+        ));
+        drop(r);
+        assert_eq!(host[6], 7);
+    }
+}
+
+#[cfg(test)]
+mod thread_tests {
+    use super::*;
+    use crate::context::FramebufferTemplate;
+    use ferropipe_components::enums::{ClearFlags, TransferFlags};
+    use ferropipe_components::state::{ColorUnion, PipeBox};
+    use ferropipe_components::view::SurfaceTemplate;
+
+    /// screen.rst "Thread safety": screen methods from several threads while
+    /// contexts of the same screen render in others, without user locks.
+    #[test]
+    fn resources_and_contexts_from_many_threads() {
+        let screen = Screen::new(ScreenConfig {
+            threads: 2,
+            ..Default::default()
+        })
+        .unwrap();
+        // A shared texture both contexts' threads read while it is cleared.
+        let shared = screen
+            .resource_create(&ResourceTemplate::texture_2d(
+                Format::R8G8B8A8_UNORM,
+                64,
+                64,
+                BindFlags::RENDER_TARGET,
+            ))
+            .unwrap();
+        std::thread::scope(|scope| {
+            for t in 0..3u32 {
+                let screen = &screen;
+                scope.spawn(move || {
+                    for i in 0..200u32 {
+                        let r = screen
+                            .resource_create(&ResourceTemplate::buffer(
+                                64 + i + t,
+                                BindFlags::VERTEX_BUFFER,
+                            ))
+                            .unwrap();
+                        assert!(screen.get_param(Cap::MaxRenderTargets) > 0);
+                        let _ = screen.resource_usage();
+                        screen.resource_destroy(r);
+                    }
+                });
+            }
+            for k in 0..2u32 {
+                let screen = &screen;
+                let shared = &shared;
+                scope.spawn(move || {
+                    let mut ctx = screen.context_create().unwrap();
+                    let own = screen
+                        .resource_create(&ResourceTemplate::texture_2d(
+                            Format::R8G8B8A8_UNORM,
+                            32,
+                            32,
+                            BindFlags::RENDER_TARGET,
+                        ))
+                        .unwrap();
+                    let surf = ctx
+                        .create_surface(&own, &SurfaceTemplate::new(Format::R8G8B8A8_UNORM))
+                        .unwrap();
+                    let shared_surf = ctx
+                        .create_surface(shared, &SurfaceTemplate::new(Format::R8G8B8A8_UNORM))
+                        .unwrap();
+                    ctx.set_framebuffer_state(&FramebufferTemplate {
+                        width: 32,
+                        height: 32,
+                        cbufs: vec![Some(surf)],
+                        ..Default::default()
+                    })
+                    .unwrap();
+                    for i in 0..100u32 {
+                        let v = ((i + k) % 2) as f32;
+                        ctx.clear(ClearFlags::COLOR, &ColorUnion::float([v; 4]), 0.0, 0)
+                            .unwrap();
+                        ctx.clear_render_target(
+                            shared_surf,
+                            &ColorUnion::float([v, 0.0, 0.0, 1.0]),
+                            0,
+                            0,
+                            64,
+                            64,
+                            false,
+                        )
+                        .unwrap();
+                        let t = ctx
+                            .transfer_map(
+                                &own,
+                                0,
+                                TransferFlags::READ,
+                                &PipeBox::new_2d(0, 0, 32, 32),
+                            )
+                            .unwrap();
+                        let want = (v * 255.0) as u8;
+                        assert!(t.data().iter().all(|&b| b == want));
+                        // Every pixel of the shared texture is one of the
+                        // two clear colours: clears are never torn.
+                        let t2 = ctx
+                            .transfer_map(
+                                shared,
+                                0,
+                                TransferFlags::READ,
+                                &PipeBox::new_2d(0, 0, 64, 64),
+                            )
+                            .unwrap();
+                        let first = t2.data()[0];
+                        assert!(t2.data().chunks(4).all(|p| p == [first, 0, 0, 255]));
+                        ctx.transfer_unmap(t).unwrap();
+                        ctx.transfer_unmap(t2).unwrap();
+                    }
+                });
+            }
+        });
+        assert_eq!(screen.resource_usage().0, 1);
     }
 }

@@ -3,6 +3,7 @@
 use ferropipe_components::enums::TextureTarget;
 use ferropipe_components::resource::ResourceTemplate;
 
+use crate::caps;
 use crate::error::{Error, Result};
 
 /// Checks a resource template for internal consistency.
@@ -101,6 +102,34 @@ pub(crate) fn resource_template(call: &'static str, t: &ResourceTemplate) -> Res
             call,
             "last_level",
             "RECT textures have one level",
+        ));
+    }
+    // Size limits (the caps' values, screen.rst PIPE_CAP_MAX_TEXTURE_*).
+    let max_extent = match t.target {
+        TextureTarget::Buffer => caps::MAX_BUFFER_SIZE,
+        TextureTarget::Texture3D => 1 << (caps::MAX_TEXTURE_3D_LEVELS - 1),
+        TextureTarget::TextureCube | TextureTarget::TextureCubeArray => {
+            1 << (caps::MAX_TEXTURE_CUBE_LEVELS - 1)
+        }
+        _ => caps::MAX_TEXTURE_2D_SIZE,
+    };
+    for (field, v) in [("width0", t.width0), ("height0", h), ("depth0", d)] {
+        if v > max_extent {
+            return Err(Error::invalid(
+                call,
+                field,
+                format!("{v} exceeds the {max_extent} limit for {}", t.target),
+            ));
+        }
+    }
+    if layers > caps::MAX_TEXTURE_ARRAY_LAYERS {
+        return Err(Error::invalid(
+            call,
+            "array_size",
+            format!(
+                "{layers} exceeds the {} layer limit",
+                caps::MAX_TEXTURE_ARRAY_LAYERS
+            ),
         ));
     }
     if t.nr_samples > 32 {

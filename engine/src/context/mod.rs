@@ -10,14 +10,20 @@
 //! `views.rs` (sampler views, surfaces), `draw.rs`, `clear.rs`,
 //! `transfer.rs`, `query.rs`, `blit.rs`.
 
+mod bind;
+mod clear;
 mod cso;
 mod draw;
 mod query;
 mod shader;
+mod transfer;
+mod views;
 
+pub use bind::{ConstantBuffer, FramebufferTemplate, IndexBuffer, VertexBuffer};
 pub use draw::Fence;
 pub use query::{QueryHandle, QueryObject, QueryResult};
 pub use shader::{FsHandle, ShaderCode, ShaderState, VsHandle};
+pub use transfer::{Transfer, TransferMapping};
 
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -26,7 +32,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use bevy_ecs::entity::Entity;
 use bevy_ecs::resource::Resource as EcsResource;
 use bevy_ecs::world::World;
+use ferropipe_components::draw::{
+    ConstantBufferBinding, FramebufferState, IndexBufferBinding, VertexBufferBinding,
+};
+use ferropipe_components::enums::ShaderType;
 use ferropipe_components::state::*;
+use ferropipe_components::view::SamplerViewRef;
 
 use crate::error::{Error, Result};
 use crate::screen::Screen;
@@ -90,16 +101,80 @@ impl<T> std::fmt::Debug for Handle<T> {
 
 /// Handle to a blend CSO.
 pub type BlendHandle = Handle<ferropipe_components::cso::BlendCso>;
+/// Handle to a depth/stencil/alpha CSO.
+pub type DsaHandle = Handle<ferropipe_components::cso::DepthStencilAlphaCso>;
+/// Handle to a rasterizer CSO.
+pub type RasterizerHandle = Handle<ferropipe_components::cso::RasterizerCso>;
+/// Handle to a sampler CSO.
+pub type SamplerHandle = Handle<ferropipe_components::cso::SamplerCso>;
+/// Handle to a vertex-elements CSO.
+pub type VertexElementsHandle = Handle<ferropipe_components::cso::VertexElementsCso>;
+/// Handle to a sampler view.
+pub type SamplerViewHandle = Handle<ferropipe_components::cso::SamplerViewComponent>;
+/// Handle to a surface.
+pub type SurfaceHandle = Handle<ferropipe_components::cso::SurfaceComponent>;
 
-/// The state currently bound to a context (the "derived state" inputs).
+/// Shader stages that have per-stage bindings (samplers, sampler views,
+/// constant buffers) in [`BoundState`], indexed by [`stage_index`].
+pub const BOUND_STAGES: [ShaderType; 2] = [ShaderType::Vertex, ShaderType::Fragment];
+
+/// Index of `shader`'s slot in [`BoundState`]'s per-stage arrays, or `None`
+/// for stages ferropipe does not run (geometry, tessellation, compute).
+pub fn stage_index(shader: ShaderType) -> Option<usize> {
+    match shader {
+        ShaderType::Vertex => Some(0),
+        ShaderType::Fragment => Some(1),
+        _ => None,
+    }
+}
+
+/// Samplers bound to one stage.
+pub type SamplerSlots = [Option<Arc<SamplerState>>; MAX_SAMPLERS];
+/// Sampler views bound to one stage.
+pub type SamplerViewSlots = [Option<SamplerViewRef>; MAX_SAMPLER_VIEWS];
+/// Constant buffers bound to one stage.
+pub type ConstantBufferSlots = [ConstantBufferBinding; MAX_CONSTANT_BUFFERS];
+/// Vertex buffer bindings.
+pub type VertexBufferSlots = [VertexBufferBinding; MAX_VERTEX_BUFFERS];
+
+/// Everything currently bound to a context: the inputs of derived state and
+/// of every recorded draw.
 ///
-/// Payloads are `Arc`s of immutable CSOs, so recording a draw snapshots the
-/// whole binding by cloning pointers.
-#[derive(EcsResource, Default, Clone)]
+/// **Snapshots are cheap.**  Every payload is an `Arc` (CSOs, views,
+/// surfaces, resources, user constants) or a small value, and the large
+/// slot arrays are themselves behind `Arc`s that the setters replace
+/// copy-on-write (`Arc::make_mut`).  Cloning a `BoundState` therefore
+/// costs a few dozen reference-count increments and about 1 KiB of copies
+/// (viewports, scissors, clip planes, stipple), so the pipeline can record
+/// a snapshot per state change; deleting a CSO, destroying a view or
+/// rebinding never disturbs a snapshot.
+///
+/// **Validity.**  Every field was validated by the setter that wrote it
+/// (slot ranges, formats vs. bind flags, strides, index sizes, view and
+/// surface ranges), so readers need not re-check; they must still clamp
+/// memory accesses (offsets past the end of a buffer read zeros).
+///
+/// Per-stage arrays (`samplers`, `sampler_views`, `constant_buffers`) are
+/// indexed by [`stage_index`]: 0 = vertex, 1 = fragment.
+#[derive(EcsResource, Clone)]
 pub struct BoundState {
+    // --- CSOs ---------------------------------------------------------------
     pub blend: Option<Arc<BlendState>>,
+    pub depth_stencil_alpha: Option<Arc<DepthStencilAlphaState>>,
+    pub rasterizer: Option<Arc<RasterizerState>>,
+    pub vertex_elements: Option<Arc<[VertexElement]>>,
     pub vs: Option<ferropipe_components::shader::VertexShaderRef>,
     pub fs: Option<ferropipe_components::shader::FragmentShaderRef>,
+    pub samplers: [Arc<SamplerSlots>; 2],
+
+    // --- Resource bindings ---------------------------------------------------
+    pub framebuffer: Arc<FramebufferState>,
+    pub vertex_buffers: Arc<VertexBufferSlots>,
+    pub index_buffer: IndexBufferBinding,
+    pub constant_buffers: [Arc<ConstantBufferSlots>; 2],
+    pub sampler_views: [Arc<SamplerViewSlots>; 2],
+
+    // --- Non-CSO state -----------------------------------------------------------
     pub blend_color: BlendColor,
     pub stencil_ref: StencilRef,
     pub sample_mask: u32,
@@ -108,6 +183,38 @@ pub struct BoundState {
     pub poly_stipple: PolyStipple,
     pub viewports: [ViewportState; MAX_VIEWPORTS],
     pub scissors: [ScissorState; MAX_VIEWPORTS],
+}
+
+impl Default for BoundState {
+    /// A new context's state (FORMAT.md "Defaults and initial state"):
+    /// nothing bound, sample mask all ones, min samples 1, everything else
+    /// zero.
+    fn default() -> Self {
+        BoundState {
+            blend: None,
+            depth_stencil_alpha: None,
+            rasterizer: None,
+            vertex_elements: None,
+            vs: None,
+            fs: None,
+            samplers: std::array::from_fn(|_| Arc::new(std::array::from_fn(|_| None))),
+            framebuffer: Arc::default(),
+            vertex_buffers: Arc::new(std::array::from_fn(|_| VertexBufferBinding::default())),
+            index_buffer: IndexBufferBinding::default(),
+            constant_buffers: std::array::from_fn(|_| {
+                Arc::new(std::array::from_fn(|_| ConstantBufferBinding::default()))
+            }),
+            sampler_views: std::array::from_fn(|_| Arc::new(std::array::from_fn(|_| None))),
+            blend_color: BlendColor::default(),
+            stencil_ref: StencilRef::default(),
+            sample_mask: 0xffff_ffff,
+            min_samples: 1,
+            clip: ClipState::default(),
+            poly_stipple: PolyStipple::default(),
+            viewports: [ViewportState::default(); MAX_VIEWPORTS],
+            scissors: [ScissorState::default(); MAX_VIEWPORTS],
+        }
+    }
 }
 
 /// `pipe_context`.
@@ -125,11 +232,7 @@ impl Screen {
     /// `context_create`.
     pub fn context_create(&self) -> Result<Context> {
         let mut world = World::new();
-        world.insert_resource(BoundState {
-            sample_mask: 0xffff_ffff,
-            min_samples: 1,
-            ..Default::default()
-        });
+        world.insert_resource(BoundState::default());
         Ok(Context {
             screen: self.clone(),
             id: NEXT_CONTEXT_ID.fetch_add(1, Ordering::Relaxed),

@@ -1,0 +1,504 @@
+//! The values of `get_param`, `get_paramf`, `get_shader_param` and
+//! `get_compute_param` (screen.rst), and the limits resource creation checks.
+//!
+//! **Honesty rule:** a cap says only what works *today*.  Each feature's caps
+//! sit together below with a comment naming what makes them true; when a
+//! feature lands, the engineer who lands it flips its caps here in the same
+//! commit (and the conformance list shows the scenes it fixes).  A state
+//! tracker that believes a cap must never meet `Error::Unsupported` for it.
+//!
+//! Today: resources of every target, transfers, clears, copies and all
+//! context state are implemented; drawing, shaders, queries, blits, MSAA,
+//! stream output and compute are not.
+
+use ferropipe_components::caps::{Cap, CapF, ComputeCap, ShaderCap};
+use ferropipe_components::enums::{BindFlags, ShaderType, TextureTarget};
+use ferropipe_components::format::{ChannelType, Format, FormatKind};
+use ferropipe_components::state::{
+    MAX_ATTRIBS, MAX_COLOR_BUFS, MAX_CONSTANT_BUFFERS, MAX_SAMPLER_VIEWS, MAX_SAMPLERS,
+    MAX_VIEWPORTS,
+};
+
+/// Largest width/height of 1D, 2D, RECT and cube textures (llvmpipe's 16384).
+pub const MAX_TEXTURE_2D_SIZE: u32 = 1 << 14;
+/// Mip levels of a 3D texture: 2048³ at most (llvmpipe's 12).
+pub const MAX_TEXTURE_3D_LEVELS: u32 = 12;
+/// Mip levels of a cube map: 8192² faces at most (llvmpipe's 14).
+pub const MAX_TEXTURE_CUBE_LEVELS: u32 = 14;
+/// Layers of array textures (and 6 × cubes of cube arrays).
+pub const MAX_TEXTURE_ARRAY_LAYERS: u32 = 2048;
+/// Largest buffer in bytes (`width0` is a `u32`; 2 GiB keeps every offset
+/// in an `i32` box).
+pub const MAX_BUFFER_SIZE: u32 = 1 << 31;
+/// Bytes of a constant buffer a shader can address (64 KiB, like GL's
+/// common `MAX_UNIFORM_BLOCK_SIZE` and llvmpipe).
+pub const MAX_CONST_BUFFER_SIZE: u32 = 64 * 1024;
+/// `PIPE_ENDIAN_LITTLE`.
+const PIPE_ENDIAN_LITTLE: i32 = 0;
+
+/// `get_param`.
+pub fn get_param(cap: Cap) -> i32 {
+    use Cap::*;
+    match cap {
+        // --- Resources, transfers, copies, clears (implemented) -------------
+        MaxTexture2dSize => MAX_TEXTURE_2D_SIZE as i32,
+        MaxTexture3dLevels => MAX_TEXTURE_3D_LEVELS as i32,
+        MaxTextureCubeLevels => MAX_TEXTURE_CUBE_LEVELS as i32,
+        MaxTextureArrayLayers => MAX_TEXTURE_ARRAY_LAYERS as i32,
+        NpotTextures => 1,
+        ResourceFromUserMemory => 1,
+        // Any alignment works: storage is byte-addressed CPU memory.
+        MinMapBufferAlignment => 64,
+        ConstantBufferOffsetAlignment => 16,
+        Endianness => PIPE_ENDIAN_LITTLE,
+        Uma => 1,
+        Accelerated => 0,
+        VendorId | DeviceId => -1, // 0xFFFFFFFF: no PCI device
+        // Video memory in MB: the host's memory; report 0 = unknown.
+        VideoMemory => 0,
+        MixedFramebufferSizes => 1,
+        MixedColorbufferFormats => 1,
+        MixedColorDepthBits => 1,
+        FramebufferNoAttachment => 0,
+        ClearTexture => 0,
+        // Persistent maps work (writes publish at transfer_flush_region /
+        // unmap), coherent ones do not yet: transfers are staged copies
+        // (context/transfer.rs), and GL's ARB_buffer_storage needs both.
+        BufferMapPersistentCoherent => 0,
+        AllowMappedBuffersDuringExecution => 1,
+        MaxRenderTargets => MAX_COLOR_BUFS as i32,
+        MaxViewports => MAX_VIEWPORTS as i32,
+        SignedVertexBufferOffset => 0,
+        MaxVertexAttribStride => 2048,
+        MaxVertexElementSrcOffset => 2047,
+        MaxTextureUploadMemoryBudget => 64 * 1024 * 1024,
+        MaxFramesInFlight => 1,
+
+        // --- Drawing (pipeline issue 4 / 5): flip as the pipeline lands ---
+        PrimitiveRestart
+        | VertexElementInstanceDivisor
+        | StartInstance
+        | TgsiInstanceid
+        | DrawParameters
+        | BlendEquationSeparate
+        | IndepBlendEnable
+        | IndepBlendFunc
+        | MaxDualSourceRenderTargets
+        | PointSprite
+        | DepthClipDisable
+        | DepthClipDisableSeparate
+        | ClipHalfz
+        | PolygonOffsetClamp
+        | PolygonOffsetUnitsUnscaled
+        | DepthBoundsTest
+        | FragmentColorClamped
+        | VertexColorClamped
+        | VertexColorUnclamped
+        | ConditionalRenderInverted
+        | PolygonModeFillRectangle
+        | TgsiFsCoordOriginUpperLeft
+        | TgsiFsCoordPixelCenterHalfInteger
+        | TgsiFsCoordPixelCenterInteger
+        | RobustBufferAccessBehavior
+        | CullDistance => 0,
+        // Fixed point with 8 sub-pixel bits (ARCHITECTURE.md) once drawing
+        // lands; until then nothing is rasterized.
+        RasterizerSubpixelBits | ViewportSubpixelBits => 0,
+        // llvmpipe's answer, part of the scene format's contract.
+        QuadsFollowProvokingVertexConvention => 0,
+
+        // --- Shaders (issue 3) and texturing --------------------------------
+        GlslFeatureLevel | GlslFeatureLevelCompatibility | EsslFeatureLevel => 0,
+        TextureSwizzle
+        | TextureMirrorClampToEdge
+        | TextureMirrorClamp
+        | TextureFloatLinear
+        | TextureHalfFloatLinear
+        | SamplerViewTarget
+        | AnisotropicFilter
+        | TextureQueryLod
+        | FragmentShaderTextureLod
+        | FragmentShaderDerivatives
+        | TgsiFsFineDerivative
+        | MaxTextureGatherComponents
+        | TextureGatherSm5
+        | TextureGatherOffsets
+        | MinTextureGatherOffset
+        | MaxTextureGatherOffset => 0,
+        MaxVaryings => 0,
+
+        // --- Queries (issue 5) ------------------------------------------------
+        OcclusionQuery
+        | QueryTimeElapsed
+        | QueryTimestamp
+        | QueryPipelineStatistics
+        | QuerySoOverflow
+        | QueryBufferObject => 0,
+
+        // --- Not implemented: MSAA, stream output, GS/TS, compute, images ---
+        TextureMultisample
+        | SampleShading
+        | ForcePersampleInterp
+        | SurfaceSampleCount
+        | MultisampleZResolve
+        | ProgrammableSampleLocations
+        | FramebufferMsaaConstraints => 0,
+        MaxStreamOutputBuffers | StreamOutputInterleaveBuffers | MaxVertexStreams => 0,
+        MaxGeometryOutputVertices | MaxGeometryTotalOutputComponents | MaxGsInvocations => 0,
+        MaxShaderPatchVaryings | PrimitiveRestartForPatches | GlslTessLevelsAsInputs => 0,
+        Compute
+        | ComputeGridInfoLastBlock
+        | ComputeShaderDerivative
+        | CsDerivedSystemValuesSupported => 0,
+        MaxShaderBufferSize
+        | MaxCombinedShaderBuffers
+        | MaxCombinedShaderOutputResources
+        | MaxCombinedHwAtomicCounters
+        | MaxCombinedHwAtomicCounterBuffers
+        | ShaderBufferOffsetAlignment
+        | ImageLoadFormatted => 0,
+        DrawIndirect | MultiDrawIndirect | MultiDrawIndirectParams => 0,
+        MaxTextureBufferSize | TextureBufferOffsetAlignment | BufferSamplerViewRgbaOnly => 0,
+        UserVertexBuffers => 0,
+        ShaderStencilExport
+        | Fbfetch
+        | FbfetchCoherent
+        | PostDepthCoverage
+        | FragmentShaderInterlock
+        | TileRasterOrder => 0,
+        ConservativeRasterPostSnapTriangles
+        | ConservativeRasterPostSnapPointsLines
+        | ConservativeRasterPreSnapTriangles
+        | ConservativeRasterPreSnapPointsLines
+        | ConservativeRasterPostDepthCoverage
+        | ConservativeRasterInnerCoverage
+        | MaxConservativeRasterSubpixelPrecisionBias => 0,
+        MaxWindowRectangles => 0,
+        Doubles | Int64 | Int64Divmod => 0,
+        BindlessTexture | Memobj | Dmabuf | FenceSignal | DeviceResetStatusQuery => 0,
+        SparseBufferPageSize => 0,
+        GenerateMipmap
+        | StringMarker
+        | InvalidateBuffer
+        | CopyBetweenCompressedAndPlainFormats
+        | SurfaceReinterpretBlocks => 0,
+        PciGroup | PciBus | PciDevice | PciFunction => 0,
+        ContextPriorityMask => 0,
+        Constbuf0Flags => 0,
+        PackedUniforms => 0,
+
+        // --- TGSI/NIR compiler hints: ferropipe compiles WGSL/GLSL with
+        // naga, so the TGSI/NIR-specific answers are "no".
+        VertexBufferOffset4byteAlignedOnly
+        | VertexBufferStride4byteAlignedOnly
+        | VertexElementSrcOffset4byteAlignedOnly => 0,
+        TgsiFsCoordOriginLowerLeft
+        | TgsiTexcoord
+        | PreferBlitBasedTextureTransfer
+        | TextureBorderColorQuirk
+        | TgsiVsLayerViewport
+        | TgsiVsWindowSpacePosition
+        | VertexidNobase
+        | TgsiTxqs
+        | ShareableShaders
+        | TgsiPackHalfFloat
+        | TgsiFsPositionIsSysval
+        | TgsiFsFaceIsIntegerSysval
+        | TgsiVote
+        | TgsiArrayComponents
+        | TgsiCanReadOutputs
+        | GlslOptimizeConservatively
+        | TgsiMulZeroWins
+        | TgsiTexTxfLz
+        | TgsiClock
+        | TgsiBallot
+        | TgsiTesLayerViewport
+        | CanBindConstBufferAsVertex
+        | NirSamplersAsDeref
+        | LoadConstbuf
+        | TgsiAnyRegAsAddress
+        | TgsiAtomfadd
+        | RgbOverrideDstAlphaBlend
+        | DestSurfaceSrgbControl
+        | NirCompactArrays
+        | TgsiSkipShrinkIoArrays
+        | PreferComputeBlitForMultimedia
+        | AtomicFloatMinmax
+        | TgsiDiv
+        | VertexShaderSaturate => 0,
+    }
+}
+
+/// `get_paramf`.
+pub fn get_paramf(cap: CapF) -> f32 {
+    match cap {
+        // Lines and points are rasterized by the pipeline (issue 5); these
+        // are the limits the state accepts, not yet a promise of output.
+        CapF::MaxLineWidth | CapF::MaxLineWidthAa => 255.0,
+        CapF::MaxPointWidth | CapF::MaxPointWidthAa => 255.0,
+        // Sampling (issue 3): no anisotropy yet; LOD bias as llvmpipe.
+        CapF::MaxTextureAnisotropy => 0.0,
+        CapF::MaxTextureLodBias => 16.0,
+        CapF::MinConservativeRasterDilate
+        | CapF::MaxConservativeRasterDilate
+        | CapF::ConservativeRasterDilateGranularity => 0.0,
+    }
+}
+
+/// `get_shader_param`.  Stages other than vertex and fragment report 0 for
+/// everything (screen.rst: a stage with `MAX_INSTRUCTIONS` 0 does not exist).
+pub fn get_shader_param(shader: ShaderType, cap: ShaderCap) -> i32 {
+    use ShaderCap::*;
+    let graphics = matches!(shader, ShaderType::Vertex | ShaderType::Fragment);
+    // Shader compilation (issue 3) has not landed: no stage executes yet.
+    const SHADERS_LANDED: bool = false;
+    if !graphics || !SHADERS_LANDED {
+        // The binding limits are still what the context state accepts.
+        return match (graphics, cap) {
+            (true, MaxConstBuffers) => MAX_CONSTANT_BUFFERS as i32,
+            (true, MaxConstBufferSize) => MAX_CONST_BUFFER_SIZE as i32,
+            (true, MaxTextureSamplers) => MAX_SAMPLERS as i32,
+            (true, MaxSamplerViews) => MAX_SAMPLER_VIEWS as i32,
+            (true, MaxInputs) if shader == ShaderType::Vertex => MAX_ATTRIBS as i32,
+            _ => 0,
+        };
+    }
+    match cap {
+        MaxInstructions | MaxAluInstructions | MaxTexInstructions | MaxTexIndirections => i32::MAX,
+        MaxControlFlowDepth => i32::MAX,
+        MaxInputs => MAX_ATTRIBS as i32,
+        MaxOutputs => 32,
+        MaxConstBufferSize => MAX_CONST_BUFFER_SIZE as i32,
+        MaxConstBuffers => MAX_CONSTANT_BUFFERS as i32,
+        MaxTemps => i32::MAX,
+        TgsiContSupported | IndirectInputAddr | IndirectOutputAddr | IndirectTempAddr
+        | IndirectConstAddr | Integers | TgsiLdexpSupported | TgsiFmaSupported => 1,
+        MaxTextureSamplers => MAX_SAMPLERS as i32,
+        MaxSamplerViews => MAX_SAMPLER_VIEWS as i32,
+        _ => 0,
+    }
+}
+
+/// A `get_compute_param` answer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ComputeParam {
+    /// Scalar or vector values (grid sizes are 3 values).
+    U64(Vec<u64>),
+    /// `PIPE_COMPUTE_CAP_IR_TARGET`.
+    Str(String),
+}
+
+/// `get_compute_param`: `None` (Gallium's "0 bytes written") for every
+/// parameter, as compute is not implemented (`PIPE_CAP_COMPUTE` is 0).
+pub fn get_compute_param(cap: ComputeCap) -> Option<ComputeParam> {
+    let _ = cap;
+    None
+}
+
+/// Why a format × target × samples × bindings combination is refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotSupported {
+    /// What is missing, for error messages ("PIPE_BIND_STREAM_OUTPUT", ...).
+    pub what: String,
+    /// True when the combination is valid Gallium that ferropipe merely does
+    /// not implement yet (`Error::Unsupported`), false when it can never be
+    /// valid (`Error::InvalidArgument`: a depth format as a vertex buffer).
+    pub unimplemented: bool,
+}
+
+fn refuse(what: impl Into<String>, unimplemented: bool) -> Result<(), NotSupported> {
+    Err(NotSupported {
+        what: what.into(),
+        unimplemented,
+    })
+}
+
+/// `is_format_supported` with the reason when the answer is no.
+///
+/// The rules, by binding (screen.rst "PIPE_BIND_*"):
+/// * `VERTEX_BUFFER`, `INDEX_BUFFER`, `CONSTANT_BUFFER`: buffers only; as a
+///   vertex-buffer *format* every colour format fetch can unpack
+///   (`ferropipe_components::pack`).
+/// * `RENDER_TARGET`: textures in colour formats the output stage can pack,
+///   except the vertex-only ones (`USCALED`/`SSCALED`, 32-bit
+///   `UNORM`/`SNORM`) and `R9G9B9E5`; `BLENDABLE` additionally excludes
+///   pure integer formats.
+/// * `DEPTH_STENCIL`: depth/stencil formats, not on buffers or 3D textures.
+/// * `SAMPLER_VIEW`: textures in any format except the vertex-only ones;
+///   buffer sampler views (texture buffers) are not implemented.
+/// * `LINEAR`, `CUSTOM`: fine (storage is linear).  `DISPLAY_TARGET`,
+///   `SCANOUT`, `SHARED`, `CURSOR`: no window system.  Stream output,
+///   shader buffers and images, compute, query buffers, indirect arguments:
+///   not implemented.
+/// * More than one sample: MSAA is not implemented.
+pub fn format_support(
+    format: Format,
+    target: TextureTarget,
+    sample_count: u32,
+    storage_sample_count: u32,
+    bind: BindFlags,
+) -> Result<(), NotSupported> {
+    let d = format.desc();
+    if sample_count > 32 {
+        return refuse(format!("{sample_count} samples (at most 32)"), false);
+    }
+    if storage_sample_count > sample_count.max(1) {
+        return refuse(
+            format!("{storage_sample_count} storage samples > {sample_count} samples"),
+            false,
+        );
+    }
+    if sample_count > 1 {
+        return refuse(format!("{sample_count}x multisampling"), true);
+    }
+    let unimplemented = BindFlags::STREAM_OUTPUT
+        | BindFlags::SHADER_BUFFER
+        | BindFlags::SHADER_IMAGE
+        | BindFlags::GLOBAL
+        | BindFlags::COMPUTE_RESOURCE
+        | BindFlags::COMMAND_ARGS_BUFFER
+        | BindFlags::QUERY_BUFFER
+        | BindFlags::VERTEX_STATE
+        | BindFlags::DISPLAY_TARGET
+        | BindFlags::SCANOUT
+        | BindFlags::SHARED
+        | BindFlags::CURSOR;
+    if let Some((name, _)) = BindFlags::NAMED.iter().find(|(_, f)| {
+        f.bits().count_ones() == 1 && bind.contains(*f) && unimplemented.contains(*f)
+    }) {
+        return refuse(*name, true);
+    }
+    let buffer_only =
+        BindFlags::VERTEX_BUFFER | BindFlags::INDEX_BUFFER | BindFlags::CONSTANT_BUFFER;
+    let is_buffer = target == TextureTarget::Buffer;
+    if !is_buffer && bind.intersects(buffer_only) {
+        return refuse(format!("{bind:?} on a {target}"), false);
+    }
+    let vertex_only = matches!(d.channel_type, ChannelType::Uscaled | ChannelType::Sscaled)
+        || (matches!(d.channel_type, ChannelType::Unorm | ChannelType::Snorm)
+            && d.kind == FormatKind::Color
+            && d.channel_bits[0] == 32);
+    if bind.contains(BindFlags::VERTEX_BUFFER) && d.kind != FormatKind::Color {
+        return refuse(format!("{format} as a vertex format"), false);
+    }
+    if bind.intersects(BindFlags::RENDER_TARGET | BindFlags::BLENDABLE) {
+        if is_buffer {
+            return refuse("a buffer as a render target", false);
+        }
+        if d.kind != FormatKind::Color || vertex_only || format == Format::R9G9B9E5_FLOAT {
+            return refuse(format!("{format} as a render target"), false);
+        }
+        if bind.contains(BindFlags::BLENDABLE) && d.is_integer() {
+            return refuse(format!("blending on {format}"), false);
+        }
+    }
+    if bind.contains(BindFlags::DEPTH_STENCIL) {
+        if d.kind == FormatKind::Color {
+            return refuse(format!("{format} as a depth/stencil buffer"), false);
+        }
+        if is_buffer || target == TextureTarget::Texture3D {
+            return refuse(format!("a depth/stencil {target}"), false);
+        }
+    }
+    if bind.contains(BindFlags::SAMPLER_VIEW) {
+        if is_buffer {
+            return refuse("buffer sampler views (texture buffers)", true);
+        }
+        if vertex_only {
+            return refuse(format!("sampling {format}"), false);
+        }
+    }
+    if !is_buffer && d.kind != FormatKind::Color && target == TextureTarget::Texture3D {
+        return refuse(format!("a 3D texture in {format}"), false);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_cap_has_a_value_and_unimplemented_features_say_zero() {
+        for &c in Cap::ALL {
+            let _ = get_param(c);
+        }
+        for &c in CapF::ALL {
+            assert!(get_paramf(c) >= 0.0);
+        }
+        assert_eq!(get_param(Cap::Compute), 0);
+        assert_eq!(get_param(Cap::MaxStreamOutputBuffers), 0);
+        assert_eq!(get_param(Cap::TextureMultisample), 0);
+        assert_eq!(get_param(Cap::MaxRenderTargets), 8);
+        assert_eq!(
+            get_shader_param(ShaderType::Geometry, ShaderCap::MaxInstructions),
+            0
+        );
+        assert!(
+            ComputeCap::ALL
+                .iter()
+                .all(|&c| get_compute_param(c).is_none())
+        );
+    }
+
+    #[test]
+    fn format_support_rules() {
+        use TextureTarget::*;
+        let ok = |f, t, b| format_support(f, t, 0, 0, b).is_ok();
+        assert!(ok(
+            Format::R8G8B8A8_UNORM,
+            Texture2D,
+            BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW
+        ));
+        assert!(ok(
+            Format::R32G32B32_FLOAT,
+            Buffer,
+            BindFlags::VERTEX_BUFFER
+        ));
+        assert!(ok(
+            Format::R8G8B8A8_USCALED,
+            Buffer,
+            BindFlags::VERTEX_BUFFER
+        ));
+        assert!(!ok(
+            Format::R8G8B8A8_USCALED,
+            Texture2D,
+            BindFlags::RENDER_TARGET
+        ));
+        assert!(!ok(
+            Format::R32G32B32A32_UINT,
+            Texture2D,
+            BindFlags::BLENDABLE
+        ));
+        assert!(ok(
+            Format::Z24_UNORM_S8_UINT,
+            TextureCube,
+            BindFlags::DEPTH_STENCIL
+        ));
+        assert!(!ok(
+            Format::Z24_UNORM_S8_UINT,
+            Texture3D,
+            BindFlags::DEPTH_STENCIL
+        ));
+        assert!(!ok(
+            Format::R8G8B8A8_UNORM,
+            Texture2D,
+            BindFlags::DEPTH_STENCIL
+        ));
+        assert!(!ok(Format::Z32_FLOAT, Buffer, BindFlags::VERTEX_BUFFER));
+        assert!(!ok(Format::R8_UNORM, Texture2D, BindFlags::VERTEX_BUFFER));
+        let msaa = format_support(
+            Format::R8G8B8A8_UNORM,
+            Texture2D,
+            4,
+            4,
+            BindFlags::RENDER_TARGET,
+        );
+        assert!(msaa.unwrap_err().unimplemented);
+        let so = format_support(Format::R8_UNORM, Buffer, 0, 0, BindFlags::STREAM_OUTPUT);
+        assert_eq!(so.unwrap_err().what, "PIPE_BIND_STREAM_OUTPUT");
+        let tb = format_support(Format::R32_FLOAT, Buffer, 0, 0, BindFlags::SAMPLER_VIEW);
+        assert!(tb.unwrap_err().unimplemented);
+        assert!(format_support(Format::R8_UNORM, Texture2D, 4, 8, BindFlags::empty()).is_err());
+    }
+}

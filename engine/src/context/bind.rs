@@ -1,0 +1,630 @@
+//! Resource binding state and non-CSO state (context.rst "Resource Binding
+//! State", "Non-CSO State", `set_sampler_views`).
+//!
+//! Each setter validates its arguments once (slot ranges, targets, bind
+//! flags, formats, strides, index sizes) and writes [`BoundState`]
+//! copy-on-write, so snapshots taken by recorded draws stay intact.
+//! `set_framebuffer_state` first executes recorded work when the framebuffer
+//! actually changes: draws recorded against the old attachments must land
+//! there, and readers of the old attachments must see them.
+
+use std::sync::Arc;
+
+use ferropipe_components::draw::{
+    ConstantBufferBinding, FramebufferState, IndexBufferBinding, VertexBufferBinding,
+};
+use ferropipe_components::enums::{BindFlags, ShaderType, TextureTarget};
+use ferropipe_components::format::FormatKind;
+use ferropipe_components::state::*;
+
+use super::cso::{slot_range, stage};
+use super::{BoundState, Context, SamplerViewHandle, SurfaceHandle};
+use crate::caps;
+use crate::error::{Error, Result};
+use crate::screen::Resource;
+
+/// What `set_framebuffer_state` takes: surfaces by handle.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FramebufferTemplate {
+    pub width: u32,
+    pub height: u32,
+    /// Layers / samples of a framebuffer without attachments (0 = 1).
+    pub layers: u32,
+    pub samples: u32,
+    /// Colour buffers (at most 8); `None` leaves a slot unbound.
+    pub cbufs: Vec<Option<SurfaceHandle>>,
+    pub zsbuf: Option<SurfaceHandle>,
+}
+
+/// One `set_vertex_buffers` slot (`struct pipe_vertex_buffer`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct VertexBuffer<'a> {
+    /// `None` unbinds the slot.
+    pub buffer: Option<&'a Resource>,
+    /// Bytes between consecutive vertices (0 = every vertex reads the same
+    /// element); at most `PIPE_CAP_MAX_VERTEX_ATTRIB_STRIDE`.
+    pub stride: u32,
+    pub buffer_offset: u32,
+}
+
+/// `set_index_buffer`'s argument.
+#[derive(Clone, Copy, Debug)]
+pub struct IndexBuffer<'a> {
+    pub buffer: &'a Resource,
+    /// 1, 2 or 4 bytes.
+    pub index_size: u32,
+    /// Byte offset of index 0.
+    pub offset: u32,
+}
+
+/// `set_constant_buffer`'s argument (`struct pipe_constant_buffer`).
+#[derive(Clone, Copy, Debug)]
+pub enum ConstantBuffer<'a> {
+    /// A range of a buffer resource, read when draws execute.
+    Buffer {
+        resource: &'a Resource,
+        offset: u32,
+        size: u32,
+    },
+    /// User constants: copied at `set_constant_buffer` time.
+    User(&'a [u8]),
+}
+
+/// Checks that `r` is a buffer (the only target `call` accepts).
+fn need_buffer(call: &'static str, field: &'static str, r: &Resource) -> Result<()> {
+    if r.template().target != TextureTarget::Buffer {
+        return Err(Error::invalid(
+            call,
+            field,
+            format!("a {} is not a buffer", r.template().target),
+        ));
+    }
+    Ok(())
+}
+
+impl Context {
+    /// `set_framebuffer_state`.  Colour surfaces need a colour format and
+    /// `PIPE_BIND_RENDER_TARGET`, the depth/stencil surface a depth or
+    /// stencil format and `PIPE_BIND_DEPTH_STENCIL` (screen.rst).  Executes
+    /// recorded work first when the framebuffer changes.
+    pub fn set_framebuffer_state(&mut self, fb: &FramebufferTemplate) -> Result<()> {
+        const CALL: &str = "set_framebuffer_state";
+        if fb.cbufs.len() > MAX_COLOR_BUFS {
+            return Err(Error::invalid(
+                CALL,
+                "cbufs",
+                format!(
+                    "{} colour buffers; at most {MAX_COLOR_BUFS}",
+                    fb.cbufs.len()
+                ),
+            ));
+        }
+        let max = caps::MAX_TEXTURE_2D_SIZE;
+        if fb.width > max || fb.height > max {
+            return Err(Error::invalid(
+                CALL,
+                "width/height",
+                format!("{}x{} exceeds {max}x{max}", fb.width, fb.height),
+            ));
+        }
+        if fb.samples > 1 {
+            return Err(Error::unsupported(
+                CALL,
+                format!("{}x multisampled framebuffer", fb.samples),
+            ));
+        }
+        let mut cbufs = Vec::with_capacity(fb.cbufs.len());
+        for h in &fb.cbufs {
+            let Some(h) = h else {
+                cbufs.push(None);
+                continue;
+            };
+            let s = self.get(CALL, "cbufs", *h)?.0.clone();
+            if s.desc.format.desc().kind != FormatKind::Color {
+                return Err(Error::invalid(
+                    CALL,
+                    "cbufs",
+                    format!("{} is not a colour format", s.desc.format),
+                ));
+            }
+            if !s.resource.templ.bind.contains(BindFlags::RENDER_TARGET) {
+                return Err(Error::invalid(
+                    CALL,
+                    "cbufs",
+                    "the surface's resource lacks PIPE_BIND_RENDER_TARGET",
+                ));
+            }
+            cbufs.push(Some(s));
+        }
+        let zsbuf = match fb.zsbuf {
+            Some(h) => {
+                let s = self.get(CALL, "zsbuf", h)?.0.clone();
+                if s.desc.format.desc().kind == FormatKind::Color {
+                    return Err(Error::invalid(
+                        CALL,
+                        "zsbuf",
+                        format!("{} is not a depth/stencil format", s.desc.format),
+                    ));
+                }
+                if !s.resource.templ.bind.contains(BindFlags::DEPTH_STENCIL) {
+                    return Err(Error::invalid(
+                        CALL,
+                        "zsbuf",
+                        "the surface's resource lacks PIPE_BIND_DEPTH_STENCIL",
+                    ));
+                }
+                Some(s)
+            }
+            None => None,
+        };
+        let state = FramebufferState {
+            width: fb.width,
+            height: fb.height,
+            layers: fb.layers,
+            samples: fb.samples,
+            cbufs,
+            zsbuf,
+        };
+        if !self.bound().framebuffer.same_as(&state) {
+            self.flush_recorded()?;
+            self.bound_mut().framebuffer = Arc::new(state);
+        }
+        Ok(())
+    }
+
+    /// `set_vertex_buffers`: slots `start_slot..start_slot + buffers.len()`.
+    pub fn set_vertex_buffers(&mut self, start_slot: u32, buffers: &[VertexBuffer]) -> Result<()> {
+        const CALL: &str = "set_vertex_buffers";
+        slot_range(
+            CALL,
+            "start_slot",
+            start_slot,
+            buffers.len(),
+            MAX_VERTEX_BUFFERS,
+        )?;
+        let max_stride = caps::get_param(ferropipe_components::Cap::MaxVertexAttribStride) as u32;
+        for b in buffers {
+            if let Some(r) = b.buffer {
+                need_buffer(CALL, "buffer", r)?;
+            }
+            if b.stride > max_stride {
+                return Err(Error::invalid(
+                    CALL,
+                    "stride",
+                    format!("{}; at most {max_stride}", b.stride),
+                ));
+            }
+        }
+        let mut bound = self.bound_mut();
+        let slots = Arc::make_mut(&mut bound.vertex_buffers);
+        for (i, b) in buffers.iter().enumerate() {
+            slots[start_slot as usize + i] = match b.buffer {
+                Some(r) => VertexBufferBinding {
+                    buffer: Some(r.shared().clone()),
+                    stride: b.stride,
+                    buffer_offset: b.buffer_offset,
+                },
+                None => VertexBufferBinding::default(),
+            };
+        }
+        Ok(())
+    }
+
+    /// `set_index_buffer`; `None` unbinds.
+    pub fn set_index_buffer(&mut self, ib: Option<IndexBuffer>) -> Result<()> {
+        const CALL: &str = "set_index_buffer";
+        let binding = match ib {
+            Some(ib) => {
+                need_buffer(CALL, "buffer", ib.buffer)?;
+                if !matches!(ib.index_size, 1 | 2 | 4) {
+                    return Err(Error::invalid(
+                        CALL,
+                        "index_size",
+                        format!("{}; must be 1, 2 or 4", ib.index_size),
+                    ));
+                }
+                IndexBufferBinding {
+                    buffer: Some(ib.buffer.shared().clone()),
+                    index_size: ib.index_size,
+                    offset: ib.offset,
+                }
+            }
+            None => IndexBufferBinding::default(),
+        };
+        self.bound_mut().index_buffer = binding;
+        Ok(())
+    }
+
+    /// `set_constant_buffer`: binds constant buffer `index` of `shader`;
+    /// `None` unbinds.  User constants are copied now.  A buffer range must
+    /// lie inside the buffer.
+    pub fn set_constant_buffer(
+        &mut self,
+        shader: ShaderType,
+        index: u32,
+        cb: Option<ConstantBuffer>,
+    ) -> Result<()> {
+        const CALL: &str = "set_constant_buffer";
+        let stage = stage(CALL, shader)?;
+        slot_range(CALL, "index", index, 1, MAX_CONSTANT_BUFFERS)?;
+        let binding = match cb {
+            None => ConstantBufferBinding::default(),
+            Some(ConstantBuffer::Buffer {
+                resource,
+                offset,
+                size,
+            }) => {
+                need_buffer(CALL, "buffer", resource)?;
+                let len = u64::from(resource.template().width0);
+                if u64::from(offset) + u64::from(size) > len {
+                    return Err(Error::invalid(
+                        CALL,
+                        "buffer_offset/buffer_size",
+                        format!("{offset}+{size} is past the {len}-byte buffer"),
+                    ));
+                }
+                ConstantBufferBinding {
+                    buffer: Some(resource.shared().clone()),
+                    buffer_offset: offset,
+                    buffer_size: size,
+                    user_buffer: None,
+                }
+            }
+            Some(ConstantBuffer::User(data)) => {
+                if data.len() > caps::MAX_CONST_BUFFER_SIZE as usize {
+                    return Err(Error::invalid(
+                        CALL,
+                        "data",
+                        format!(
+                            "{} bytes; at most {}",
+                            data.len(),
+                            caps::MAX_CONST_BUFFER_SIZE
+                        ),
+                    ));
+                }
+                ConstantBufferBinding {
+                    buffer: None,
+                    buffer_offset: 0,
+                    buffer_size: data.len() as u32,
+                    user_buffer: Some(Arc::from(data)),
+                }
+            }
+        };
+        let mut bound = self.bound_mut();
+        Arc::make_mut(&mut bound.constant_buffers[stage])[index as usize] = binding;
+        Ok(())
+    }
+
+    /// `set_sampler_views`: slots `start_slot..start_slot + views.len()` of
+    /// `shader`; `None` entries unbind.
+    pub fn set_sampler_views(
+        &mut self,
+        shader: ShaderType,
+        start_slot: u32,
+        views: &[Option<SamplerViewHandle>],
+    ) -> Result<()> {
+        const CALL: &str = "set_sampler_views";
+        let stage = stage(CALL, shader)?;
+        slot_range(
+            CALL,
+            "start_slot",
+            start_slot,
+            views.len(),
+            MAX_SAMPLER_VIEWS,
+        )?;
+        let mut refs = Vec::with_capacity(views.len());
+        for v in views {
+            refs.push(match v {
+                Some(h) => Some(self.get(CALL, "views", *h)?.0.clone()),
+                None => None,
+            });
+        }
+        let mut bound = self.bound_mut();
+        let slots = Arc::make_mut(&mut bound.sampler_views[stage]);
+        for (i, v) in refs.into_iter().enumerate() {
+            slots[start_slot as usize + i] = v;
+        }
+        Ok(())
+    }
+
+    /// `set_blend_color`.
+    pub fn set_blend_color(&mut self, color: &BlendColor) -> Result<()> {
+        if color.color.iter().any(|c| c.is_nan()) {
+            return Err(Error::invalid("set_blend_color", "color", "NaN component"));
+        }
+        self.bound_mut().blend_color = *color;
+        Ok(())
+    }
+
+    /// `set_stencil_ref`.
+    pub fn set_stencil_ref(&mut self, stencil_ref: StencilRef) -> Result<()> {
+        self.bound_mut().stencil_ref = stencil_ref;
+        Ok(())
+    }
+
+    /// `set_sample_mask`.
+    pub fn set_sample_mask(&mut self, sample_mask: u32) -> Result<()> {
+        self.bound_mut().sample_mask = sample_mask;
+        Ok(())
+    }
+
+    /// `set_min_samples` (at least 1).
+    pub fn set_min_samples(&mut self, min_samples: u32) -> Result<()> {
+        if min_samples == 0 || min_samples > 32 {
+            return Err(Error::invalid(
+                "set_min_samples",
+                "min_samples",
+                format!("{min_samples}; must be 1..=32"),
+            ));
+        }
+        self.bound_mut().min_samples = min_samples;
+        Ok(())
+    }
+
+    /// `set_clip_state`: the user clip planes.
+    pub fn set_clip_state(&mut self, clip: &ClipState) -> Result<()> {
+        if clip.ucp.iter().flatten().any(|v| !v.is_finite()) {
+            return Err(Error::invalid(
+                "set_clip_state",
+                "ucp",
+                "non-finite coefficient",
+            ));
+        }
+        self.bound_mut().clip = *clip;
+        Ok(())
+    }
+
+    /// `set_polygon_stipple`.
+    pub fn set_polygon_stipple(&mut self, stipple: &PolyStipple) -> Result<()> {
+        self.bound_mut().poly_stipple = *stipple;
+        Ok(())
+    }
+
+    /// `set_scissor_states`: slots `start_slot..`.  A scissor whose max is
+    /// not above its min is empty (nothing passes).
+    pub fn set_scissor_states(&mut self, start_slot: u32, scissors: &[ScissorState]) -> Result<()> {
+        const CALL: &str = "set_scissor_states";
+        slot_range(
+            CALL,
+            "start_slot",
+            start_slot,
+            scissors.len(),
+            MAX_VIEWPORTS,
+        )?;
+        let mut bound = self.bound_mut();
+        bound.scissors[start_slot as usize..][..scissors.len()].copy_from_slice(scissors);
+        Ok(())
+    }
+
+    /// `set_viewport_states`: slots `start_slot..`; values must be finite.
+    pub fn set_viewport_states(
+        &mut self,
+        start_slot: u32,
+        viewports: &[ViewportState],
+    ) -> Result<()> {
+        const CALL: &str = "set_viewport_states";
+        slot_range(
+            CALL,
+            "start_slot",
+            start_slot,
+            viewports.len(),
+            MAX_VIEWPORTS,
+        )?;
+        for v in viewports {
+            if v.scale.iter().chain(&v.translate).any(|c| !c.is_finite()) {
+                return Err(Error::invalid(CALL, "viewports", "non-finite value"));
+            }
+        }
+        let mut bound = self.bound_mut();
+        bound.viewports[start_slot as usize..][..viewports.len()].copy_from_slice(viewports);
+        Ok(())
+    }
+
+    /// Replaces the whole bound state (the replayer's `--time` mode restores
+    /// the state of `timing_begin` this way).  Executes recorded work first
+    /// when the framebuffer differs, as `set_framebuffer_state` does.
+    pub fn restore_bound_state(&mut self, state: BoundState) -> Result<()> {
+        if !self.bound().framebuffer.same_as(&state.framebuffer) {
+            self.flush_recorded()?;
+        }
+        *self.bound_mut() = state;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_util::setup;
+    use ferropipe_components::format::Format;
+    use ferropipe_components::resource::ResourceTemplate;
+    use ferropipe_components::view::SurfaceTemplate;
+
+    #[test]
+    fn framebuffer_checks_formats_and_binds() {
+        let (s, mut c) = setup();
+        let rt = s
+            .resource_create(&ResourceTemplate::texture_2d(
+                Format::R8G8B8A8_UNORM,
+                16,
+                8,
+                BindFlags::RENDER_TARGET,
+            ))
+            .unwrap();
+        let tex = s
+            .resource_create(&ResourceTemplate::texture_2d(
+                Format::R8G8B8A8_UNORM,
+                16,
+                8,
+                BindFlags::SAMPLER_VIEW,
+            ))
+            .unwrap();
+        let zs = s
+            .resource_create(&ResourceTemplate::texture_2d(
+                Format::Z24_UNORM_S8_UINT,
+                16,
+                8,
+                BindFlags::DEPTH_STENCIL,
+            ))
+            .unwrap();
+        let rt_s = c
+            .create_surface(&rt, &SurfaceTemplate::new(Format::R8G8B8A8_UNORM))
+            .unwrap();
+        // A surface needs the matching bind flag on its resource.
+        assert!(matches!(
+            c.create_surface(&tex, &SurfaceTemplate::new(Format::R8G8B8A8_UNORM)),
+            Err(Error::InvalidArgument { .. })
+        ));
+        let zs_s = c
+            .create_surface(&zs, &SurfaceTemplate::new(Format::Z24_UNORM_S8_UINT))
+            .unwrap();
+        let fb = |cbufs: Vec<Option<SurfaceHandle>>, zsbuf| FramebufferTemplate {
+            width: 16,
+            height: 8,
+            cbufs,
+            zsbuf,
+            ..Default::default()
+        };
+        c.set_framebuffer_state(&fb(vec![Some(rt_s), None], Some(zs_s)))
+            .unwrap();
+        let b = c.bound();
+        assert_eq!(b.framebuffer.cbufs.len(), 2);
+        assert_eq!(b.framebuffer.cbuf(0).unwrap().desc.width, 16);
+        assert!(b.framebuffer.zsbuf.is_some());
+        for bad in [
+            fb(vec![Some(zs_s)], None),
+            fb(vec![], Some(rt_s)),
+            fb(vec![None; 9], None),
+        ] {
+            assert!(matches!(
+                c.set_framebuffer_state(&bad),
+                Err(Error::InvalidArgument { .. })
+            ));
+        }
+        // Surfaces keep their resource alive after the host drops it.
+        drop(rt);
+        assert_eq!(s.resource_usage().0, 3);
+    }
+
+    #[test]
+    fn buffers_and_non_cso_state() {
+        let (s, mut c) = setup();
+        let vb = s
+            .resource_create(&ResourceTemplate::buffer(64, BindFlags::VERTEX_BUFFER))
+            .unwrap();
+        let tex = s
+            .resource_create(&ResourceTemplate::texture_2d(
+                Format::R8_UNORM,
+                4,
+                4,
+                BindFlags::SAMPLER_VIEW,
+            ))
+            .unwrap();
+        c.set_vertex_buffers(
+            1,
+            &[VertexBuffer {
+                buffer: Some(&vb),
+                stride: 16,
+                buffer_offset: 4,
+            }],
+        )
+        .unwrap();
+        assert_eq!(c.bound().vertex_buffers[1].stride, 16);
+        assert!(c.bound().vertex_buffers[0].buffer.is_none());
+        assert!(
+            c.set_vertex_buffers(
+                0,
+                &[VertexBuffer {
+                    buffer: Some(&tex),
+                    ..Default::default()
+                }]
+            )
+            .is_err()
+        );
+        assert!(
+            c.set_vertex_buffers(
+                0,
+                &[VertexBuffer {
+                    buffer: Some(&vb),
+                    stride: 4096,
+                    buffer_offset: 0
+                }]
+            )
+            .is_err()
+        );
+        assert!(
+            c.set_vertex_buffers(32, &[VertexBuffer::default()])
+                .is_err()
+        );
+        c.set_index_buffer(Some(IndexBuffer {
+            buffer: &vb,
+            index_size: 2,
+            offset: 0,
+        }))
+        .unwrap();
+        assert!(
+            c.set_index_buffer(Some(IndexBuffer {
+                buffer: &vb,
+                index_size: 3,
+                offset: 0
+            }))
+            .is_err()
+        );
+        // User constants are copied at set time.
+        let mut data = vec![1u8, 2, 3, 4];
+        c.set_constant_buffer(ShaderType::Fragment, 3, Some(ConstantBuffer::User(&data)))
+            .unwrap();
+        data[0] = 9;
+        let cb = &c.bound().constant_buffers[1][3];
+        assert_eq!(&cb.user_buffer.as_ref().unwrap()[..], &[1, 2, 3, 4]);
+        assert!(
+            c.set_constant_buffer(
+                ShaderType::Vertex,
+                0,
+                Some(ConstantBuffer::Buffer {
+                    resource: &vb,
+                    offset: 32,
+                    size: 64
+                })
+            )
+            .is_err()
+        );
+        assert!(c.set_constant_buffer(ShaderType::Vertex, 16, None).is_err());
+        assert!(
+            c.set_constant_buffer(ShaderType::Compute, 0, None)
+                .unwrap_err()
+                .is_unsupported()
+        );
+        c.set_stencil_ref(StencilRef { ref_value: [3, 4] }).unwrap();
+        c.set_sample_mask(5).unwrap();
+        assert!(c.set_min_samples(0).is_err());
+        c.set_scissor_states(
+            15,
+            &[ScissorState {
+                minx: 1,
+                miny: 2,
+                maxx: 3,
+                maxy: 4,
+            }],
+        )
+        .unwrap();
+        assert!(
+            c.set_scissor_states(15, &[ScissorState::default(); 2])
+                .is_err()
+        );
+        assert!(
+            c.set_viewport_states(
+                0,
+                &[ViewportState {
+                    scale: [f32::INFINITY, 1.0, 1.0],
+                    translate: [0.0; 3]
+                }]
+            )
+            .is_err()
+        );
+        let b = c.bound();
+        assert_eq!(b.stencil_ref.ref_value, [3, 4]);
+        assert_eq!(b.sample_mask, 5);
+        assert_eq!(b.scissors[15].maxy, 4);
+    }
+}
