@@ -13,12 +13,20 @@
 use std::ptr::NonNull;
 
 use ferropipe::components::draw::DrawInfo;
-use ferropipe::components::enums::{BindFlags, PrimType, ShaderType};
+use ferropipe::components::enums::{BindFlags, ClearFlags, Func, PrimType, ShaderType};
 use ferropipe::components::format::Format;
 use ferropipe::components::resource::ResourceTemplate;
 use ferropipe::components::shader::{FragmentShaderRef, VertexShaderRef};
-use ferropipe::components::state::{RasterizerState, ScissorState, VertexElement};
-use ferropipe::{Context, Error, FsHandle, Resource, Result, Screen, VsHandle};
+use ferropipe::components::state::{
+    BlendState, ColorUnion, DepthStencilAlphaState, RasterizerState, ScissorState, VertexElement,
+    ViewportState,
+};
+use ferropipe::components::view::SurfaceTemplate;
+use ferropipe::{
+    BlendHandle, ConstantBuffer, Context, DsaHandle, Error, FramebufferTemplate, FsHandle,
+    IndexBuffer, RasterizerHandle, Resource, Result, Screen, SurfaceHandle, VertexBuffer,
+    VertexElementsHandle, VsHandle,
+};
 
 use crate::mesh::Mesh;
 
@@ -93,6 +101,9 @@ impl HostImage {
 /// by a `blit`.  Field order matters: the resources drop before the host
 /// memory they may point into.
 pub struct Targets {
+    /// The surface draws go to: `msaa`'s with MSAA, `display`'s without.
+    pub color_surface: SurfaceHandle,
+    pub depth_surface: SurfaceHandle,
     pub display: Resource,
     pub msaa: Option<Resource>,
     pub depth: Resource,
@@ -106,13 +117,19 @@ impl Targets {
     /// Creates the targets.  The host image must outlive every reference
     /// ferropipe holds to `display`; [`Targets::release`] drops them in the
     /// safe order.
-    pub fn new(screen: &Screen, width: u32, height: u32, samples: u32) -> Result<Self> {
+    pub fn new(
+        screen: &Screen,
+        ctx: &mut Context,
+        width: u32,
+        height: u32,
+        samples: u32,
+    ) -> Result<Self> {
         const CALL: &str = "Targets::new";
         let mut image = HostImage::new(width, height).ok_or(Error::OutOfMemory {
             call: CALL,
             bytes: u64::MAX,
         })?;
-        let bind = BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW | BindFlags::DISPLAY_TARGET;
+        let bind = BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW;
         let templ = ResourceTemplate::texture_2d(Format::R8G8B8A8_UNORM, width, height, bind);
         let (ptr, len) = (image.ptr(), image.len());
         // SAFETY: `image` lives in the returned `Targets`, which drops (or
@@ -141,7 +158,14 @@ impl Targets {
                 BindFlags::DEPTH_STENCIL,
             )
         })?;
+        let color_surface = ctx.create_surface(
+            msaa.as_ref().unwrap_or(&display),
+            &SurfaceTemplate::new(Format::R8G8B8A8_UNORM),
+        )?;
+        let depth_surface = ctx.create_surface(&depth, &SurfaceTemplate::new(Format::Z32_FLOAT))?;
         Ok(Targets {
+            color_surface,
+            depth_surface,
             display,
             msaa,
             depth,
@@ -162,7 +186,9 @@ impl Targets {
         // The context may still reference the surfaces through its
         // framebuffer state; unbinding and flushing lets go of them before
         // the host memory is freed.
-        let _ = unbind_framebuffer(ctx);
+        let _ = ctx.set_framebuffer_state(&FramebufferTemplate::default());
+        let _ = ctx.surface_destroy(self.color_surface);
+        let _ = ctx.surface_destroy(self.depth_surface);
         let _ = ctx.flush();
         drop(self);
     }
@@ -177,9 +203,102 @@ pub struct FrameSetup<'a> {
 
 /// Binds the framebuffer, viewport (y flipped so row 0 is the top of the
 /// picture), rasterizer and scissor, and clears colour and depth.
-pub fn begin_frame(ctx: &mut Context, targets: &Targets, setup: &FrameSetup<'_>) -> Result<()> {
-    let _ = (ctx, targets, setup);
-    Err(pending("set_framebuffer_state"))
+pub fn begin_frame(
+    ctx: &mut Context,
+    targets: &Targets,
+    cache: &mut StateCache,
+    setup: &FrameSetup<'_>,
+) -> Result<()> {
+    ctx.set_framebuffer_state(&FramebufferTemplate {
+        width: targets.width,
+        height: targets.height,
+        layers: 1,
+        samples: targets.samples,
+        cbufs: vec![Some(targets.color_surface)],
+        zsbuf: Some(targets.depth_surface),
+    })?;
+    let (w, h) = (targets.width as f32, targets.height as f32);
+    ctx.set_viewport_states(
+        0,
+        &[ViewportState {
+            // Negative y scale: NDC +y is row 0, so the picture is upright
+            // in memory (top row first) like a window's.
+            scale: [w * 0.5, -h * 0.5, 1.0],
+            translate: [w * 0.5, h * 0.5, 0.0],
+        }],
+    )?;
+    if let Some(s) = setup.scissor {
+        ctx.set_scissor_states(0, &[s])?;
+    }
+    let rasterizer = cache.rasterizer(ctx, setup.rasterizer)?;
+    ctx.bind_rasterizer_state(Some(rasterizer))?;
+    let dsa = cache.depth_test(ctx)?;
+    ctx.bind_depth_stencil_alpha_state(Some(dsa))?;
+    let blend = cache.opaque_blend(ctx)?;
+    ctx.bind_blend_state(Some(blend))?;
+    ctx.clear(
+        ClearFlags::COLOR0 | ClearFlags::DEPTH,
+        &ColorUnion::float(setup.clear_color),
+        1.0,
+        0,
+    )
+}
+
+/// CSOs the frame setup reuses: a rasterizer per distinct state (the side
+/// panel flips between a handful), one depth-test and one opaque blend
+/// state.  Gallium CSOs are meant to be created once and bound many times.
+#[derive(Default)]
+pub struct StateCache {
+    rasterizers: Vec<(RasterizerState, RasterizerHandle)>,
+    dsa: Option<DsaHandle>,
+    blend: Option<BlendHandle>,
+}
+
+impl StateCache {
+    /// Keeps at most this many rasterizer CSOs (oldest deleted first).
+    const MAX_RASTERIZERS: usize = 16;
+
+    fn rasterizer(
+        &mut self,
+        ctx: &mut Context,
+        state: &RasterizerState,
+    ) -> Result<RasterizerHandle> {
+        if let Some((_, h)) = self.rasterizers.iter().find(|(s, _)| s == state) {
+            return Ok(*h);
+        }
+        let h = ctx.create_rasterizer_state(state)?;
+        if self.rasterizers.len() >= Self::MAX_RASTERIZERS {
+            let (_, old) = self.rasterizers.remove(0);
+            let _ = ctx.delete_rasterizer_state(old);
+        }
+        self.rasterizers.push((*state, h));
+        Ok(h)
+    }
+
+    fn depth_test(&mut self, ctx: &mut Context) -> Result<DsaHandle> {
+        if let Some(h) = self.dsa {
+            return Ok(h);
+        }
+        let h = ctx.create_depth_stencil_alpha_state(&DepthStencilAlphaState {
+            depth_enabled: true,
+            depth_writemask: true,
+            depth_func: Func::Less,
+            ..Default::default()
+        })?;
+        self.dsa = Some(h);
+        Ok(h)
+    }
+
+    fn opaque_blend(&mut self, ctx: &mut Context) -> Result<BlendHandle> {
+        if let Some(h) = self.blend {
+            return Ok(h);
+        }
+        let mut state = BlendState::default();
+        state.rt[0].colormask = 0xf;
+        let h = ctx.create_blend_state(&state)?;
+        self.blend = Some(h);
+        Ok(h)
+    }
 }
 
 /// Resolves MSAA into the display target, flushes, and waits for the
@@ -190,11 +309,6 @@ pub fn end_frame(ctx: &mut Context, targets: &Targets) -> Result<()> {
     }
     ctx.flush()?.wait();
     Ok(())
-}
-
-fn unbind_framebuffer(ctx: &mut Context) -> Result<()> {
-    let _ = ctx;
-    Err(pending("set_framebuffer_state"))
 }
 
 /// A mesh's vertex and index buffers.
@@ -228,21 +342,20 @@ pub fn buffer_with_data(
     let size = u32::try_from(data.len().max(1))
         .map_err(|_| Error::invalid("buffer_with_data", "data", "larger than 4 GiB"))?;
     let buffer = screen.resource_create(&ResourceTemplate::buffer(size, bind))?;
-    let _ = (ctx, buffer);
-    Err(pending("buffer_subdata"))
+    ctx.buffer_subdata(&buffer, 0, data)?;
+    Ok(buffer)
 }
 
 /// Sets user constants for `shader`'s constant buffer 0.
 pub fn set_constants(ctx: &mut Context, shader: ShaderType, bytes: &[u8]) -> Result<()> {
-    let _ = (ctx, shader, bytes);
-    Err(pending("set_constant_buffer"))
+    ctx.set_constant_buffer(shader, 0, Some(ConstantBuffer::User(bytes)))
 }
 
 /// A vertex and a fragment shader and the vertex layout they read.
 pub struct Program {
     pub vs: VsHandle,
     pub fs: FsHandle,
-    pub elements: Vec<VertexElement>,
+    pub elements: VertexElementsHandle,
 }
 
 impl Program {
@@ -257,7 +370,7 @@ impl Program {
         Ok(Program {
             vs: ctx.create_vs_state_native(vs)?,
             fs: ctx.create_fs_state_native(fs)?,
-            elements: elements.to_vec(),
+            elements: ctx.create_vertex_elements_state(elements)?,
         })
     }
 
@@ -265,13 +378,14 @@ impl Program {
     pub fn bind(&self, ctx: &mut Context) -> Result<()> {
         ctx.bind_vs_state(Some(self.vs))?;
         ctx.bind_fs_state(Some(self.fs))?;
-        Err(pending("bind_vertex_elements_state"))
+        ctx.bind_vertex_elements_state(Some(self.elements))
     }
 
     /// Deletes the CSOs.
     pub fn delete(self, ctx: &mut Context) {
         let _ = ctx.delete_vs_state(self.vs);
         let _ = ctx.delete_fs_state(self.fs);
+        let _ = ctx.delete_vertex_elements_state(self.elements);
     }
 }
 
@@ -298,14 +412,24 @@ pub fn float_element(
 
 /// Binds vertex buffers from slot 0: `(buffer, stride)` each.
 pub fn set_vertex_buffers(ctx: &mut Context, buffers: &[(&Resource, u32)]) -> Result<()> {
-    let _ = (ctx, buffers);
-    Err(pending("set_vertex_buffers"))
+    let slots: Vec<VertexBuffer<'_>> = buffers
+        .iter()
+        .map(|&(buffer, stride)| VertexBuffer {
+            buffer: Some(buffer),
+            stride,
+            buffer_offset: 0,
+        })
+        .collect();
+    ctx.set_vertex_buffers(0, &slots)
 }
 
 /// Binds a u32 index buffer.
 pub fn set_index_buffer(ctx: &mut Context, buffer: &Resource) -> Result<()> {
-    let _ = (ctx, buffer);
-    Err(pending("set_index_buffer"))
+    ctx.set_index_buffer(Some(IndexBuffer {
+        buffer,
+        index_size: 4,
+        offset: 0,
+    }))
 }
 
 /// Draws `count` u32 indices as triangles, `instances` times.

@@ -71,6 +71,7 @@ pub struct Renderer {
     source: Option<SceneSource>,
     statistics_query: Option<QueryHandle>,
     statistics_supported: bool,
+    cache: gfx::StateCache,
     ctx: Context,
     targets: Option<Targets>,
     screen: Screen,
@@ -91,6 +92,7 @@ impl Renderer {
             source: None,
             statistics_query: None,
             statistics_supported: true,
+            cache: gfx::StateCache::default(),
             ctx,
             targets: None,
             screen,
@@ -164,6 +166,7 @@ impl Renderer {
         gfx::begin_frame(
             &mut self.ctx,
             targets,
+            &mut self.cache,
             &FrameSetup {
                 rasterizer: &rasterizer,
                 scissor: settings.scissor.then(|| settings.scissor_state()),
@@ -247,7 +250,13 @@ impl Renderer {
         if let Some(old) = self.targets.take() {
             old.release(&mut self.ctx);
         }
-        self.targets = Some(Targets::new(&self.screen, want.0, want.1, want.2)?);
+        self.targets = Some(Targets::new(
+            &self.screen,
+            &mut self.ctx,
+            want.0,
+            want.1,
+            want.2,
+        )?);
         Ok(())
     }
 }
