@@ -407,8 +407,8 @@ impl DemoApp {
                     .iter()
                     .map(|s| format!("{} {:.2}", s.name(), c.get(s.time_counter()) as f64 / 1e6))
                     .collect();
-                lines.push(format!("ms: {}", stages[..4].join("  ")));
-                lines.push(format!("    {}", stages[4..].join("  ")));
+                lines.push(format!("wall ms: {}", stages[..6].join("  ")));
+                lines.push(format!("thread ms: {}", stages[6..].join("  ")));
             } else {
                 lines.push("tiles / per-stage ms: n/a (pipeline reports no counters)".into());
             }

@@ -166,12 +166,17 @@ counters! {
     SetupNs = ("setup-time", Nanoseconds, StageTime, "primitive setup"),
     /// Binning wall time.
     BinNs = ("bin-time", Nanoseconds, StageTime, "binning into tiles"),
-    /// Rasterization wall time (all waves).
-    RasterNs = ("raster-time", Nanoseconds, StageTime, "tile rasterization"),
-    /// Fragment shading wall time (all waves).
-    FragmentNs = ("fragment-time", Nanoseconds, StageTime, "fragment shading"),
-    /// Output merge wall time (all waves).
-    MergeNs = ("merge-time", Nanoseconds, StageTime, "depth/stencil, blending, writes"),
+    /// Tile pass wall time (all passes).  When the back end fuses raster,
+    /// fragment and merge per batch (so fragments never leave the cache),
+    /// this is the wall time of the whole fused pass.
+    RasterNs = ("raster-time", Nanoseconds, StageTime, "tile pass (raster, and fused fragment/merge)"),
+    /// Fragment shading time.  Inside a fused tile pass this is *thread*
+    /// time summed over workers (measured per batch of pixels, never per
+    /// pixel), so it can exceed the frame's wall time.
+    FragmentNs = ("fragment-time", Nanoseconds, StageTime, "fragment shading (thread time when fused)"),
+    /// Output merge time; thread time summed over workers when fused, as
+    /// `FragmentNs`.
+    MergeNs = ("merge-time", Nanoseconds, StageTime, "depth/stencil, blending, writes (thread time when fused)"),
 }
 
 impl Counter {
@@ -401,7 +406,9 @@ impl CounterSet {
     /// puffin scope named after the stage while profiling is on.
     ///
     /// Open it once around a stage system's body (not per job: per-job
-    /// times would add up thread time, not wall time).
+    /// times would add up thread time, not wall time).  For stages fused
+    /// into another stage's jobs (fragment and merge inside the tile pass)
+    /// time each batch and [`CounterSet::commit`] the summed thread time.
     pub fn time_stage(&self, stage: Stage) -> StageTimer<'_> {
         StageTimer {
             set: self,
