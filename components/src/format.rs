@@ -272,6 +272,21 @@ formats! {
     S8_UINT = "PIPE_FORMAT_S8_UINT": 1, Stencil, [8], Uint, [C0, X, C0, C1], true, false;
 }
 
+impl Format {
+    /// The same layout without sRGB encoding (`R8G8B8A8_SRGB` →
+    /// `R8G8B8A8_UNORM`); other formats map to themselves.  Used to read an
+    /// sRGB surface's stored bytes rather than its linear values.
+    pub fn linear(self) -> Format {
+        match self {
+            Format::R8G8B8A8_SRGB => Format::R8G8B8A8_UNORM,
+            Format::B8G8R8A8_SRGB => Format::B8G8R8A8_UNORM,
+            Format::R8G8B8X8_SRGB => Format::R8G8B8X8_UNORM,
+            Format::B8G8R8X8_SRGB => Format::B8G8R8X8_UNORM,
+            f => f,
+        }
+    }
+}
+
 impl core::fmt::Display for Format {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(self.gallium_name())
@@ -288,6 +303,8 @@ mod tests {
             let d = f.desc();
             assert_eq!(d.format, *f);
             assert_eq!(Format::from_gallium_name(d.name), Some(*f));
+            let l = f.linear().desc();
+            assert!(!l.srgb && l.block_bytes == d.block_bytes && l.swizzle == d.swizzle);
             let bits: u32 = d.channel_bits.iter().map(|&b| b as u32).sum();
             assert_eq!(
                 bits,

@@ -9,6 +9,7 @@
 //! `ferropipe` (the Gallium façade); the only code here is what is intrinsic
 //! to the data, such as format packing.
 
+pub mod batch;
 pub mod caps;
 pub mod cso;
 pub mod draw;

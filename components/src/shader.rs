@@ -139,6 +139,53 @@ impl IoSlot {
     }
 }
 
+impl IoSlot {
+    /// Sets the number of components used (1..=4).
+    pub fn with_components(mut self, components: u8) -> Self {
+        self.components = components.clamp(1, 4);
+        self
+    }
+
+    /// Sets the scalar kind of the components.
+    pub fn with_kind(mut self, kind: ScalarKind) -> Self {
+        self.kind = kind;
+        self
+    }
+
+    /// Sets the interpolation qualifier.
+    pub fn with_interpolation(mut self, interpolation: Interpolation) -> Self {
+        self.interpolation = interpolation;
+        self
+    }
+
+    /// Sets the sampling qualifier.
+    pub fn with_sampling(mut self, sampling: Sampling) -> Self {
+        self.sampling = sampling;
+        self
+    }
+}
+
+/// What one output component of a compiled shader is, when the compiler can
+/// tell statically (see [`ShaderInfo::output_values`]).
+///
+/// The pipeline may use this to skip shading: a fragment shader whose colour
+/// output is `Input` of a varying can take the interpolated varying
+/// directly, and a vertex shader that only copies its attributes needs no
+/// call at all.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum OutputValue {
+    /// Computed by the shader (or not known): call `run`.
+    #[default]
+    Computed,
+    /// An unmodified copy of input component `component` of input slot
+    /// `slot` (VS: vertex element slot; FS: varying slot).
+    Input { slot: u32, component: u8 },
+    /// The same constant bits in every lane.
+    Constant(u32),
+    /// Never written by the shader (reads as 0).
+    Undefined,
+}
+
 /// A shader's interface, as the pipeline needs to know it.
 ///
 /// `inputs` and `outputs` fix the slot order of the SoA buffers passed to
@@ -164,6 +211,17 @@ pub struct ShaderInfo {
     pub sampler_views_used: u128,
     /// Bit i: sampler state i is read.
     pub samplers_used: u32,
+    /// FS: bit c set when component c of `frag_coord` (x, y, z, 1/w) is read.
+    pub frag_coord_mask: u8,
+    /// VS: reads `vertex_index`.
+    pub reads_vertex_id: bool,
+    /// VS: reads `instance_index`.
+    pub reads_instance_id: bool,
+    /// Per output slot, what each of its 4 components is (filled by the
+    /// shader compiler; empty means every output is `Computed`).  Lets the
+    /// pipeline detect pass-through shaders, see [`OutputValue`] and
+    /// [`ShaderInfo::is_passthrough`].
+    pub output_values: Vec<[OutputValue; 4]>,
 }
 
 impl ShaderInfo {
@@ -180,6 +238,49 @@ impl ShaderInfo {
     /// FS writes depth (disables early depth).
     pub fn writes_depth(&self) -> bool {
         self.output_slot(Semantic::Depth).is_some()
+    }
+
+    /// An empty interface for `stage` (builder start for Rust-native shaders).
+    pub fn new(stage: ShaderType) -> Self {
+        ShaderInfo {
+            stage,
+            ..Default::default()
+        }
+    }
+
+    /// Appends an input slot (builder style).
+    pub fn with_input(mut self, slot: IoSlot) -> Self {
+        self.inputs.push(slot);
+        self
+    }
+
+    /// Appends an output slot (builder style).
+    pub fn with_output(mut self, slot: IoSlot) -> Self {
+        self.outputs.push(slot);
+        self
+    }
+
+    /// What component `component` of output slot `slot` is (`Computed` when
+    /// unknown).
+    pub fn output_value(&self, slot: usize, component: usize) -> OutputValue {
+        self.output_values
+            .get(slot)
+            .map_or(OutputValue::Computed, |v| v[component & 3])
+    }
+
+    /// Whether every output component is a copy of an input, a constant or
+    /// undefined, and nothing else is observable (no discard, no depth or
+    /// sample-mask output): the pipeline can then route data instead of
+    /// calling `run`.
+    pub fn is_passthrough(&self) -> bool {
+        !self.uses_discard
+            && !self.outputs.is_empty()
+            && self.output_values.len() == self.outputs.len()
+            && self
+                .output_values
+                .iter()
+                .flatten()
+                .all(|v| !matches!(v, OutputValue::Computed))
     }
 }
 
@@ -237,6 +338,55 @@ pub struct FragmentIo<'a> {
     pub mask: &'a mut [Lanes],
     /// `[output slot][component][group]`.
     pub outputs: &'a mut [Lanes],
+}
+
+/// Row `[slot][component]` (all groups) of a value-major SoA buffer.
+#[inline]
+fn soa_row(data: &[Lanes], groups: usize, slot: usize, component: usize) -> &[Lanes] {
+    let start = (slot * 4 + component) * groups;
+    &data[start..start + groups]
+}
+
+/// Mutable row `[slot][component]` of a value-major SoA buffer.
+#[inline]
+fn soa_row_mut(data: &mut [Lanes], groups: usize, slot: usize, component: usize) -> &mut [Lanes] {
+    let start = (slot * 4 + component) * groups;
+    &mut data[start..start + groups]
+}
+
+impl VertexIo<'_> {
+    /// Component `component` of input slot `slot`, one register per group.
+    #[inline]
+    pub fn input(&self, slot: usize, component: usize) -> &[Lanes] {
+        soa_row(self.inputs, self.groups, slot, component)
+    }
+
+    /// Component `component` of output slot `slot`, one register per group.
+    #[inline]
+    pub fn output(&mut self, slot: usize, component: usize) -> &mut [Lanes] {
+        soa_row_mut(self.outputs, self.groups, slot, component)
+    }
+}
+
+impl FragmentIo<'_> {
+    /// Component `component` of input slot `slot`, one register per group.
+    #[inline]
+    pub fn input(&self, slot: usize, component: usize) -> &[Lanes] {
+        soa_row(self.inputs, self.groups, slot, component)
+    }
+
+    /// Component `component` (x, y, z, 1/w) of the window position.
+    #[inline]
+    pub fn frag_coord(&self, component: usize) -> &[Lanes] {
+        let start = component * self.groups;
+        &self.frag_coord[start..start + self.groups]
+    }
+
+    /// Component `component` of output slot `slot`, one register per group.
+    #[inline]
+    pub fn output(&mut self, slot: usize, component: usize) -> &mut [Lanes] {
+        soa_row_mut(self.outputs, self.groups, slot, component)
+    }
 }
 
 /// A vertex shader the pipeline can run.

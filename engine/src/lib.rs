@@ -15,6 +15,7 @@
 pub mod caps;
 pub mod context;
 pub mod error;
+pub mod scene;
 pub mod screen;
 mod validate;
 

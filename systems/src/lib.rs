@@ -3,59 +3,151 @@
 //! A draw flows through the stages of [`PipelineSet`], in the order
 //! [`configure_pipeline`] chains them; that chain *is* the pipeline diagram.
 //! Each stage lives in its own file, opening with a line that names its
-//! llvmpipe / draw-module counterpart.
+//! llvmpipe / draw-module counterpart:
+//!
+//! | set | file | does |
+//! | --- | --- | --- |
+//! | `Fetch` | fetch.rs | index lookup, restart, assembly, vertex decode to SoA |
+//! | `Shade` | shade.rs | vertex shader over lanes, `clamp_vertex_color` |
+//! | `Clip` | clip.rs | clip codes, guard band, homogeneous clipping, viewport, linkage |
+//! | `Setup` | setup.rs | fixed point, culling, edge functions, plane equations |
+//! | `Bin` | bin.rs | 64x64 tile bins with trivial accept/reject |
+//! | `Raster` | raster.rs | per-tile coverage, early depth; drives fragment.rs and merge.rs |
+//! | `Fragment` | fragment.rs | interpolation, fragment shader (called per batch by raster) |
+//! | `Merge` | merge.rs | depth/stencil/alpha, blend, logic op, stores (called per batch) |
+//!
+//! `derived.rs` computes per-state-block derived state once per scene,
+//! `scene.rs` holds the systems and the scene loop, `locks.rs` resource
+//! locking, `pool.rs` the worker pool.
 //!
 //! **Architecture invariants**
-//! 1. Systems never see the Gallium `Context`: they read recorded draws and
-//!    batches from the world and write batches back.
+//! 1. Systems never see the Gallium `Context`: they read the recorded scene
+//!    and write batches and counters back.
 //! 2. Only the merge stage writes render targets.
 //! 3. Output is identical for any thread count (see [`pool::Executor`]).
 //! 4. Inputs were validated at the façade; stages assume valid input but
 //!    clamp every memory access (robust buffer access), so bad data cannot
 //!    crash them.
 
-use bevy_ecs::schedule::{IntoScheduleConfigs, Schedule, SystemSet};
+// SoA code indexes several parallel arrays with one counter; iterator
+// chains would obscure that, so index loops are the house style here.
+#![allow(clippy::needless_range_loop)]
 
+use bevy_ecs::schedule::{IntoScheduleConfigs, Schedule, ScheduleLabel, SystemSet};
+use bevy_ecs::world::World;
+
+pub mod bin;
+pub mod clip;
+pub mod derived;
+pub mod fetch;
+pub mod fragment;
+pub mod locks;
+pub mod merge;
 pub mod pool;
+pub mod raster;
+pub mod scene;
+pub mod setup;
+pub mod shade;
+#[cfg(test)]
+mod tests;
+
+pub use scene::{PipelineExecutor, SceneExecution, execute_scene};
 
 /// The stages of the draw pipeline, in order.
+///
+/// The front-end sets run once per *wave* of jobs (the [`FrontEnd`]
+/// schedule), the back-end sets once per tile pass (the [`BackEnd`]
+/// schedule); see scene.rs for when each runs.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PipelineSet {
-    /// Vertex fetch: vertex/index buffers to SoA attribute lanes
-    /// (draw's `draw_pt_fetch.c`, `draw_pt_vsplit.c`).
+    /// Vertex fetch: plans the wave's jobs, reads indices (with primitive
+    /// restart), assembles primitives with Mesa's provoking-vertex orders
+    /// and decodes vertex elements into SoA lanes
+    /// (draw's `draw_pt_vsplit.c`, `draw_pt_fetch.c`).  Output:
+    /// `FrontJob::segments` ([`fetch::Segment`] with inputs filled).
     Fetch,
-    /// Vertex shading over lanes (draw's `draw_vs.c`).
+    /// Vertex shading over lanes, then `clamp_vertex_color`
+    /// (draw's `draw_vs.c`).  Output: segment VS outputs.
     Shade,
-    /// Primitive assembly, clipping, culling, viewport transform
-    /// (draw's `draw_pipe_clip.c`, `draw_pipe_cull.c`).
+    /// Primitive clipping against guard band, near/far, user planes;
+    /// viewport transform; linkage of VS outputs to FS inputs
+    /// (draw's `draw_pipe_clip.c`).  Output: `FrontJob::clipped`
+    /// ([`ferropipe_components::batch::ClippedPrims`]).
     Clip,
-    /// Triangle/line/point setup: fixed-point edges, attribute planes
+    /// Triangle/line/point setup: fixed-point snapping, culling, edge
+    /// functions with the fill rule, attribute planes
     /// (llvmpipe's `lp_setup_tri.c`, `lp_setup_line.c`, `lp_setup_point.c`).
+    /// Output: `FrontJob::out.prims` ([`ferropipe_components::batch::SetupPrims`]).
     Setup,
-    /// Binning of set-up primitives into 64x64 tiles (llvmpipe's `lp_scene.c`).
+    /// Binning of set-up primitives into 64x64 tiles with per-tile trivial
+    /// accept (llvmpipe's `lp_setup_bin_triangle`, `lp_scene.c`).  Output:
+    /// `SceneExecution::binned`, in submission order.
     Bin,
-    /// Per-tile hierarchical coverage, 16x16 -> 4x4 blocks (llvmpipe's `lp_rast_tri.c`).
+    /// The tile pass: every tile in parallel walks its bin, computes
+    /// coverage (16x16 then 4x2 groups in SIMD), runs early depth, and
+    /// shades and merges batches of up to 512 pixels through the Fragment
+    /// and Merge stages' code (llvmpipe's `lp_rast.c`, `lp_rast_tri.c`).
+    /// The three back-end stages are fused per batch so fragments never
+    /// leave the cache; see raster.rs.  After this set every render target
+    /// holds the scene's (or this pass's) result.
     Raster,
-    /// Attribute interpolation and fragment shading (llvmpipe's `lp_state_fs.c`).
+    /// Fragment stage bookkeeping after the tile pass: fragment-shader
+    /// invocation counts per command (fragment.rs holds the interpolation
+    /// and shading code the tile pass calls; llvmpipe's `lp_state_fs.c`).
     Fragment,
-    /// Depth/stencil/alpha tests, blending, render-target writes
-    /// (llvmpipe's `lp_bld_depth.c`, `lp_bld_blend.c`).
+    /// Merge stage bookkeeping after the tile pass: occlusion sample
+    /// counts per command, bin recycling (merge.rs holds the depth,
+    /// stencil, blend and store code the tile pass calls; llvmpipe's
+    /// `lp_bld_depth.c`, `lp_bld_blend.c`).
     Merge,
 }
 
-/// Chains the pipeline stages in `schedule`, in diagram order.
-pub fn configure_pipeline(schedule: &mut Schedule) {
-    schedule.configure_sets(
+/// The schedule of the front-end sets (`Fetch` … `Bin`), run per wave.
+#[derive(ScheduleLabel, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FrontEnd;
+
+/// The schedule of the back-end sets (`Raster` … `Merge`), run per tile pass.
+#[derive(ScheduleLabel, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BackEnd;
+
+/// Chains the pipeline stages in diagram order, adds the default systems,
+/// and installs both schedules and the pipeline's resources in `world`.
+pub fn configure_pipeline(world: &mut World, executor: pool::ExecutorRef) {
+    let mut front = Schedule::new(FrontEnd);
+    front.configure_sets(
         (
             PipelineSet::Fetch,
             PipelineSet::Shade,
             PipelineSet::Clip,
             PipelineSet::Setup,
             PipelineSet::Bin,
+        )
+            .chain(),
+    );
+    front.add_systems((
+        scene::fetch_vertices.in_set(PipelineSet::Fetch),
+        scene::shade_vertices.in_set(PipelineSet::Shade),
+        scene::clip_primitives.in_set(PipelineSet::Clip),
+        scene::setup_primitives.in_set(PipelineSet::Setup),
+        scene::bin_primitives.in_set(PipelineSet::Bin),
+    ));
+    let mut back = Schedule::new(BackEnd);
+    back.configure_sets(
+        (
             PipelineSet::Raster,
             PipelineSet::Fragment,
             PipelineSet::Merge,
         )
             .chain(),
     );
+    back.add_systems((
+        scene::rasterize_tiles.in_set(PipelineSet::Raster),
+        scene::reduce_fragment_counts.in_set(PipelineSet::Fragment),
+        scene::reduce_merge_counts.in_set(PipelineSet::Merge),
+    ));
+    world.add_schedule(front);
+    world.add_schedule(back);
+    world.insert_resource(scene::PipelineExecutor(executor));
+    world.init_resource::<SceneExecution>();
+    world.init_resource::<ferropipe_components::batch::RecordedScene>();
 }

@@ -1,5 +1,85 @@
-//! `replay SCENE.json --out DIR`: replays a Gallium scene recording.
-fn main() {
-    eprintln!("replay: not implemented yet");
-    std::process::exit(3);
+//! `replay SCENE.json --out DIR [--threads N] [--time N]`: replays a
+//! `gallium-scene/1` recording on ferropipe and writes its outputs
+//! (`../shared/scenes/FORMAT.md`).
+//!
+//! Exit status: 0 ok; 1 a query result differed from its `expect` (after
+//! writing every output); 2 malformed scene (the message names the call and
+//! field); 3 the scene needs something ferropipe does not implement yet
+//! (named); 4 the outputs could not be written.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+use ferropipe::scene::{ReplayOptions, Scene, replay_to_dir};
+
+#[derive(Parser)]
+#[command(
+    name = "replay",
+    about = "Replays a gallium-scene/1 file on ferropipe and writes its outputs",
+    after_help = "Exit status: 0 ok, 1 a query differs from its `expect`, 2 malformed scene, \
+                  3 unsupported feature, 4 outputs could not be written."
+)]
+struct Args {
+    /// The scene file.
+    scene: PathBuf,
+    /// Output directory (created if needed).
+    #[arg(long)]
+    out: PathBuf,
+    /// Worker threads (0 = one per CPU).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// After the full replay, time N replays of the calls after
+    /// `timing_begin` and write DIR/timing.json (median, runs).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    time: usize,
+    /// Do not print query results or progress.
+    #[arg(long)]
+    quiet: bool,
+}
+
+fn main() -> ExitCode {
+    let args = match Args::try_parse() {
+        Ok(a) => a,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let result = Scene::load(&args.scene).and_then(|scene| {
+        replay_to_dir(
+            &scene,
+            &args.out,
+            &ReplayOptions {
+                threads: args.threads,
+                time_runs: args.time,
+                progress: !args.quiet,
+            },
+        )
+    });
+    match result {
+        Ok(report) => {
+            if !args.quiet {
+                for (id, v) in &report.queries {
+                    println!("{}", ferropipe::scene::output::query_line(id, v));
+                }
+            }
+            if let Some(t) = &report.timing {
+                eprintln!(
+                    "ferropipe: median {:.2} ms over {} runs ({} threads)",
+                    t.median_ms,
+                    t.runs.len(),
+                    t.threads
+                );
+            }
+            for f in &report.expect_failures {
+                eprintln!("EXPECT FAILED: {f}");
+            }
+            ExitCode::from(report.exit_code() as u8)
+        }
+        Err(e) => {
+            eprintln!("replay: {e}");
+            ExitCode::from(e.exit_code() as u8)
+        }
+    }
 }

@@ -11,8 +11,11 @@
 //! Conditional rendering: `clear` always obeys `render_condition`,
 //! `clear_render_target` / `clear_depth_stencil` only when
 //! `render_condition_enabled` is set; both go through
-//! [`Context::render_condition_passes`], the seam the query implementation
-//! fills in.
+//! `Context::render_condition_passes` (query.rs).
+//!
+//! A `clear` of single-layer attachments covering the framebuffer is
+//! recorded into the scene instead (`Context::record_clear`, draw.rs): the
+//! tile pass clears each tile in cache right before drawing into it.
 
 use ferropipe_components::enums::ClearFlags;
 use ferropipe_components::format::FormatKind;
@@ -94,16 +97,6 @@ fn fill_zs(
 }
 
 impl Context {
-    /// Whether conditional rendering lets work through now.
-    ///
-    /// Seam for the query implementation (query.rs): it evaluates the query
-    /// set by `render_condition` (waiting for `PIPE_RENDER_COND_WAIT`).
-    /// Until queries land `render_condition` cannot enable a condition, so
-    /// everything renders.
-    pub(crate) fn render_condition_passes(&mut self) -> Result<bool> {
-        Ok(true)
-    }
-
     /// `clear`: clears the bound framebuffer's colour buffers named by
     /// `PIPE_CLEAR_COLORi` to `color`, its depth to `depth` and its stencil
     /// to `stencil` (low 8 bits), whole surfaces, every layer.
@@ -119,6 +112,9 @@ impl Context {
             return Err(Error::invalid(CALL, "depth", "NaN"));
         }
         if !self.render_condition_passes()? {
+            return Ok(());
+        }
+        if self.record_clear(buffers, color, depth, stencil)? {
             return Ok(());
         }
         self.flush_recorded()?;

@@ -1,12 +1,34 @@
 //! Drawing and flushing (context.rst "Drawing", "Flushing").
 //!
-//! `draw_vbo` records; `flush` runs the pipeline schedule over everything
-//! recorded since the last flush.
+//! `draw_vbo` validates the draw against the bound state and *records* it:
+//! the draw's parameters plus a state block, a snapshot of the bound state
+//! as `Arc`s (a new block only when the state changed since the previous
+//! draw, detected with the `BoundState` resource's change tick).  `flush`,
+//! and every operation that must observe finished rendering, runs the
+//! pipeline schedules once over everything recorded (see
+//! `ferropipe_systems::execute_scene`).
+//!
+//! Recording is bounded: after [`MAX_RECORDED_COMMANDS`] commands the scene
+//! is executed and recording carries on, so a host that never flushes
+//! still runs in bounded memory (the binned data of a scene is bounded
+//! separately, inside the pipeline).
 
+use std::sync::Arc;
+
+use bevy_ecs::change_detection::Tick;
+use bevy_ecs::resource::Resource;
+use ferropipe_components::batch::{ClearValue, Command, RecordedScene, StageResources, StateBlock};
 use ferropipe_components::draw::DrawInfo;
+use ferropipe_components::enums::{ClearFlags, ConservativeRasterMode, PolygonMode, PrimType};
+use ferropipe_components::format::FormatKind;
+use ferropipe_components::state::ColorUnion;
+use ferropipe_systems::derived::{depth_target_supported, render_target_supported};
 
-use super::Context;
+use super::{BoundState, Context};
 use crate::error::{Error, Result};
+
+/// Commands recorded before the scene is executed without a flush.
+pub const MAX_RECORDED_COMMANDS: usize = 1 << 16;
 
 /// `struct pipe_fence_handle`: signalled once the flushed work is done.
 ///
@@ -27,11 +49,251 @@ impl Fence {
     pub fn wait(&self) {}
 }
 
+/// Recording state: the last state block and when it was taken.
+#[derive(Resource, Default)]
+pub(crate) struct DrawRecorder {
+    /// Index of the last state block in the recorded scene.
+    last_block: Option<u32>,
+    /// The world change tick the last block was taken at.
+    taken_at: Option<Tick>,
+}
+
+const CALL: &str = "draw_vbo";
+
+fn missing(what: &'static str) -> Error {
+    Error::invalid(CALL, what, "nothing bound")
+}
+
+/// Snapshots the bound state (validated by the setters) into a block.
+fn snapshot(b: &BoundState) -> Result<StateBlock> {
+    let stage = |i: usize| StageResources {
+        constant_buffers: b.constant_buffers[i].clone(),
+        sampler_views: b.sampler_views[i].clone(),
+        samplers: b.samplers[i].clone(),
+    };
+    Ok(StateBlock {
+        rasterizer: b.rasterizer.clone().ok_or_else(|| missing("rasterizer"))?,
+        dsa: b
+            .depth_stencil_alpha
+            .clone()
+            .ok_or_else(|| missing("depth_stencil_alpha"))?,
+        blend: b.blend.clone().ok_or_else(|| missing("blend"))?,
+        velems: b
+            .vertex_elements
+            .clone()
+            .ok_or_else(|| missing("vertex_elements"))?,
+        vs: b.vs.clone().ok_or_else(|| missing("vs"))?,
+        fs: b.fs.clone().ok_or_else(|| missing("fs"))?,
+        framebuffer: b.framebuffer.clone(),
+        vertex_buffers: b.vertex_buffers.clone(),
+        index_buffer: b.index_buffer.clone(),
+        vs_resources: stage(0),
+        fs_resources: stage(1),
+        blend_color: b.blend_color,
+        stencil_ref: b.stencil_ref,
+        sample_mask: b.sample_mask,
+        clip: b.clip,
+        poly_stipple: b.poly_stipple,
+        viewports: b.viewports,
+        scissors: b.scissors,
+    })
+}
+
+/// Rejects what the pipeline does not implement (yet), naming it.
+fn check_supported(info: &DrawInfo, s: &StateBlock) -> Result<()> {
+    let unsupported = |what: &str| Err(Error::unsupported(CALL, what.to_string()));
+    if info.mode == PrimType::Patches {
+        return unsupported("PIPE_PRIM_PATCHES (no tessellation stages)");
+    }
+    let r = &*s.rasterizer;
+    let tris = !matches!(
+        info.mode,
+        PrimType::Points
+            | PrimType::Lines
+            | PrimType::LineLoop
+            | PrimType::LineStrip
+            | PrimType::LinesAdjacency
+            | PrimType::LineStripAdjacency
+    );
+    if tris && (r.fill_front != PolygonMode::Fill || r.fill_back != PolygonMode::Fill) {
+        return unsupported("polygon modes other than PIPE_POLYGON_MODE_FILL");
+    }
+    if tris && r.poly_stipple_enable {
+        return unsupported("poly_stipple_enable");
+    }
+    if r.poly_smooth || r.line_smooth || r.point_smooth {
+        return unsupported("poly_smooth/line_smooth/point_smooth (antialiased primitives)");
+    }
+    if r.line_stipple_enable {
+        return unsupported("line_stipple_enable");
+    }
+    if r.offset_tri || r.offset_line || r.offset_point {
+        return unsupported("polygon offset (offset_tri/offset_line/offset_point)");
+    }
+    if r.conservative_raster_mode != ConservativeRasterMode::Off {
+        return unsupported("conservative rasterization");
+    }
+    if s.blend.alpha_to_coverage {
+        return unsupported("alpha_to_coverage");
+    }
+    let fb = &*s.framebuffer;
+    let multisampled = fb.samples > 1
+        || fb
+            .cbufs
+            .iter()
+            .flatten()
+            .chain(fb.zsbuf.iter())
+            .any(|sf| sf.resource.templ.samples() > 1);
+    if multisampled {
+        return unsupported("multisampled framebuffers");
+    }
+    for sf in fb.cbufs.iter().flatten() {
+        if !render_target_supported(sf.desc.format) {
+            return Err(Error::unsupported(
+                CALL,
+                format!("render target format {}", sf.desc.format),
+            ));
+        }
+    }
+    if let Some(z) = &fb.zsbuf
+        && (z.desc.format.desc().kind == FormatKind::Color
+            || !depth_target_supported(z.desc.format))
+    {
+        return Err(Error::unsupported(
+            CALL,
+            format!("depth/stencil format {}", z.desc.format),
+        ));
+    }
+    Ok(())
+}
+
 impl Context {
-    /// `draw_vbo`.
+    /// `draw_vbo`: validates the draw and records it; nothing is rendered
+    /// until the next flush or readback.
     pub fn draw_vbo(&mut self, info: &DrawInfo) -> Result<()> {
-        let _ = info;
-        Err(Error::unsupported("draw_vbo", "drawing"))
+        if info.indexed && !matches!(self.bound().index_buffer.index_size, 1 | 2 | 4) {
+            return Err(Error::invalid(CALL, "indexed", "no index buffer bound"));
+        }
+        if !self.render_condition_passes()? {
+            return Ok(());
+        }
+        if info.count == 0 || info.instance_count == 0 {
+            return Ok(());
+        }
+        if self.world.resource::<RecordedScene>().commands.len() >= MAX_RECORDED_COMMANDS {
+            self.flush_recorded()?;
+        }
+        let state = self.current_state_block(info)?;
+        if self.bound().sample_mask & 1 == 0 {
+            // Single-sampled: a zero coverage mask for sample 0 draws nothing
+            // (llvmpipe's lp_setup_zero_sample_mask).
+            return Ok(());
+        }
+        let mut scene = self.world.resource_mut::<RecordedScene>();
+        scene.commands.push(Command::Draw { state, info: *info });
+        Ok(())
+    }
+
+    /// The index of the state block for the bound state: the previous one
+    /// if nothing changed since it was taken, else a new snapshot.
+    fn current_state_block(&mut self, info: &DrawInfo) -> Result<u32> {
+        let changed = {
+            let rec = self.world.resource::<DrawRecorder>();
+            match (rec.last_block, rec.taken_at) {
+                (Some(_), Some(t)) => {
+                    let ticks = self
+                        .world
+                        .get_resource_change_ticks::<BoundState>()
+                        .map(|t| t.changed);
+                    let now = self.world.read_change_tick();
+                    ticks.is_none_or(|c| c.is_newer_than(t, now))
+                }
+                _ => true,
+            }
+        };
+        if !changed {
+            let rec = self.world.resource::<DrawRecorder>();
+            let idx = rec.last_block.unwrap_or(0);
+            let scene = self.world.resource::<RecordedScene>();
+            if let Some(block) = scene.states.get(idx as usize) {
+                check_supported(info, block)?;
+                return Ok(idx);
+            }
+        }
+        let block = snapshot(self.bound())?;
+        check_supported(info, &block)?;
+        let mut scene = self.world.resource_mut::<RecordedScene>();
+        if scene.framebuffer.is_none() {
+            scene.framebuffer = Some(block.framebuffer.clone());
+        }
+        scene.states.push(Arc::new(block));
+        let idx = scene.states.len() as u32 - 1;
+        let taken = self.world.increment_change_tick();
+        let mut rec = self.world.resource_mut::<DrawRecorder>();
+        rec.last_block = Some(idx);
+        rec.taken_at = Some(taken);
+        Ok(idx)
+    }
+
+    /// Records a `clear` of whole attachments of the bound framebuffer into
+    /// the scene, where the back end clears tile by tile (no separate pass
+    /// over memory, and an opaque draw covering a tile later skips the
+    /// clear there).  Returns `false` when the clear cannot be recorded
+    /// (layered attachments, which the tile pass renders one layer of),
+    /// and the caller clears directly.
+    pub(crate) fn record_clear(
+        &mut self,
+        buffers: ClearFlags,
+        color: &ColorUnion,
+        depth: f64,
+        stencil: u32,
+    ) -> Result<bool> {
+        let fb = self.bound().framebuffer.clone();
+        let single_layer = fb
+            .cbufs
+            .iter()
+            .flatten()
+            .chain(fb.zsbuf.iter())
+            .all(|s| s.desc.layers() == 1 && s.resource.templ.samples() == 1);
+        let formats_ok = fb
+            .cbufs
+            .iter()
+            .flatten()
+            .all(|s| render_target_supported(s.desc.format))
+            && fb
+                .zsbuf
+                .iter()
+                .all(|s| depth_target_supported(s.desc.format));
+        if !single_layer || !formats_ok || fb.width == 0 || fb.height == 0 {
+            return Ok(false);
+        }
+        // Every attachment must cover the framebuffer rectangle, or the
+        // tile pass would leave parts of a larger attachment uncleared.
+        let covers = fb
+            .cbufs
+            .iter()
+            .flatten()
+            .chain(fb.zsbuf.iter())
+            .all(|s| s.desc.width <= fb.width && s.desc.height <= fb.height);
+        if !covers {
+            return Ok(false);
+        }
+        if self.world.resource::<RecordedScene>().commands.len() >= MAX_RECORDED_COMMANDS {
+            self.flush_recorded()?;
+        }
+        let mut scene = self.world.resource_mut::<RecordedScene>();
+        if scene.framebuffer.is_none() {
+            scene.framebuffer = Some(fb);
+        }
+        scene.commands.push(Command::Clear {
+            buffers,
+            value: ClearValue {
+                color: color.0.map(f32::from_bits),
+                depth,
+                stencil,
+            },
+        });
+        Ok(true)
     }
 
     /// `flush`: executes all recorded work and returns a fence.
@@ -45,6 +307,16 @@ impl Context {
     /// copies, clears of unbound surfaces, query results, framebuffer
     /// changes), so they observe draws in submission order.
     pub(crate) fn flush_recorded(&mut self) -> Result<()> {
+        if self.world.resource::<RecordedScene>().is_empty() {
+            return Ok(());
+        }
+        let counted = self.counted_commands();
+        ferropipe_systems::execute_scene(&mut self.world, &counted);
+        self.resolve_query_counts();
+        self.world.resource_mut::<RecordedScene>().clear();
+        let mut rec = self.world.resource_mut::<DrawRecorder>();
+        rec.last_block = None;
+        rec.taken_at = None;
         Ok(())
     }
 }

@@ -24,6 +24,8 @@ pub use draw::Fence;
 pub use query::{QueryHandle, QueryObject, QueryResult};
 pub use shader::{FsHandle, ShaderCode, ShaderState, VsHandle};
 pub use transfer::{Transfer, TransferMapping};
+pub(crate) use transfer::{read_region, resolve_box};
+pub(crate) use views::layers_at as views_layers_at;
 
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -233,6 +235,12 @@ impl Screen {
     pub fn context_create(&self) -> Result<Context> {
         let mut world = World::new();
         world.insert_resource(BoundState::default());
+        // The draw pipeline: its two schedules (front end per wave, back end
+        // per tile pass), the recorded scene and the worker pool
+        // (ferropipe-systems), plus draw recording and query bookkeeping.
+        ferropipe_systems::configure_pipeline(&mut world, self.executor().clone());
+        world.init_resource::<draw::DrawRecorder>();
+        world.init_resource::<query::QueryTracker>();
         Ok(Context {
             screen: self.clone(),
             id: NEXT_CONTEXT_ID.fetch_add(1, Ordering::Relaxed),

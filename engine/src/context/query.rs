@@ -1,17 +1,76 @@
 //! Queries and conditional rendering (context.rst "Queries",
 //! "Conditional Rendering").
+//!
+//! # How counting works
+//! The pipeline counts per recorded *command* (`DrawCounters` in the
+//! recorded scene: assembled vertices and primitives, VS invocations,
+//! clipper input and output, FS invocations, passed samples).  A query
+//! remembers where in the current scene it began; when the scene executes,
+//! every query active during it adds the counters of the commands it
+//! spanned (`[begin, end)` of the command list, or the whole scene for a
+//! query begun in an earlier one).  Nesting and overlapping queries are
+//! therefore free, and results are exact for any thread count.
+//!
+//! What each counter counts (PIPELINE_STATISTICS, in
+//! `pipe_query_data_pipeline_statistics` order):
+//! * `ia_vertices`: index/vertex elements consumed by assembly (restart
+//!   indices excluded), times instances;
+//! * `ia_primitives`: primitives assembled (strips and fans decomposed,
+//!   a quad counts as two triangles), times instances;
+//! * `vs_invocations`: vertices shaded (after per-segment deduplication of
+//!   indexed vertices);
+//! * `gs_*`, `hs`, `ds`, `cs`: 0 (no such stages);
+//! * `c_invocations`: primitives entering the clipper;
+//! * `c_primitives`: primitives leaving it (each triangle of a clipped fan);
+//! * `ps_invocations`: 16 per 4x4 pixel block a primitive covers, counted
+//!   before early depth (llvmpipe's definition: it counts the 4x4 blocks
+//!   it runs its fragment shader function on).
+//!
+//! `PRIMITIVES_GENERATED` is `ia_primitives` (no geometry shader or stream
+//! output).  Stream-output queries are `Error::Unsupported` until stream
+//! output exists.
+//!
+//! Results become available when the scene that ends the query executes;
+//! `get_query_result` executes it if needed, so `wait = false` never
+//! starves (a flushed result is final).
 
 use bevy_ecs::component::Component;
+use bevy_ecs::entity::Entity;
+use bevy_ecs::resource::Resource;
+use ferropipe_components::batch::{DrawCounters, RecordedScene};
 use ferropipe_components::enums::{QueryType, RenderCondMode};
 
 use super::{Context, Handle};
 use crate::error::{Error, Result};
+
+/// Timer resolution reported by `PIPE_QUERY_TIMESTAMP_DISJOINT` (ns).
+const TIMESTAMP_FREQUENCY: u64 = 1_000_000_000;
 
 /// A query object entity.
 #[derive(Component, Debug, Clone)]
 pub struct QueryObject {
     pub query_type: QueryType,
     pub index: u32,
+    state: QueryState,
+}
+
+#[derive(Debug, Clone, Default)]
+struct QueryState {
+    /// Between `begin_query` and `end_query`.
+    active: bool,
+    /// Command index in the current scene where counting starts.
+    from: usize,
+    /// Command index where it stops (set by `end_query` in this scene).
+    to: Option<usize>,
+    /// Counted so far.
+    counts: DrawCounters,
+    /// Ended, but the scene that ends it has not executed yet.
+    pending: bool,
+    /// Has been ended at least once since creation or the last begin.
+    ended: bool,
+    /// TIME_ELAPSED start / TIMESTAMP value, in screen nanoseconds.
+    t0: u64,
+    t1: u64,
 }
 
 /// Handle to a query object.
@@ -36,39 +95,190 @@ pub enum QueryResult {
     PipelineStatistics([u64; 11]),
 }
 
+/// The context's query bookkeeping.
+#[derive(Resource, Default)]
+pub(crate) struct QueryTracker {
+    /// Queries that counted in (or are pending on) the current scene.
+    live: Vec<Entity>,
+    /// `render_condition`: query, condition, mode.
+    condition: Option<(Entity, bool, RenderCondMode)>,
+}
+
+fn statistics(c: &DrawCounters) -> [u64; 11] {
+    [
+        c.ia_vertices,
+        c.ia_primitives,
+        c.vs_invocations,
+        0,
+        0,
+        c.c_invocations,
+        c.c_primitives,
+        c.ps_invocations,
+        0,
+        0,
+        0,
+    ]
+}
+
+/// Whether the query type needs per-command pipeline counts.
+fn counts_commands(t: QueryType) -> bool {
+    matches!(
+        t,
+        QueryType::OcclusionCounter
+            | QueryType::OcclusionPredicate
+            | QueryType::OcclusionPredicateConservative
+            | QueryType::PrimitivesGenerated
+            | QueryType::PipelineStatistics
+            | QueryType::PipelineStatisticsSingle
+    )
+}
+
 impl Context {
     /// `create_query`.
     pub fn create_query(&mut self, query_type: QueryType, index: u32) -> Result<QueryHandle> {
-        let _ = (query_type, index);
-        Err(Error::unsupported("create_query", "queries"))
+        const CALL: &str = "create_query";
+        match query_type {
+            QueryType::PrimitivesEmitted
+            | QueryType::SoStatistics
+            | QueryType::SoOverflowPredicate
+            | QueryType::SoOverflowAnyPredicate => {
+                return Err(Error::unsupported(
+                    CALL,
+                    format!("{query_type} (no stream output)"),
+                ));
+            }
+            QueryType::PipelineStatisticsSingle if index > 10 => {
+                return Err(Error::invalid(
+                    CALL,
+                    "index",
+                    format!("{index}; pipeline statistics have 11 counters"),
+                ));
+            }
+            _ => {}
+        }
+        Ok(self.spawn(QueryObject {
+            query_type,
+            index,
+            state: QueryState::default(),
+        }))
     }
 
     /// `destroy_query`.
     pub fn destroy_query(&mut self, query: QueryHandle) -> Result<()> {
-        self.despawn("destroy_query", query)
+        self.despawn("destroy_query", query)?;
+        let mut t = self.world.resource_mut::<QueryTracker>();
+        t.live.retain(|&e| e != query.entity);
+        if t.condition.is_some_and(|(e, _, _)| e == query.entity) {
+            t.condition = None;
+        }
+        Ok(())
     }
 
     /// `begin_query`: resets the result and starts counting.
     pub fn begin_query(&mut self, query: QueryHandle) -> Result<()> {
-        let _ = query;
-        Err(Error::unsupported("begin_query", "queries"))
+        const CALL: &str = "begin_query";
+        let qt = self.get(CALL, "query", query)?.query_type;
+        match qt {
+            QueryType::Timestamp | QueryType::GpuFinished => {
+                return Err(Error::invalid(
+                    CALL,
+                    "query",
+                    format!("{qt} is ended without being begun"),
+                ));
+            }
+            QueryType::TimeElapsed => self.flush_recorded()?,
+            _ => {}
+        }
+        let now = self.screen.get_timestamp();
+        let from = self.world.resource::<RecordedScene>().commands.len();
+        let mut q = self.query_mut(query);
+        if q.state.active {
+            return Err(Error::invalid(CALL, "query", "already active"));
+        }
+        q.state = QueryState {
+            active: true,
+            from,
+            t0: now,
+            ..Default::default()
+        };
+        self.track(query.entity);
+        Ok(())
     }
 
     /// `end_query`.
     pub fn end_query(&mut self, query: QueryHandle) -> Result<()> {
-        let _ = query;
-        Err(Error::unsupported("end_query", "queries"))
+        const CALL: &str = "end_query";
+        let qt = self.get(CALL, "query", query)?.query_type;
+        let begun = self.get(CALL, "query", query)?.state.active;
+        let needs_begin = !matches!(qt, QueryType::Timestamp | QueryType::GpuFinished);
+        if needs_begin && !begun {
+            return Err(Error::invalid(CALL, "query", "not active"));
+        }
+        if matches!(
+            qt,
+            QueryType::Timestamp | QueryType::TimeElapsed | QueryType::GpuFinished
+        ) {
+            // "After all commands issued prior to end_query": run them.
+            self.flush_recorded()?;
+        }
+        let now = self.screen.get_timestamp();
+        let to = self.world.resource::<RecordedScene>().commands.len();
+        let mut q = self.query_mut(query);
+        q.state.active = false;
+        q.state.ended = true;
+        q.state.t1 = now;
+        if counts_commands(qt) {
+            q.state.to = Some(to);
+            q.state.pending = true;
+            self.track(query.entity);
+        }
+        Ok(())
     }
 
-    /// `get_query_result`: `Ok(None)` when `wait` is false and the result
-    /// is not ready.
+    /// `get_query_result`: `Ok(None)` when the result is not available
+    /// (the query was never ended).  A result that waits on recorded work
+    /// executes it first, whatever `wait` says: once executed, the result
+    /// is final.
     pub fn get_query_result(
         &mut self,
         query: QueryHandle,
         wait: bool,
     ) -> Result<Option<QueryResult>> {
-        let _ = (query, wait);
-        Err(Error::unsupported("get_query_result", "queries"))
+        const CALL: &str = "get_query_result";
+        let _ = wait;
+        let q = self.get(CALL, "query", query)?;
+        if q.state.active {
+            return Err(Error::invalid(CALL, "query", "still active"));
+        }
+        if !q.state.ended {
+            return Ok(None);
+        }
+        if q.state.pending {
+            self.flush_recorded()?;
+        }
+        let q = self.get(CALL, "query", query)?;
+        let c = &q.state.counts;
+        Ok(Some(match q.query_type {
+            QueryType::OcclusionCounter => QueryResult::U64(c.samples_passed),
+            QueryType::OcclusionPredicate | QueryType::OcclusionPredicateConservative => {
+                QueryResult::Bool(c.samples_passed > 0)
+            }
+            QueryType::PrimitivesGenerated => QueryResult::U64(c.ia_primitives),
+            QueryType::PipelineStatistics => QueryResult::PipelineStatistics(statistics(c)),
+            QueryType::PipelineStatisticsSingle => {
+                QueryResult::U64(statistics(c)[q.index as usize % 11])
+            }
+            QueryType::Timestamp => QueryResult::U64(q.state.t1),
+            QueryType::TimeElapsed => QueryResult::U64(q.state.t1.saturating_sub(q.state.t0)),
+            QueryType::TimestampDisjoint => QueryResult::TimestampDisjoint {
+                frequency: TIMESTAMP_FREQUENCY,
+                disjoint: false,
+            },
+            QueryType::GpuFinished => QueryResult::Bool(true),
+            other => {
+                return Err(Error::unsupported(CALL, format!("{other}")));
+            }
+        }))
     }
 
     /// `render_condition`; `None` disables conditional rendering.
@@ -78,10 +288,167 @@ impl Context {
         condition: bool,
         mode: RenderCondMode,
     ) -> Result<()> {
-        let _ = (query, condition, mode);
-        Err(Error::unsupported(
-            "render_condition",
-            "conditional rendering",
-        ))
+        const CALL: &str = "render_condition";
+        let cond = match query {
+            Some(q) => {
+                let qt = self.get(CALL, "query", q)?.query_type;
+                if !matches!(
+                    qt,
+                    QueryType::OcclusionCounter
+                        | QueryType::OcclusionPredicate
+                        | QueryType::OcclusionPredicateConservative
+                ) {
+                    return Err(Error::unsupported(
+                        CALL,
+                        format!("{qt} as a render condition"),
+                    ));
+                }
+                Some((q.entity, condition, mode))
+            }
+            None => None,
+        };
+        self.world.resource_mut::<QueryTracker>().condition = cond;
+        Ok(())
+    }
+
+    /// Whether conditional rendering lets work through now.
+    ///
+    /// Work is skipped when the query's predicate (a counter is true when
+    /// non-zero) equals `condition`.  `*_WAIT` modes execute pending work to
+    /// get the result; `*_NO_WAIT` modes render when the result is pending
+    /// (context.rst: "the drawing command will be executed normally").  A
+    /// query never ended renders too.
+    pub(crate) fn render_condition_passes(&mut self) -> Result<bool> {
+        let Some((e, condition, mode)) = self.world.resource::<QueryTracker>().condition else {
+            return Ok(true);
+        };
+        let Some(q) = self.world.get::<QueryObject>(e) else {
+            return Ok(true);
+        };
+        if !q.state.ended || q.state.active {
+            return Ok(true);
+        }
+        if q.state.pending {
+            if matches!(
+                mode,
+                RenderCondMode::NoWait | RenderCondMode::ByRegionNoWait
+            ) {
+                return Ok(true);
+            }
+            self.flush_recorded()?;
+        }
+        let Some(q) = self.world.get::<QueryObject>(e) else {
+            return Ok(true);
+        };
+        let predicate = q.state.counts.samples_passed > 0;
+        Ok(predicate != condition)
+    }
+
+    fn query_mut(&mut self, q: QueryHandle) -> bevy_ecs::world::Mut<'_, QueryObject> {
+        self.world
+            .get_mut::<QueryObject>(q.entity)
+            .expect("handle checked by the caller")
+    }
+
+    fn track(&mut self, e: Entity) {
+        let mut t = self.world.resource_mut::<QueryTracker>();
+        if !t.live.contains(&e) {
+            t.live.push(e);
+        }
+    }
+
+    /// Per recorded command: whether an active query counts its samples or
+    /// statistics (the pipeline then never skips its fragments).
+    pub(crate) fn counted_commands(&self) -> Vec<bool> {
+        let n = self.world.resource::<RecordedScene>().commands.len();
+        let mut counted = vec![false; n];
+        for &e in &self.world.resource::<QueryTracker>().live {
+            let Some(q) = self.world.get::<QueryObject>(e) else {
+                continue;
+            };
+            if !counts_commands(q.query_type) {
+                continue;
+            }
+            let s = &q.state;
+            if !s.active && !s.pending {
+                continue;
+            }
+            let to = s.to.unwrap_or(n).min(n);
+            for c in counted.iter_mut().take(to).skip(s.from) {
+                *c = true;
+            }
+        }
+        counted
+    }
+
+    /// After a scene executed: adds its per-command counters to the queries
+    /// that spanned them, completes ended queries, and rebases active ones
+    /// to the start of the next scene.
+    pub(crate) fn resolve_query_counts(&mut self) {
+        let live = std::mem::take(&mut self.world.resource_mut::<QueryTracker>().live);
+        let counters = std::mem::take(&mut self.world.resource_mut::<RecordedScene>().counters);
+        let mut still_live = Vec::new();
+        for e in live {
+            let Some(mut q) = self.world.get_mut::<QueryObject>(e) else {
+                continue;
+            };
+            let s = &mut q.state;
+            if s.active || s.pending {
+                let to = s.to.unwrap_or(counters.len()).min(counters.len());
+                for c in counters.iter().take(to).skip(s.from) {
+                    s.counts.accumulate(c);
+                }
+            }
+            s.from = 0;
+            s.to = None;
+            s.pending = false;
+            if s.active {
+                still_live.push(e);
+            }
+        }
+        self.world.resource_mut::<QueryTracker>().live = still_live;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::test_util::setup;
+    use ferropipe_components::enums::{QueryType, RenderCondMode};
+
+    #[test]
+    fn empty_occlusion_query_is_zero_and_nesting_is_allowed() {
+        let (_s, mut c) = setup();
+        let a = c.create_query(QueryType::OcclusionCounter, 0).unwrap();
+        let b = c.create_query(QueryType::OcclusionPredicate, 0).unwrap();
+        assert_eq!(c.get_query_result(a, true).unwrap(), None);
+        c.begin_query(a).unwrap();
+        c.begin_query(b).unwrap();
+        assert!(c.begin_query(a).is_err(), "double begin");
+        c.end_query(b).unwrap();
+        c.end_query(a).unwrap();
+        assert_eq!(
+            c.get_query_result(a, true).unwrap(),
+            Some(super::QueryResult::U64(0))
+        );
+        assert_eq!(
+            c.get_query_result(b, false).unwrap(),
+            Some(super::QueryResult::Bool(false))
+        );
+        // A zero-sample predicate with condition=false skips nothing... and
+        // with condition=true everything.
+        c.render_condition(Some(b), false, RenderCondMode::Wait)
+            .unwrap();
+        assert!(c.render_condition_passes().unwrap() == (false != false));
+        c.render_condition(Some(b), true, RenderCondMode::Wait)
+            .unwrap();
+        assert!(c.render_condition_passes().unwrap());
+        c.render_condition(None, false, RenderCondMode::Wait)
+            .unwrap();
+        assert!(c.render_condition_passes().unwrap());
+        assert!(
+            c.create_query(QueryType::SoStatistics, 0)
+                .unwrap_err()
+                .is_unsupported()
+        );
     }
 }

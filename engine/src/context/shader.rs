@@ -5,6 +5,8 @@ use ferropipe_components::cso::{FragmentShaderCso, VertexShaderCso};
 use ferropipe_components::shader::{FragmentShaderRef, Semantic, VertexShaderRef};
 use ferropipe_components::state::StreamOutputInfo;
 
+use ferropipe_shader::Language;
+
 use super::{Context, Handle};
 use crate::error::{Error, Result};
 
@@ -32,17 +34,65 @@ pub struct ShaderState {
     pub stream_output: StreamOutputInfo,
 }
 
+impl ShaderCode {
+    fn parts(&self) -> (Language, &str, &str) {
+        match self {
+            ShaderCode::Wgsl { code, entry_point } => (Language::Wgsl, code, entry_point),
+            ShaderCode::Glsl { code, entry_point } => (Language::Glsl, code, entry_point),
+        }
+    }
+}
+
+/// Checks what the shader compiler cannot: the semantics map itself.
+fn check_semantics(call: &'static str, state: &ShaderState) -> Result<()> {
+    for (i, (loc, sem)) in state.semantics.iter().enumerate() {
+        if !matches!(
+            sem,
+            Semantic::Color(_) | Semantic::BColor(_) | Semantic::Generic(_)
+        ) {
+            return Err(Error::invalid(
+                call,
+                "semantics",
+                format!(
+                    "location {loc} maps to {sem:?}; only COLORn, BCOLORn and GENERICn name varyings"
+                ),
+            ));
+        }
+        if state.semantics[..i].iter().any(|(l, _)| l == loc) {
+            return Err(Error::invalid(
+                call,
+                "semantics",
+                format!("location {loc} is listed twice"),
+            ));
+        }
+    }
+    if !state.stream_output.output.is_empty() {
+        return Err(Error::unsupported(call, "stream output"));
+    }
+    Ok(())
+}
+
 impl Context {
-    /// `create_vs_state` from WGSL or GLSL source.
+    /// `create_vs_state` from WGSL or GLSL source: parsed, validated and
+    /// compiled to a lane program now, so every error (and every construct
+    /// ferropipe cannot run) surfaces here, not at draw time.
     pub fn create_vs_state(&mut self, state: &ShaderState) -> Result<VsHandle> {
-        let _ = state;
-        Err(Error::unsupported("create_vs_state", "shader compilation"))
+        const CALL: &str = "create_vs_state";
+        check_semantics(CALL, state)?;
+        let (lang, code, entry) = state.code.parts();
+        let shader = ferropipe_shader::compile_vertex(lang, code, entry, &state.semantics)
+            .map_err(|source| Error::Shader { call: CALL, source })?;
+        Ok(self.spawn(VertexShaderCso(shader)))
     }
 
-    /// `create_fs_state` from WGSL or GLSL source.
+    /// `create_fs_state` from WGSL or GLSL source (see `create_vs_state`).
     pub fn create_fs_state(&mut self, state: &ShaderState) -> Result<FsHandle> {
-        let _ = state;
-        Err(Error::unsupported("create_fs_state", "shader compilation"))
+        const CALL: &str = "create_fs_state";
+        check_semantics(CALL, state)?;
+        let (lang, code, entry) = state.code.parts();
+        let shader = ferropipe_shader::compile_fragment(lang, code, entry, &state.semantics)
+            .map_err(|source| Error::Shader { call: CALL, source })?;
+        Ok(self.spawn(FragmentShaderCso(shader)))
     }
 
     /// A Rust-native vertex shader as a CSO (the zero-overhead path).

@@ -465,20 +465,24 @@ impl Context {
             stride
         };
         let layer_stride = if layer_stride == 0 {
-            stride * region.rows
+            stride.saturating_mul(region.rows)
         } else {
             layer_stride
         };
-        if stride < region.row_bytes || layer_stride < stride * (region.rows - 1) + region.row_bytes
-        {
+        // Saturating: strides come from the host and may be anything.
+        let slice_bytes = stride
+            .saturating_mul(region.rows - 1)
+            .saturating_add(region.row_bytes);
+        if stride < region.row_bytes || layer_stride < slice_bytes {
             return Err(Error::invalid(
                 CALL,
                 "stride/layer_stride",
                 format!("{stride}/{layer_stride} smaller than a row/slice of the box"),
             ));
         }
-        let need =
-            (region.slices - 1) * layer_stride + (region.rows - 1) * stride + region.row_bytes;
+        let need = layer_stride
+            .saturating_mul(region.slices - 1)
+            .saturating_add(slice_bytes);
         if data.len() < need {
             return Err(Error::invalid(
                 CALL,
@@ -588,6 +592,23 @@ impl Context {
             );
         }
         Ok(())
+    }
+
+    /// `texture_barrier`: makes rendering to bound surfaces visible to
+    /// sampling.  ferropipe executes recorded work here.
+    pub fn texture_barrier(&mut self) -> Result<()> {
+        self.flush_recorded()
+    }
+
+    /// `memory_barrier`: orders memory accesses across the given kinds.
+    /// ferropipe executes recorded work here; persistent maps publish their
+    /// writes through `transfer_flush_region`.
+    pub fn memory_barrier(
+        &mut self,
+        flags: ferropipe_components::enums::BarrierFlags,
+    ) -> Result<()> {
+        let _ = flags;
+        self.flush_recorded()
     }
 
     /// `clear_buffer`: fills `size` bytes at `offset` with repetitions of
@@ -953,6 +974,13 @@ mod tests {
             c.texture_subdata(&a, 0, &PipeBox::new_2d(0, 0, 4, 4), &[0; 63], 0, 0)
                 .is_err()
         );
+        for (stride, layer_stride) in [(usize::MAX, 0), (16, usize::MAX)] {
+            let b = PipeBox::new_3d(0, 0, 0, 4, 4, 2);
+            assert!(
+                c.texture_subdata(&a, 0, &b, &[0; 64], stride, layer_stride)
+                    .is_err()
+            );
+        }
         // Copy layer 2 to layer 0 of the same resource, and to level 1.
         c.resource_copy_region(&a, 0, 0, 0, 0, &a, 0, &PipeBox::new_3d(0, 0, 2, 4, 4, 1))
             .unwrap();

@@ -1,12 +1,48 @@
 //! ferropipe-shader: shaders from source to lanes.
 //!
-//! WGSL and Vulkan-style GLSL 450 are parsed and validated by naga, lowered
-//! once at CSO creation into a compact register program, and executed over
-//! SIMD lanes.  The compiled program implements the pipeline's
+//! WGSL and Vulkan-style GLSL 450 are parsed and validated by naga
+//! ([`front`]), lowered once at CSO creation into a compact register program
+//! ([`ir::LaneProgram`], see [`lower`] and [`opt`]), and executed over SIMD
+//! lanes ([`exec`]).  The compiled program implements the pipeline's
 //! `VertexShader` / `FragmentShader` traits from `ferropipe-components`, the
 //! same traits Rust-native shaders implement.
+//!
+//! ```
+//! use ferropipe_components::enums::ShaderType;
+//! use ferropipe_shader::{compile, Language};
+//!
+//! let src = "@fragment fn main(@location(0) c: vec4<f32>) -> @location(0) vec4<f32> { return c; }";
+//! let shader = compile(Language::Wgsl, src, "main", ShaderType::Fragment, &[]).unwrap();
+//! // a pure copy of the input: the pipeline may skip running it
+//! assert!(shader.info().is_passthrough());
+//! ```
+//!
+//! # The JIT boundary
+//! Everything naga-specific ends at [`ir::LaneProgram`]; the interpreter in
+//! [`exec`] (and [`texture`], which it calls) is the only consumer.  A
+//! cranelift back end would translate a `LaneProgram` op by op (uniform
+//! registers become scalars loaded once, varying registers SSA values per
+//! group) and plug in behind [`CompiledShader`] without changes to the front
+//! end.
 
+pub mod exec;
+pub mod front;
+pub mod ir;
+pub mod lanemath;
+pub mod lower;
+pub mod opt;
+pub mod texture;
+
+use std::sync::Arc;
+
+use ferropipe_components::enums::ShaderType;
+use ferropipe_components::shader::{
+    FragmentIo, FragmentShader, FragmentShaderRef, Semantic, ShaderInfo, ShaderResources, VertexIo,
+    VertexShader, VertexShaderRef,
+};
 use thiserror::Error;
+
+pub use ir::LaneProgram;
 
 /// Shader source languages the front end accepts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,13 +63,156 @@ pub enum ShaderError {
         line: u32,
         column: u32,
     },
-    /// naga's validator rejected the module.
-    #[error("validation error: {message}")]
-    Validation { message: String },
+    /// naga's validator rejected the module; `line`/`column` are 1-based
+    /// when known (0 otherwise).
+    #[error("validation error at {line}:{column}: {message}")]
+    Validation {
+        message: String,
+        line: u32,
+        column: u32,
+    },
     /// The entry point does not exist for the requested stage.
     #[error("no {stage} entry point named `{name}`")]
     MissingEntryPoint { stage: &'static str, name: String },
     /// A construct ferropipe does not execute yet.
     #[error("unsupported: {construct}")]
     Unsupported { construct: String },
+}
+
+impl ShaderError {
+    /// A validation error without a source location.
+    pub fn validation(message: impl Into<String>) -> Self {
+        ShaderError::Validation {
+            message: message.into(),
+            line: 0,
+            column: 0,
+        }
+    }
+}
+
+/// A shader compiled to a lane program, runnable by the pipeline.
+#[derive(Debug)]
+pub struct CompiledShader {
+    program: LaneProgram,
+}
+
+impl CompiledShader {
+    /// The lane program (for inspection, tests and alternative back ends).
+    pub fn program(&self) -> &LaneProgram {
+        &self.program
+    }
+
+    /// The shader's interface.
+    pub fn info(&self) -> &ShaderInfo {
+        &self.program.info
+    }
+}
+
+/// Compiles entry point `entry_point` of `stage` from `source`.
+///
+/// `semantics` maps `@location`s of vertex outputs / fragment inputs to
+/// `COLORn` / `BCOLORn` (FORMAT.md "Shaders"); unlisted locations are
+/// `GENERICn`.
+pub fn compile(
+    language: Language,
+    source: &str,
+    entry_point: &str,
+    stage: ShaderType,
+    semantics: &[(u32, Semantic)],
+) -> Result<CompiledShader, ShaderError> {
+    let naga_stage = front::naga_stage(stage)?;
+    // naga is robust, but a panic deep inside a third-party parser must not
+    // take the host down: user input gets a typed error, always.
+    let compiled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let parsed = front::parse(language, source, naga_stage)?;
+        let entry = front::find_entry(&parsed.module, entry_point, naga_stage)?;
+        lower::lower_entry(&parsed.module, &parsed.info, entry, semantics)
+    }));
+    match compiled {
+        Ok(program) => Ok(CompiledShader { program: program? }),
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            Err(ShaderError::validation(format!(
+                "internal compiler error: {what}"
+            )))
+        }
+    }
+}
+
+/// Compiles a vertex shader for `create_vs_state`.
+pub fn compile_vertex(
+    language: Language,
+    source: &str,
+    entry_point: &str,
+    semantics: &[(u32, Semantic)],
+) -> Result<VertexShaderRef, ShaderError> {
+    Ok(Arc::new(compile(
+        language,
+        source,
+        entry_point,
+        ShaderType::Vertex,
+        semantics,
+    )?))
+}
+
+/// Compiles a fragment shader for `create_fs_state`.
+pub fn compile_fragment(
+    language: Language,
+    source: &str,
+    entry_point: &str,
+    semantics: &[(u32, Semantic)],
+) -> Result<FragmentShaderRef, ShaderError> {
+    Ok(Arc::new(compile(
+        language,
+        source,
+        entry_point,
+        ShaderType::Fragment,
+        semantics,
+    )?))
+}
+
+impl VertexShader for CompiledShader {
+    fn info(&self) -> &ShaderInfo {
+        &self.program.info
+    }
+
+    fn run(&self, resources: &ShaderResources<'_>, io: &mut VertexIo<'_>) {
+        let mut call = exec::CallIo {
+            resources,
+            groups: io.groups,
+            inputs: io.inputs,
+            frag_coord: &[],
+            vertex_id: io.vertex_id,
+            instance_id: io.instance_id,
+            outputs: io.outputs,
+            live: None,
+            count: io.count,
+        };
+        exec::run(&self.program, &mut call);
+    }
+}
+
+impl FragmentShader for CompiledShader {
+    fn info(&self) -> &ShaderInfo {
+        &self.program.info
+    }
+
+    fn run(&self, resources: &ShaderResources<'_>, io: &mut FragmentIo<'_>) {
+        let mut call = exec::CallIo {
+            resources,
+            groups: io.groups,
+            inputs: io.inputs,
+            frag_coord: io.frag_coord,
+            vertex_id: &[],
+            instance_id: &[],
+            outputs: io.outputs,
+            live: Some(io.mask),
+            count: io.groups * ferropipe_components::shader::LANES,
+        };
+        exec::run(&self.program, &mut call);
+    }
 }

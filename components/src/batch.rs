@@ -1,0 +1,403 @@
+//! The data the pipeline stages exchange: recorded scenes (state blocks and
+//! commands) and the structure-of-arrays batches each stage hands the next.
+//!
+//! Pure data, as everything in this crate: the stages that fill and consume
+//! these types live in `ferropipe-systems`, one file per stage.  The types
+//! are documented with the stage that writes them and the stage that reads
+//! them, which together form the extension points of the pipeline (a system
+//! inserted between two `PipelineSet`s sees exactly these types).
+//!
+//! # Life of a scene
+//! 1. The façade records [`Command`]s into [`RecordedScene`], each draw
+//!    pointing at a deduplicated [`StateBlock`] (a snapshot of the bound
+//!    state as `Arc`s).
+//! 2. At flush the front end runs in *waves* of jobs; each job carries a
+//!    [`VertexBatch`] (fetch → shade), then [`ClippedPrims`] (clip → setup),
+//!    then [`SetupPrims`] and [`JobBins`] (setup → bin → raster).
+//! 3. The back end walks each 64x64 tile's bins in job order.
+
+use std::sync::Arc;
+
+use bevy_ecs::resource::Resource;
+
+use crate::draw::{
+    ConstantBufferBinding, DrawInfo, FramebufferState, IndexBufferBinding, VertexBufferBinding,
+};
+use crate::enums::ClearFlags;
+use crate::shader::{FragmentShaderRef, Lanes, VertexShaderRef};
+use crate::state::*;
+use crate::view::SamplerViewRef;
+
+/// log2 of the bin tile size (llvmpipe's `TILE_ORDER`).
+pub const TILE_ORDER: u32 = 6;
+/// Bin tile size in pixels: 64x64, 16 KiB of RGBA8, comfortably L1/L2 resident.
+pub const TILE_SIZE: u32 = 1 << TILE_ORDER;
+/// Sub-pixel bits of fixed-point positions (llvmpipe's `FIXED_ORDER`).
+pub const FIXED_ORDER: u32 = 8;
+/// One pixel in fixed point.
+pub const FIXED_ONE: i32 = 1 << FIXED_ORDER;
+/// Guard band: window coordinates are kept inside `[-GUARD_BAND, GUARD_BAND]`
+/// pixels by clipping.  With 8 sub-pixel bits this keeps positions in 23 bits
+/// and edge deltas in 24, so a tile's edge values fit in `i32` (see setup.rs).
+/// 16384 is also the largest framebuffer dimension.
+pub const GUARD_BAND: f32 = 16384.0;
+/// Maximum edges of a set-up primitive (triangle 3, line or point quad 4).
+pub const MAX_EDGES: usize = 4;
+
+// ---------------------------------------------------------------------------
+// Recorded state
+// ---------------------------------------------------------------------------
+
+/// Constant buffer slots of one stage (shared with the façade's bindings).
+pub type ConstantBufferSlots = [ConstantBufferBinding; MAX_CONSTANT_BUFFERS];
+/// Sampler view slots of one stage.
+pub type SamplerViewSlots = [Option<SamplerViewRef>; MAX_SAMPLER_VIEWS];
+/// Sampler state slots of one stage.
+pub type SamplerSlots = [Option<Arc<SamplerState>>; MAX_SAMPLERS];
+/// Vertex buffer slots (index = `vertex_buffer_index`).
+pub type VertexBufferSlots = [VertexBufferBinding; MAX_VERTEX_BUFFERS];
+
+/// What one shader stage may read: the `Arc`s of the bound slot arrays, so
+/// snapshotting a stage is three pointer copies.
+#[derive(Clone, Debug)]
+pub struct StageResources {
+    pub constant_buffers: Arc<ConstantBufferSlots>,
+    pub sampler_views: Arc<SamplerViewSlots>,
+    pub samplers: Arc<SamplerSlots>,
+}
+
+impl Default for StageResources {
+    fn default() -> Self {
+        StageResources {
+            constant_buffers: Arc::new(std::array::from_fn(|_| ConstantBufferBinding::default())),
+            sampler_views: Arc::new(std::array::from_fn(|_| None)),
+            samplers: Arc::new(std::array::from_fn(|_| None)),
+        }
+    }
+}
+
+impl StageResources {
+    /// Whether two stages hold the very same binding arrays.
+    pub fn same_as(&self, o: &StageResources) -> bool {
+        Arc::ptr_eq(&self.constant_buffers, &o.constant_buffers)
+            && Arc::ptr_eq(&self.sampler_views, &o.sampler_views)
+            && Arc::ptr_eq(&self.samplers, &o.samplers)
+    }
+}
+
+/// A snapshot of everything a draw depends on (the "state block").
+///
+/// Recording clones `Arc`s of the bound state into a new block only when the
+/// state changed since the previous draw, so consecutive draws share one
+/// block and the derived state the pipeline computes per block (linkage,
+/// fetch plans, blend plans) is computed once.
+#[derive(Clone)]
+pub struct StateBlock {
+    pub rasterizer: Arc<RasterizerState>,
+    pub dsa: Arc<DepthStencilAlphaState>,
+    pub blend: Arc<BlendState>,
+    pub velems: Arc<[VertexElement]>,
+    pub vs: VertexShaderRef,
+    pub fs: FragmentShaderRef,
+    pub framebuffer: Arc<FramebufferState>,
+    pub vertex_buffers: Arc<VertexBufferSlots>,
+    pub index_buffer: IndexBufferBinding,
+    pub vs_resources: StageResources,
+    pub fs_resources: StageResources,
+    pub blend_color: BlendColor,
+    pub stencil_ref: StencilRef,
+    pub sample_mask: u32,
+    pub clip: ClipState,
+    pub poly_stipple: PolyStipple,
+    pub viewports: [ViewportState; MAX_VIEWPORTS],
+    pub scissors: [ScissorState; MAX_VIEWPORTS],
+}
+
+/// The value a clear writes.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ClearValue {
+    /// `union pipe_color_union` as floats (for integer formats the f32 bits
+    /// hold the integer, as Gallium's union does).
+    pub color: [f32; 4],
+    pub depth: f64,
+    pub stencil: u32,
+}
+
+/// One recorded unit of work.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    /// `draw_vbo` with the state block it was recorded with.
+    Draw {
+        /// Index into [`RecordedScene::states`].
+        state: u32,
+        info: DrawInfo,
+    },
+    /// `clear` of the scene's whole framebuffer (per-tile in the back end).
+    Clear {
+        buffers: ClearFlags,
+        value: ClearValue,
+    },
+}
+
+/// Counters collected per draw while a scene executes (queries read them).
+///
+/// Which events are counted is documented on each field; the back-end
+/// counters are exact regardless of thread count.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DrawCounters {
+    /// Vertices read by primitive assembly (index buffer elements consumed,
+    /// restart indices excluded), per instance.
+    pub ia_vertices: u64,
+    /// Primitives assembled (before clipping and culling), per instance.
+    pub ia_primitives: u64,
+    /// Vertex shader lanes run for real vertices (after per-job dedup).
+    pub vs_invocations: u64,
+    /// Primitives that entered the clipper.
+    pub c_invocations: u64,
+    /// Primitives that left the clipper (after clipping, before culling).
+    pub c_primitives: u64,
+    /// Fragment shader invocations: 16 per 4x4 block a primitive covers
+    /// (llvmpipe's count), before early depth.
+    pub ps_invocations: u64,
+    /// Samples that passed the depth/stencil/alpha tests (occlusion).
+    pub samples_passed: u64,
+}
+
+impl DrawCounters {
+    /// Adds `other` into `self`.
+    pub fn accumulate(&mut self, other: &DrawCounters) {
+        self.ia_vertices += other.ia_vertices;
+        self.ia_primitives += other.ia_primitives;
+        self.vs_invocations += other.vs_invocations;
+        self.c_invocations += other.c_invocations;
+        self.c_primitives += other.c_primitives;
+        self.ps_invocations += other.ps_invocations;
+        self.samples_passed += other.samples_passed;
+    }
+}
+
+/// Everything recorded since the last flush, and its results once run.
+#[derive(Resource, Default)]
+pub struct RecordedScene {
+    /// Deduplicated state blocks; commands refer to them by index.
+    pub states: Vec<Arc<StateBlock>>,
+    pub commands: Vec<Command>,
+    /// The framebuffer every command of the scene renders to (a framebuffer
+    /// change starts a new scene).
+    pub framebuffer: Option<Arc<FramebufferState>>,
+    /// Per command, filled while the scene executes.
+    pub counters: Vec<DrawCounters>,
+}
+
+impl RecordedScene {
+    /// Whether nothing is recorded.
+    pub fn is_empty(&self) -> bool {
+        self.commands.is_empty()
+    }
+
+    /// Forgets the recorded work (after it ran).
+    pub fn clear(&mut self) {
+        self.states.clear();
+        self.commands.clear();
+        self.framebuffer = None;
+        self.counters.clear();
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Front-end batches
+// ---------------------------------------------------------------------------
+
+/// The kind of primitive a draw assembles into (after decomposition).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum PrimKind {
+    Point,
+    Line,
+    #[default]
+    Triangle,
+}
+
+impl PrimKind {
+    /// Vertices per primitive.
+    pub fn vertices(self) -> usize {
+        match self {
+            PrimKind::Point => 1,
+            PrimKind::Line => 2,
+            PrimKind::Triangle => 3,
+        }
+    }
+}
+
+/// Edge-flag bits of an assembled primitive (`DRAW_PIPE_EDGE_FLAG_*`): bit i
+/// set when edge i (vertex i to i+1) is a real polygon edge, which unfilled
+/// polygon modes draw.
+pub const EDGE_FLAGS_ALL: u8 = 0b111;
+
+/// The vertices of one job segment, structure of arrays (written by fetch,
+/// shaded by shade, read by clip).
+///
+/// Layout is the shader interface's: component `c` of slot `s` for group `g`
+/// is `inputs[(s * 4 + c) * groups + g]` (see `shader.rs`).
+#[derive(Default)]
+pub struct VertexBatch {
+    /// Registers per value (`ceil(count / LANES)`).
+    pub groups: usize,
+    /// Real vertices; lanes past `count` are padding.
+    pub count: usize,
+    pub inputs: Vec<Lanes>,
+    pub vertex_id: Vec<Lanes>,
+    pub instance_id: Vec<Lanes>,
+    pub outputs: Vec<Lanes>,
+}
+
+impl VertexBatch {
+    /// Component `c` of output slot `s` of vertex `v`.
+    #[inline]
+    pub fn output(&self, s: usize, c: usize, v: usize) -> f32 {
+        let g = v / crate::shader::LANES;
+        self.outputs[(s * 4 + c) * self.groups + g].as_array()[v % crate::shader::LANES]
+    }
+}
+
+/// Primitives after clipping, in window space, ready for setup (written by
+/// clip, read by setup).
+///
+/// `verts` is array-of-structs with `stride` floats per vertex:
+/// `[x, y, z, 1/w, attr...]`, where x, y, z are window coordinates (viewport
+/// applied) and the attributes are the values the fragment shader's inputs
+/// link to, in the order of the state's linkage (see `clip.rs`).  Setup reads
+/// three vertices of a triangle, so AoS keeps each read in one or two cache
+/// lines.
+#[derive(Default)]
+pub struct ClippedPrims {
+    pub stride: usize,
+    pub verts: Vec<f32>,
+    /// Vertex indices (into `verts` / `stride`), 1-3 used by kind.
+    pub prims: Vec<ClippedPrim>,
+}
+
+/// One primitive leaving the clipper.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ClippedPrim {
+    pub v: [u32; 3],
+    /// The vertex whose values flat inputs take (after the provoking-vertex
+    /// rules and clipping).
+    pub provoking: u32,
+    pub kind: PrimKind,
+    /// Edge flags (bit i: edge from v[i] to v[i+1] is a polygon edge).
+    pub edge_flags: u8,
+    /// Command (draw) index the primitive belongs to.
+    pub command: u32,
+    /// State block index.
+    pub state: u32,
+    /// Viewport the primitive was transformed with.
+    pub viewport: u8,
+    /// Point size in pixels (points only).
+    pub point_size: f32,
+}
+
+/// A plane equation `value(px, py) = a0 + dadx * (px - ref_x) + dady * (py - ref_y)`
+/// over integer pixel coordinates, with the pixel-centre offset folded in.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
+pub struct Plane {
+    pub a0: f32,
+    pub dadx: f32,
+    pub dady: f32,
+}
+
+/// A set-up primitive (written by setup, read by bin, raster and fragment).
+///
+/// Coverage: edge `i` is `E(x, y) = c[i] + a[i] * x + b[i] * y` at integer
+/// pixel `(x, y)` (the sample position, with `half_pixel_center` folded in);
+/// a pixel is covered iff `E > 0` for every edge.  The fill rule's
+/// tie-breaking is folded into `c` (see setup.rs), so the test is exact.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
+pub struct SetupPrim {
+    pub a: [i32; MAX_EDGES],
+    pub b: [i32; MAX_EDGES],
+    pub c: [i64; MAX_EDGES],
+    /// Edges in use.
+    pub num_edges: u8,
+    pub kind: PrimKind,
+    pub front_facing: bool,
+    pub viewport: u8,
+    /// Pixel bounding box (inclusive min, exclusive max), already clipped to
+    /// the framebuffer and, with `scissor`, to the scissor rectangle.
+    pub x0: i32,
+    pub y0: i32,
+    pub x1: i32,
+    pub y1: i32,
+    /// Reference pixel of the plane equations.
+    pub ref_x: i32,
+    pub ref_y: i32,
+    pub state: u32,
+    pub command: u32,
+    /// Index of the first plane in [`SetupPrims::planes`]: depth, then 1/w,
+    /// then one plane per linked fragment-input component (4 per slot).
+    pub planes: u32,
+}
+
+/// The set-up primitives of one job.
+#[derive(Default)]
+pub struct SetupPrims {
+    pub prims: Vec<SetupPrim>,
+    pub planes: Vec<Plane>,
+}
+
+/// Flags of a bin entry.
+pub mod bin_flags {
+    /// The entry covers the whole tile (all edges trivially accepted).
+    pub const FULL_TILE: u16 = 1 << 0;
+    /// Full-tile and opaque: replaces everything earlier in the bin
+    /// (nothing earlier needs to run).
+    pub const OPAQUE: u16 = 1 << 1;
+    /// The entry is a clear (`prim` indexes [`super::JobBins::clears`]).
+    pub const CLEAR: u16 = 1 << 2;
+    /// The entry's draw counts samples or pipeline statistics: earlier
+    /// entries must not be skipped past it... and it may not be skipped.
+    pub const COUNTED: u16 = 1 << 3;
+}
+
+/// One entry of a tile's bin.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BinEntry {
+    /// Index into the job's [`SetupPrims::prims`] (or clears).
+    pub prim: u32,
+    /// Edges that are not trivially accepted for this tile (bit i = edge i).
+    pub edge_mask: u8,
+    pub _pad: u8,
+    pub flags: u16,
+}
+
+/// A job's binned primitives, compressed by tile (CSR): the entries of tile
+/// `t` are `entries[tile_start[t] .. tile_start[t + 1]]`, in submission order.
+#[derive(Default)]
+pub struct JobBins {
+    pub tile_start: Vec<u32>,
+    pub entries: Vec<BinEntry>,
+    /// Clears recorded in this job (a clear is its own job).
+    pub clears: Vec<ClearValue>,
+    pub clear_buffers: ClearFlags,
+}
+
+/// A front-end job's output, kept until the back end has run (written by
+/// setup and bin, read by raster and fragment).
+#[derive(Default)]
+pub struct BinnedJob {
+    pub prims: SetupPrims,
+    pub bins: JobBins,
+}
+
+impl BinnedJob {
+    /// The bin entries of tile `t`, in submission order.
+    #[inline]
+    pub fn tile_entries(&self, t: usize) -> &[BinEntry] {
+        let b = &self.bins;
+        match (b.tile_start.get(t), b.tile_start.get(t + 1)) {
+            (Some(&s), Some(&e)) => &b.entries[s as usize..e as usize],
+            _ => &[],
+        }
+    }
+}

@@ -1,0 +1,507 @@
+//! The lane-program interpreter (llvmpipe's counterpart: the JIT-compiled
+//! fragment/vertex shader functions of `lp_state_fs.c` / `draw_llvm.c`).
+//!
+//! # Dispatch
+//! One `match` per op, then a tight loop over the `groups` registers of the
+//! operands: dispatch is paid once per `groups * 8` lanes.  Every arithmetic
+//! op family is monomorphised per op (`un_dispatch!` and friends), so each
+//! op's loop is straight SIMD code without an inner branch.
+//!
+//! # Register file
+//! One contiguous `Vec<Lanes>` per thread: `[uniform registers][varying
+//! registers]`.  A uniform register is one `Lanes`; varying register `r` is
+//! `groups` consecutive `Lanes` at `nu + r * groups`.  An operand is
+//! resolved to `(base, mask)` with `mask = 0` for uniform and `!0` for
+//! varying registers, so `file[base + (g & mask)]` reads either without a
+//! branch in the loop.
+//!
+//! # Chunks
+//! A call with many groups is run in chunks whose varying registers fit in
+//! about 64 KiB (at most 16 groups = 128 lanes), so big shaders stay in L1/L2
+//! while small ones amortise dispatch over the whole chunk.  The prologue
+//! (uniform ops) runs once per call.
+//!
+//! # Scratch memory
+//! The register file lives in a thread-local [`Scratch`] that only grows,
+//! so `run` is allocation-free in steady state.  The constants at the start
+//! of the uniform file are copied only when the thread's previous call ran a
+//! different program.  (A thread-local rather than a pool: the pipeline's
+//! workers are long-lived pool threads, each shading one tile at a time, so
+//! per-thread scratch is contention-free and naturally cache-warm.)
+
+use std::cell::RefCell;
+
+use ferropipe_components::shader::{Lanes, ShaderResources};
+use wide::{f32x8, u32x8};
+
+use crate::ir::{BinOp, EXEC, InputSrc, LaneProgram, Op, Reg, TriOp, UnOp};
+use crate::lanemath::{self, as_u, from_u};
+use crate::texture;
+
+/// Largest chunk of groups run at once (128 lanes).
+pub const MAX_CHUNK_GROUPS: usize = 16;
+/// Register-file budget per chunk (varying registers).
+const CHUNK_BYTES: usize = 64 * 1024;
+/// Loop back edges taken per chunk before the executor gives up on a
+/// runaway loop (the GPU analogue is a device-lost timeout); the shader's
+/// outputs are then whatever they were.
+pub const MAX_BACK_EDGES: u32 = 1 << 20;
+
+/// Per-thread scratch memory of the interpreter.
+#[derive(Default)]
+pub struct Scratch {
+    file: Vec<Lanes>,
+    /// Program whose constants are at the start of `file`.
+    consts_of: u64,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+/// The data of one `run` call, independent of the stage.
+pub struct CallIo<'a, 'r> {
+    pub resources: &'a ShaderResources<'r>,
+    /// Registers per value in `inputs` / `outputs` (all chunks).
+    pub groups: usize,
+    /// `[slot][component][group]`.
+    pub inputs: &'a [Lanes],
+    /// FS: `[component][group]`.
+    pub frag_coord: &'a [Lanes],
+    /// VS: per group.
+    pub vertex_id: &'a [Lanes],
+    pub instance_id: &'a [Lanes],
+    /// `[slot][component][group]`.
+    pub outputs: &'a mut [Lanes],
+    /// FS: live mask per group (discard clears lanes).
+    pub live: Option<&'a mut [Lanes]>,
+    /// VS: number of real lanes (the rest is padding).
+    pub count: usize,
+}
+
+/// Runs `prog` over all groups of `io`, using this thread's scratch.
+pub fn run(prog: &LaneProgram, io: &mut CallIo<'_, '_>) {
+    SCRATCH.with(|s| match s.try_borrow_mut() {
+        Ok(mut scratch) => run_with(prog, io, &mut scratch),
+        // Re-entered from inside a shader call (a Rust-native shader that
+        // runs a compiled one): use a temporary scratch.
+        Err(_) => run_with(prog, io, &mut Scratch::default()),
+    })
+}
+
+/// Groups per chunk for a program with `nv` varying registers.
+pub fn chunk_groups(nv: usize) -> usize {
+    (CHUNK_BYTES / (nv.max(1) * std::mem::size_of::<Lanes>())).clamp(1, MAX_CHUNK_GROUPS)
+}
+
+/// Runs `prog` with explicit scratch memory.
+pub fn run_with(prog: &LaneProgram, io: &mut CallIo<'_, '_>, scratch: &mut Scratch) {
+    let total = io.groups;
+    if total == 0 {
+        return;
+    }
+    let nu = prog.num_uniform as usize;
+    let nv = prog.num_varying as usize;
+    let chunk = chunk_groups(nv).min(total);
+    let need = nu + nv * chunk;
+    if scratch.file.len() < need {
+        scratch.file.resize(need, f32x8::ZERO);
+        scratch.consts_of = 0;
+    }
+    let file = &mut scratch.file[..need];
+    if scratch.consts_of != prog.id {
+        file[..prog.consts.len()].copy_from_slice(&prog.consts);
+        scratch.consts_of = prog.id;
+    }
+    let mut state = State {
+        nu,
+        groups: 1,
+        g0: 0,
+        exec_any: true,
+        exec_full: true,
+        back_edges: 0,
+    };
+    run_ops(&prog.prologue, file, &mut state, io);
+    let mut g0 = 0;
+    while g0 < total {
+        let groups = chunk.min(total - g0);
+        state.groups = groups;
+        state.g0 = g0;
+        state.back_edges = 0;
+        init_exec(prog, file, &mut state, io);
+        if state.exec_any || !prog.dead_lanes_idle {
+            run_ops(&prog.body, file, &mut state, io);
+        }
+        g0 += groups;
+    }
+}
+
+struct State {
+    nu: usize,
+    groups: usize,
+    /// First group of the chunk inside the call's buffers.
+    g0: usize,
+    exec_any: bool,
+    exec_full: bool,
+    back_edges: u32,
+}
+
+impl State {
+    /// `(base, mask)` of a register operand, see the module docs.
+    #[inline(always)]
+    fn loc(&self, r: Reg) -> (usize, usize) {
+        if r.is_uniform() {
+            (r.index(), 0)
+        } else {
+            (self.nu + r.index() * self.groups, usize::MAX)
+        }
+    }
+}
+
+fn init_exec(prog: &LaneProgram, file: &mut [Lanes], st: &mut State, io: &CallIo<'_, '_>) {
+    let (e0, _) = st.loc(EXEC);
+    let all = from_u(u32x8::splat(!0));
+    for g in 0..st.groups {
+        let gg = st.g0 + g;
+        file[e0 + g] = match io.live.as_deref() {
+            // fragment: helper lanes run too unless nothing needs them
+            Some(live) if prog.dead_lanes_idle => live.get(gg).copied().unwrap_or(f32x8::ZERO),
+            Some(_) => all,
+            // vertex: lanes past `count` are padding
+            None => {
+                let base = gg * 8;
+                lanemath::mask_from_bools(std::array::from_fn(|l| base + l < io.count))
+            }
+        };
+    }
+    update_exec_flags(file, st);
+}
+
+#[inline]
+fn update_exec_flags(file: &[Lanes], st: &mut State) {
+    let (e0, _) = st.loc(EXEC);
+    let mut any = false;
+    let mut full = true;
+    for m in &file[e0..e0 + st.groups] {
+        let bits = m.to_bitmask();
+        any |= bits != 0;
+        full &= bits == 0xff;
+    }
+    st.exec_any = any;
+    st.exec_full = full;
+}
+
+#[inline(always)]
+fn map1(file: &mut [Lanes], st: &State, d: Reg, a: Reg, f: impl Fn(Lanes) -> Lanes) {
+    let (d0, dm) = st.loc(d);
+    let (a0, am) = st.loc(a);
+    for g in 0..st.groups {
+        let x = file[a0 + (g & am)];
+        file[d0 + (g & dm)] = f(x);
+    }
+}
+
+#[inline(always)]
+fn map2(file: &mut [Lanes], st: &State, d: Reg, a: Reg, b: Reg, f: impl Fn(Lanes, Lanes) -> Lanes) {
+    let (d0, dm) = st.loc(d);
+    let (a0, am) = st.loc(a);
+    let (b0, bm) = st.loc(b);
+    for g in 0..st.groups {
+        let x = file[a0 + (g & am)];
+        let y = file[b0 + (g & bm)];
+        file[d0 + (g & dm)] = f(x, y);
+    }
+}
+
+#[inline(always)]
+fn map3(
+    file: &mut [Lanes],
+    st: &State,
+    d: Reg,
+    a: Reg,
+    b: Reg,
+    c: Reg,
+    f: impl Fn(Lanes, Lanes, Lanes) -> Lanes,
+) {
+    let (d0, dm) = st.loc(d);
+    let (a0, am) = st.loc(a);
+    let (b0, bm) = st.loc(b);
+    let (c0, cm) = st.loc(c);
+    for g in 0..st.groups {
+        let x = file[a0 + (g & am)];
+        let y = file[b0 + (g & bm)];
+        let z = file[c0 + (g & cm)];
+        file[d0 + (g & dm)] = f(x, y, z);
+    }
+}
+
+macro_rules! un_dispatch {
+    ($f:expr, $file:expr, $st:expr, $d:expr, $a:expr; $($v:ident)*) => {
+        match $f { $( UnOp::$v => map1($file, $st, $d, $a, |x| lanemath::un(UnOp::$v, x)), )* }
+    };
+}
+
+macro_rules! bin_dispatch {
+    ($f:expr, $file:expr, $st:expr, $d:expr, $a:expr, $b:expr; $($v:ident)*) => {
+        match $f { $( BinOp::$v => map2($file, $st, $d, $a, $b, |x, y| lanemath::bin(BinOp::$v, x, y)), )* }
+    };
+}
+
+macro_rules! tri_dispatch {
+    ($f:expr, $file:expr, $st:expr, $d:expr, $a:expr, $b:expr, $c:expr; $($v:ident)*) => {
+        match $f { $( TriOp::$v => map3($file, $st, $d, $a, $b, $c, |x, y, z| lanemath::tri(TriOp::$v, x, y, z)), )* }
+    };
+}
+
+/// Reads 4 bytes of a constant buffer (0 past the end).
+#[inline]
+fn cb_word(res: &ShaderResources<'_>, cb: u32, offset: u64) -> u32 {
+    let Some(buf) = res.constants.get(cb as usize) else {
+        return 0;
+    };
+    let o = offset as usize;
+    if offset > usize::MAX as u64 - 4 || o + 4 > buf.len() {
+        return 0;
+    }
+    u32::from_le_bytes([buf[o], buf[o + 1], buf[o + 2], buf[o + 3]])
+}
+
+fn run_ops(ops: &[Op], file: &mut [Lanes], st: &mut State, io: &mut CallIo<'_, '_>) {
+    let mut pc = 0usize;
+    while pc < ops.len() {
+        match &ops[pc] {
+            Op::Mov { d, a } => map1(file, st, *d, *a, |x| x),
+            Op::MovMasked { d, a } => {
+                if st.exec_full {
+                    map1(file, st, *d, *a, |x| x);
+                } else {
+                    map3(file, st, *d, EXEC, *a, *d, |m, x, old| m.select(x, old));
+                }
+            }
+            Op::Un { f, d, a } => un_dispatch!(*f, file, st, *d, *a;
+                FNeg FAbs FFloor FCeil FTrunc FRound FFract FSqrt FInvSqrt FSin FCos FTan FAsin
+                FAcos FAtan FSinh FCosh FTanh FAsinh FAcosh FAtanh FExp FExp2 FLog FLog2 FSign
+                FSaturate FIsNan FIsInf FFrexpMant FFrexpExp FQuantizeF16 F2S F2U S2F U2F INeg SAbs
+                SSign Not CountOneBits ReverseBits SFirstLeadingBit UFirstLeadingBit
+                FirstTrailingBit CountLeadingZeros CountTrailingZeros),
+            Op::Bin { f, d, a, b } => bin_dispatch!(*f, file, st, *d, *a, *b;
+                FAdd FSub FMul FDiv FRem FMin FMax FPow FAtan2 FStep FLdexp FEq FNe FLt FLe FGt
+                FGe IAdd ISub IMul SDiv SRem UDiv URem IEq INe SLt SLe SGt SGe ULt ULe UGt UGe And
+                Or Xor AndNot Shl ShrS ShrU SMin SMax UMin UMax),
+            Op::Tri { f, d, a, b, c } => tri_dispatch!(*f, file, st, *d, *a, *b, *c;
+                FFma FMix FClamp SClamp UClamp FSmoothStep Select SExtractBits UExtractBits),
+            Op::InsertBits { d, e, n, off, cnt } => {
+                let (d0, dm) = st.loc(*d);
+                let l = [*e, *n, *off, *cnt].map(|r| st.loc(r));
+                for g in 0..st.groups {
+                    let v = l.map(|(b, m)| file[b + (g & m)]);
+                    file[d0 + (g & dm)] = lanemath::insert_bits(v[0], v[1], v[2], v[3]);
+                }
+            }
+            Op::Pack { f, d, a } => {
+                let (d0, dm) = st.loc(*d);
+                let l = a.map(|r| st.loc(r));
+                for g in 0..st.groups {
+                    let v = l.map(|(b, m)| file[b + (g & m)]);
+                    file[d0 + (g & dm)] = lanemath::pack(*f, v);
+                }
+            }
+            Op::Unpack { f, d, a } => {
+                let (a0, am) = st.loc(*a);
+                let dl = d.map(|r| st.loc(r));
+                let n = f.arity();
+                for g in 0..st.groups {
+                    let r = lanemath::unpack(*f, file[a0 + (g & am)]);
+                    for k in 0..n {
+                        file[dl[k].0 + (g & dl[k].1)] = r[k];
+                    }
+                }
+            }
+            Op::Deriv { axis, fine, d, a } => {
+                let (axis, fine) = (*axis, *fine);
+                map1(file, st, *d, *a, |x| lanemath::deriv(axis, fine, x))
+            }
+            Op::Extract { d, index, srcs } => extract(file, st, *d, *index, srcs),
+            Op::Insert {
+                dsts,
+                srcs,
+                index,
+                value,
+                masked,
+            } => insert(
+                file,
+                st,
+                dsts,
+                srcs,
+                *index,
+                *value,
+                *masked && !st.exec_full,
+            ),
+            Op::LoadInput { d, src } => load_input(file, st, io, *d, *src),
+            Op::StoreOutput { slot, a } => {
+                let (a0, am) = st.loc(*a);
+                let base = *slot as usize * io.groups + st.g0;
+                for g in 0..st.groups {
+                    if let Some(o) = io.outputs.get_mut(base + g) {
+                        *o = file[a0 + (g & am)];
+                    }
+                }
+            }
+            Op::LoadConst { d, cb, offset } => {
+                let v = lanemath::splat_bits(cb_word(io.resources, *cb, *offset as u64));
+                let (d0, dm) = st.loc(*d);
+                for g in 0..st.groups {
+                    file[d0 + (g & dm)] = v;
+                }
+            }
+            Op::LoadConstDyn {
+                d,
+                cb,
+                offset,
+                index,
+            } => {
+                let res = io.resources;
+                let (cb, offset) = (*cb, *offset as u64);
+                map1(file, st, *d, *index, |x| {
+                    let idx = as_u(x).to_array();
+                    from_u(u32x8::new(idx.map(|i| cb_word(res, cb, offset + i as u64))))
+                })
+            }
+            Op::Texture(t) => texture::exec_texture(t, file, st.nu, st.groups, io.resources),
+            Op::TextureQuery(q) => texture::exec_query(q, file, st.nu, st.groups, io.resources),
+            Op::SetExec { a } => {
+                map1(file, st, EXEC, *a, |x| x);
+                update_exec_flags(file, st);
+            }
+            Op::Jump { target } => {
+                pc = *target as usize;
+                continue;
+            }
+            Op::JumpIfNone { target } => {
+                if !st.exec_any {
+                    pc = *target as usize;
+                    continue;
+                }
+            }
+            Op::JumpIfAny { target } => {
+                if st.exec_any {
+                    st.back_edges += 1;
+                    if st.back_edges > MAX_BACK_EDGES {
+                        return;
+                    }
+                    pc = *target as usize;
+                    continue;
+                }
+            }
+            Op::Kill { exit } => {
+                let (e0, _) = st.loc(EXEC);
+                let mut any_live = false;
+                if let Some(live) = io.live.as_deref_mut() {
+                    for g in 0..st.groups {
+                        if let Some(l) = live.get_mut(st.g0 + g) {
+                            *l = from_u(as_u(*l) & !as_u(file[e0 + g]));
+                            any_live |= l.to_bitmask() != 0;
+                        }
+                    }
+                }
+                if *exit {
+                    for g in 0..st.groups {
+                        file[e0 + g] = f32x8::ZERO;
+                    }
+                    update_exec_flags(file, st);
+                }
+                if !any_live {
+                    // every pixel of the chunk is discarded: nothing the
+                    // rest of the shader computes can be observed
+                    return;
+                }
+            }
+        }
+        pc += 1;
+    }
+}
+
+fn load_input(file: &mut [Lanes], st: &State, io: &CallIo<'_, '_>, d: Reg, src: InputSrc) {
+    let (d0, _) = st.loc(d);
+    let (data, base) = match src {
+        InputSrc::Slot(sc) => (io.inputs, sc as usize * io.groups),
+        InputSrc::FragCoord(c) => (io.frag_coord, c as usize * io.groups),
+        InputSrc::VertexId => (io.vertex_id, 0),
+        InputSrc::InstanceId => (io.instance_id, 0),
+    };
+    let start = base + st.g0;
+    match data.get(start..start + st.groups) {
+        Some(rows) => file[d0..d0 + st.groups].copy_from_slice(rows),
+        None => {
+            for g in 0..st.groups {
+                file[d0 + g] = data.get(start + g).copied().unwrap_or(f32x8::ZERO);
+            }
+        }
+    }
+}
+
+fn extract(file: &mut [Lanes], st: &State, d: Reg, index: Reg, srcs: &[Reg]) {
+    let n = srcs.len();
+    if n == 0 {
+        return;
+    }
+    let (d0, dm) = st.loc(d);
+    let (i0, im) = st.loc(index);
+    let last = u32x8::splat(n as u32 - 1);
+    for g in 0..st.groups {
+        let idx = as_u(file[i0 + (g & im)]).min(last);
+        let r = if n <= 16 {
+            let (b, m) = st.loc(srcs[0]);
+            let mut r = file[b + (g & m)];
+            for (k, s) in srcs.iter().enumerate().skip(1) {
+                let (b, m) = st.loc(*s);
+                let hit = from_u(idx.simd_eq(u32x8::splat(k as u32)));
+                r = hit.select(file[b + (g & m)], r);
+            }
+            r
+        } else {
+            let idx = idx.to_array();
+            let mut out = [0f32; 8];
+            for (l, o) in out.iter_mut().enumerate() {
+                let (b, m) = st.loc(srcs[idx[l] as usize]);
+                *o = file[b + (g & m)].to_array()[l];
+            }
+            f32x8::new(out)
+        };
+        file[d0 + (g & dm)] = r;
+    }
+}
+
+fn insert(
+    file: &mut [Lanes],
+    st: &State,
+    dsts: &[Reg],
+    srcs: &[Reg],
+    index: Reg,
+    value: Reg,
+    masked: bool,
+) {
+    let n = dsts.len().min(srcs.len());
+    if n == 0 {
+        return;
+    }
+    let (i0, im) = st.loc(index);
+    let (v0, vm) = st.loc(value);
+    let (e0, _) = st.loc(EXEC);
+    let last = u32x8::splat(n as u32 - 1);
+    for g in 0..st.groups {
+        let idx = as_u(file[i0 + (g & im)]).min(last);
+        let v = file[v0 + (g & vm)];
+        let exec = if masked {
+            as_u(file[e0 + g])
+        } else {
+            u32x8::splat(!0)
+        };
+        for k in 0..n {
+            let (sb, sm) = st.loc(srcs[k]);
+            let (db, dm) = st.loc(dsts[k]);
+            let hit = from_u(idx.simd_eq(u32x8::splat(k as u32)) & exec);
+            file[db + (g & dm)] = hit.select(v, file[sb + (g & sm)]);
+        }
+    }
+}

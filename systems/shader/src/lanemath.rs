@@ -1,0 +1,1026 @@
+//! The WGSL built-in library over SIMD lanes.
+//!
+//! Every value travels as [`Lanes`] (`f32x8`); integer and boolean views are
+//! free bit casts.  Booleans are masks: all bits set for true.  The
+//! functions here are `#[inline(always)]` so that the interpreter's per-op
+//! loops (and a future JIT's helper calls) compile to straight SIMD code.
+//!
+//! Precision: arithmetic, `sqrt`, conversions, rounding and all integer and
+//! bit operations are exact (IEEE / WGSL).  Transcendentals use `wide`'s
+//! polynomial approximations (Cephes-style, a few ulp over the ranges
+//! shaders use), which is as good as or better than llvmpipe's
+//! `lp_build_sin`/`exp2`/`log2`; the unit tests bound the error against
+//! `std`.  `pow(x, y)` is `exp2(y * log2(x))`, as GLSL and llvmpipe define
+//! it.
+
+use ferropipe_components::shader::{ILanes, Lanes, ULanes};
+use wide::{f32x8, i32x8, u32x8};
+
+use crate::ir::{Axis, BinOp, PackFn, TriOp, UnOp, UnpackFn};
+
+/// Integer view of a register.
+#[inline(always)]
+pub fn as_i(v: Lanes) -> ILanes {
+    wide::bytemuck::cast(v)
+}
+/// Unsigned view of a register.
+#[inline(always)]
+pub fn as_u(v: Lanes) -> ULanes {
+    wide::bytemuck::cast(v)
+}
+/// Register from an integer view.
+#[inline(always)]
+pub fn from_i(v: ILanes) -> Lanes {
+    wide::bytemuck::cast(v)
+}
+/// Register from an unsigned view.
+#[inline(always)]
+pub fn from_u(v: ULanes) -> Lanes {
+    wide::bytemuck::cast(v)
+}
+/// A register holding the same bits in every lane.
+#[inline(always)]
+pub fn splat_bits(bits: u32) -> Lanes {
+    from_u(u32x8::splat(bits))
+}
+/// Mask register: all-ones where `b`.
+#[inline(always)]
+pub fn mask_from_bools(b: [bool; 8]) -> Lanes {
+    from_u(u32x8::new(b.map(|x| if x { !0 } else { 0 })))
+}
+
+/// Applies a scalar function lane by lane (for operations without a SIMD
+/// form: integer division, bit scans).
+#[inline(always)]
+fn per_lane_u(a: Lanes, f: impl Fn(u32) -> u32) -> Lanes {
+    from_u(u32x8::new(as_u(a).to_array().map(f)))
+}
+
+#[inline(always)]
+fn per_lane_u2(a: Lanes, b: Lanes, f: impl Fn(u32, u32) -> u32) -> Lanes {
+    let a = as_u(a).to_array();
+    let b = as_u(b).to_array();
+    from_u(u32x8::new(std::array::from_fn(|i| f(a[i], b[i]))))
+}
+
+#[inline(always)]
+fn per_lane_u3(a: Lanes, b: Lanes, c: Lanes, f: impl Fn(u32, u32, u32) -> u32) -> Lanes {
+    let a = as_u(a).to_array();
+    let b = as_u(b).to_array();
+    let c = as_u(c).to_array();
+    from_u(u32x8::new(std::array::from_fn(|i| f(a[i], b[i], c[i]))))
+}
+
+#[inline(always)]
+fn bool_to_mask(m: Lanes) -> Lanes {
+    m
+}
+
+/// 1.0 where the mask is set, else 0.0.
+#[inline(always)]
+fn mask_to_one(m: Lanes) -> Lanes {
+    m & f32x8::ONE
+}
+
+/// f32 -> u32 with WGSL semantics (truncate, saturate, NaN -> 0).
+#[inline(always)]
+pub fn f32_to_u32(a: Lanes) -> Lanes {
+    const TWO31: f32 = 2147483648.0;
+    let nan_free = a & a.simd_eq(a);
+    let pos = nan_free.max(f32x8::ZERO);
+    let big = pos.simd_ge(f32x8::splat(TWO31));
+    let adj = big.select(pos - f32x8::splat(TWO31), pos);
+    let lo = as_u(from_i(adj.trunc_int()));
+    let r = lo ^ (as_u(big) & u32x8::splat(0x8000_0000));
+    let over = pos.simd_ge(f32x8::splat(4294967296.0));
+    from_u(as_u(over) | r)
+}
+
+/// u32 -> f32, correctly rounded.
+#[inline(always)]
+pub fn u32_to_f32(a: Lanes) -> Lanes {
+    let u = as_u(a);
+    let hi = f32x8::from_i32x8(as_i(from_u(u >> 16)));
+    let lo = f32x8::from_i32x8(as_i(from_u(u & u32x8::splat(0xffff))));
+    hi.mul_add(f32x8::splat(65536.0), lo)
+}
+
+/// f32 -> f16 bits (round to nearest even), as WGSL `pack2x16float` and
+/// half-float formats need.  Scalar: half conversions are rare in shaders.
+pub fn f32_to_f16_bits(x: f32) -> u16 {
+    let b = x.to_bits();
+    let sign = ((b >> 16) & 0x8000) as u16;
+    let exp = ((b >> 23) & 0xff) as i32;
+    let mant = b & 0x7f_ffff;
+    if exp == 0xff {
+        // inf / nan
+        return sign
+            | 0x7c00
+            | if mant != 0 {
+                0x200 | (mant >> 13) as u16
+            } else {
+                0
+            };
+    }
+    let e = exp - 127 + 15;
+    if e >= 0x1f {
+        return sign | 0x7c00;
+    }
+    if e <= 0 {
+        // subnormal half (or zero)
+        if e < -10 {
+            return sign;
+        }
+        let m = mant | 0x80_0000;
+        let shift = (14 - e) as u32;
+        let half = m >> shift;
+        let rem = m & ((1 << shift) - 1);
+        let halfway = 1 << (shift - 1);
+        let round = rem > halfway || (rem == halfway && (half & 1) == 1);
+        return sign | (half + round as u32) as u16;
+    }
+    let half = ((e as u32) << 10) | (mant >> 13);
+    let rem = mant & 0x1fff;
+    let round = rem > 0x1000 || (rem == 0x1000 && (half & 1) == 1);
+    sign | (half + round as u32) as u16
+}
+
+/// f16 bits -> f32 (exact).
+pub fn f16_bits_to_f32(h: u16) -> f32 {
+    let sign = ((h & 0x8000) as u32) << 16;
+    let exp = ((h >> 10) & 0x1f) as u32;
+    let mant = (h & 0x3ff) as u32;
+    let bits = if exp == 0 {
+        if mant == 0 {
+            sign
+        } else {
+            // subnormal: value = mant * 2^-24
+            return f32::from_bits(sign)
+                + (if sign != 0 { -1.0 } else { 1.0 }) * mant as f32 * (1.0 / 16_777_216.0);
+        }
+    } else if exp == 0x1f {
+        sign | 0x7f80_0000 | (mant << 13)
+    } else {
+        sign | ((exp + 112) << 23) | (mant << 13)
+    };
+    f32::from_bits(bits)
+}
+
+#[inline(always)]
+fn popcount(v: ULanes) -> ULanes {
+    let v = v - ((v >> 1) & u32x8::splat(0x5555_5555));
+    let v = (v & u32x8::splat(0x3333_3333)) + ((v >> 2) & u32x8::splat(0x3333_3333));
+    let v = (v + (v >> 4)) & u32x8::splat(0x0f0f_0f0f);
+    (v * u32x8::splat(0x0101_0101)) >> 24
+}
+
+#[inline(always)]
+fn reverse_bits(v: ULanes) -> ULanes {
+    let v = ((v >> 1) & u32x8::splat(0x5555_5555)) | ((v & u32x8::splat(0x5555_5555)) << 1);
+    let v = ((v >> 2) & u32x8::splat(0x3333_3333)) | ((v & u32x8::splat(0x3333_3333)) << 2);
+    let v = ((v >> 4) & u32x8::splat(0x0f0f_0f0f)) | ((v & u32x8::splat(0x0f0f_0f0f)) << 4);
+    let v = ((v >> 8) & u32x8::splat(0x00ff_00ff)) | ((v & u32x8::splat(0x00ff_00ff)) << 8);
+    (v >> 16) | (v << 16)
+}
+
+/// `ldexp(x, e)` exact for every representable result.
+#[inline(always)]
+fn ldexp(x: Lanes, e: Lanes) -> Lanes {
+    let e = as_i(e).max(i32x8::splat(-300)).min(i32x8::splat(300));
+    // two factors so each stays a normal power of two
+    let e1 = e >> 1u32;
+    let e2 = e - e1;
+    let pow2 = |k: ILanes| -> Lanes {
+        let k = k.max(i32x8::splat(-126)).min(i32x8::splat(127));
+        from_i((k + i32x8::splat(127)) << 23u32)
+    };
+    let r = x * pow2(e1) * pow2(e2);
+    // a third factor for the extremes (|e| > 254 fits denormal/overflow)
+    let rest = e
+        - e1.max(i32x8::splat(-126)).min(i32x8::splat(127))
+        - e2.max(i32x8::splat(-126)).min(i32x8::splat(127));
+    r * pow2(rest)
+}
+
+#[inline(always)]
+fn frexp_parts(a: Lanes) -> (Lanes, Lanes) {
+    let arr = a.to_array();
+    let mut m = [0f32; 8];
+    let mut e = [0i32; 8];
+    for i in 0..8 {
+        let x = arr[i];
+        if x == 0.0 || !x.is_finite() {
+            m[i] = x;
+            e[i] = 0;
+            continue;
+        }
+        let (xs, bias) = if x.abs() < f32::MIN_POSITIVE {
+            (x * 16_777_216.0, 24)
+        } else {
+            (x, 0)
+        };
+        let bits = xs.to_bits();
+        let exp = ((bits >> 23) & 0xff) as i32;
+        e[i] = exp - 126 - bias;
+        m[i] = f32::from_bits((bits & !(0xff << 23)) | (126 << 23));
+    }
+    (f32x8::new(m), from_i(i32x8::new(e)))
+}
+
+/// One-operand op on lanes.
+#[inline(always)]
+pub fn un(f: UnOp, a: Lanes) -> Lanes {
+    match f {
+        UnOp::FNeg => -a,
+        UnOp::FAbs => a.abs(),
+        UnOp::FFloor => a.floor(),
+        UnOp::FCeil => a.ceil(),
+        UnOp::FTrunc => a.trunc(),
+        UnOp::FRound => a.round_ties_even(),
+        UnOp::FFract => a - a.floor(),
+        UnOp::FSqrt => a.sqrt(),
+        UnOp::FInvSqrt => f32x8::ONE / a.sqrt(),
+        UnOp::FSin => a.sin(),
+        UnOp::FCos => a.cos(),
+        UnOp::FTan => a.tan(),
+        UnOp::FAsin => a.asin(),
+        UnOp::FAcos => a.acos(),
+        UnOp::FAtan => a.atan(),
+        UnOp::FSinh => a.sinh(),
+        UnOp::FCosh => a.cosh(),
+        UnOp::FTanh => a.tanh(),
+        UnOp::FAsinh => {
+            let x = a.abs();
+            let r = (x + (x * x + f32x8::ONE).sqrt()).ln();
+            r.copysign(a)
+        }
+        UnOp::FAcosh => (a + (a * a - f32x8::ONE).sqrt()).ln(),
+        UnOp::FAtanh => f32x8::HALF * ((f32x8::ONE + a) / (f32x8::ONE - a)).ln(),
+        UnOp::FExp => a.exp(),
+        UnOp::FExp2 => a.exp2(),
+        UnOp::FLog => a.ln(),
+        UnOp::FLog2 => a.log2(),
+        UnOp::FSign => {
+            let pos = a.simd_gt(f32x8::ZERO) & f32x8::ONE;
+            let neg = a.simd_lt(f32x8::ZERO) & f32x8::splat(-1.0);
+            pos | neg
+        }
+        UnOp::FSaturate => a.max(f32x8::ZERO).min(f32x8::ONE),
+        UnOp::FIsNan => bool_to_mask(a.simd_ne(a)),
+        UnOp::FIsInf => a.abs().simd_eq(f32x8::splat(f32::INFINITY)),
+        UnOp::FFrexpMant => frexp_parts(a).0,
+        UnOp::FFrexpExp => frexp_parts(a).1,
+        UnOp::FQuantizeF16 => f32x8::new(a.to_array().map(|x| f16_bits_to_f32(f32_to_f16_bits(x)))),
+        UnOp::F2S => from_i(a.trunc_int()),
+        UnOp::F2U => f32_to_u32(a),
+        UnOp::S2F => f32x8::from_i32x8(as_i(a)),
+        UnOp::U2F => u32_to_f32(a),
+        UnOp::INeg => from_i(i32x8::ZERO - as_i(a)),
+        UnOp::SAbs => from_i(as_i(a).abs()),
+        UnOp::SSign => {
+            let i = as_i(a);
+            let pos = i.simd_gt(i32x8::ZERO) & i32x8::ONE;
+            let neg = i.simd_lt(i32x8::ZERO);
+            from_i(pos | neg)
+        }
+        UnOp::Not => from_u(!as_u(a)),
+        UnOp::CountOneBits => from_u(popcount(as_u(a))),
+        UnOp::ReverseBits => from_u(reverse_bits(as_u(a))),
+        UnOp::UFirstLeadingBit => per_lane_u(a, |x| {
+            if x == 0 {
+                u32::MAX
+            } else {
+                31 - x.leading_zeros()
+            }
+        }),
+        UnOp::SFirstLeadingBit => per_lane_u(a, |x| {
+            let v = if (x as i32) < 0 { !x } else { x };
+            if v == 0 {
+                u32::MAX
+            } else {
+                31 - v.leading_zeros()
+            }
+        }),
+        UnOp::FirstTrailingBit => {
+            per_lane_u(a, |x| if x == 0 { u32::MAX } else { x.trailing_zeros() })
+        }
+        UnOp::CountLeadingZeros => per_lane_u(a, |x| x.leading_zeros()),
+        UnOp::CountTrailingZeros => per_lane_u(a, |x| x.trailing_zeros()),
+    }
+}
+
+/// Two-operand op on lanes.
+#[inline(always)]
+pub fn bin(f: BinOp, a: Lanes, b: Lanes) -> Lanes {
+    match f {
+        BinOp::FAdd => a + b,
+        BinOp::FSub => a - b,
+        BinOp::FMul => a * b,
+        BinOp::FDiv => a / b,
+        BinOp::FRem => a - b * (a / b).trunc(),
+        BinOp::FMin => a.min(b),
+        BinOp::FMax => a.max(b),
+        BinOp::FPow => (b * a.log2()).exp2(),
+        BinOp::FAtan2 => a.atan2(b),
+        BinOp::FStep => mask_to_one(b.simd_ge(a)),
+        BinOp::FLdexp => ldexp(a, b),
+        BinOp::FEq => a.simd_eq(b),
+        BinOp::FNe => a.simd_ne(b),
+        BinOp::FLt => a.simd_lt(b),
+        BinOp::FLe => a.simd_le(b),
+        BinOp::FGt => a.simd_gt(b),
+        BinOp::FGe => a.simd_ge(b),
+        BinOp::IAdd => from_i(as_i(a) + as_i(b)),
+        BinOp::ISub => from_i(as_i(a) - as_i(b)),
+        BinOp::IMul => from_i(as_i(a) * as_i(b)),
+        BinOp::SDiv => per_lane_u2(a, b, |x, y| {
+            let (x, y) = (x as i32, y as i32);
+            if y == 0 {
+                x as u32
+            } else {
+                x.wrapping_div(y) as u32
+            }
+        }),
+        BinOp::SRem => per_lane_u2(a, b, |x, y| {
+            let (x, y) = (x as i32, y as i32);
+            if y == 0 { 0 } else { x.wrapping_rem(y) as u32 }
+        }),
+        BinOp::UDiv => per_lane_u2(a, b, |x, y| x.checked_div(y).unwrap_or(x)),
+        BinOp::URem => per_lane_u2(a, b, |x, y| x.checked_rem(y).unwrap_or(0)),
+        BinOp::IEq => from_i(as_i(a).simd_eq(as_i(b))),
+        BinOp::INe => from_u(!as_u(from_i(as_i(a).simd_eq(as_i(b))))),
+        BinOp::SLt => from_i(as_i(a).simd_lt(as_i(b))),
+        BinOp::SLe => from_u(!as_u(from_i(as_i(a).simd_gt(as_i(b))))),
+        BinOp::SGt => from_i(as_i(a).simd_gt(as_i(b))),
+        BinOp::SGe => from_u(!as_u(from_i(as_i(a).simd_lt(as_i(b))))),
+        BinOp::ULt => from_u(as_u(a).simd_lt(as_u(b))),
+        BinOp::ULe => from_u(!as_u(a).simd_gt(as_u(b))),
+        BinOp::UGt => from_u(as_u(a).simd_gt(as_u(b))),
+        BinOp::UGe => from_u(!as_u(a).simd_lt(as_u(b))),
+        BinOp::And => from_u(as_u(a) & as_u(b)),
+        BinOp::Or => from_u(as_u(a) | as_u(b)),
+        BinOp::Xor => from_u(as_u(a) ^ as_u(b)),
+        BinOp::AndNot => from_u(as_u(a) & !as_u(b)),
+        BinOp::Shl => from_u(as_u(a) << (as_u(b) & u32x8::splat(31))),
+        BinOp::ShrS => from_i(as_i(a) >> (as_u(b) & u32x8::splat(31))),
+        BinOp::ShrU => from_u(as_u(a) >> (as_u(b) & u32x8::splat(31))),
+        BinOp::SMin => from_i(as_i(a).min(as_i(b))),
+        BinOp::SMax => from_i(as_i(a).max(as_i(b))),
+        BinOp::UMin => from_u(as_u(a).min(as_u(b))),
+        BinOp::UMax => from_u(as_u(a).max(as_u(b))),
+    }
+}
+
+/// `extractBits` (WGSL: offset and count are clamped to the width).
+#[inline(always)]
+fn extract_bits(e: u32, offset: u32, count: u32, signed: bool) -> u32 {
+    let o = offset.min(32);
+    let c = count.min(32 - o);
+    if c == 0 {
+        return 0;
+    }
+    let shl = 32 - o - c;
+    let v = e << shl;
+    if signed {
+        ((v as i32) >> (32 - c)) as u32
+    } else {
+        v >> (32 - c)
+    }
+}
+
+/// `insertBits` (WGSL).
+#[inline(always)]
+pub fn insert_bits_scalar(e: u32, newbits: u32, offset: u32, count: u32) -> u32 {
+    let o = offset.min(32);
+    let c = count.min(32 - o);
+    if c == 0 {
+        return e;
+    }
+    let mask = if c == 32 {
+        u32::MAX
+    } else {
+        ((1u32 << c) - 1) << o
+    };
+    (e & !mask) | (newbits.wrapping_shl(o) & mask)
+}
+
+/// `insertBits` on lanes.
+#[inline(always)]
+pub fn insert_bits(e: Lanes, n: Lanes, off: Lanes, cnt: Lanes) -> Lanes {
+    let (e, n, off, cnt) = (
+        as_u(e).to_array(),
+        as_u(n).to_array(),
+        as_u(off).to_array(),
+        as_u(cnt).to_array(),
+    );
+    from_u(u32x8::new(std::array::from_fn(|i| {
+        insert_bits_scalar(e[i], n[i], off[i], cnt[i])
+    })))
+}
+
+/// Three-operand op on lanes.
+#[inline(always)]
+pub fn tri(f: TriOp, a: Lanes, b: Lanes, c: Lanes) -> Lanes {
+    match f {
+        TriOp::FFma => a.mul_add(b, c),
+        TriOp::FMix => (b - a).mul_add(c, a),
+        TriOp::FClamp => a.max(b).min(c),
+        TriOp::SClamp => from_i(as_i(a).max(as_i(b)).min(as_i(c))),
+        TriOp::UClamp => from_u(as_u(a).max(as_u(b)).min(as_u(c))),
+        TriOp::FSmoothStep => {
+            let t = ((c - a) / (b - a)).max(f32x8::ZERO).min(f32x8::ONE);
+            t * t * (f32x8::splat(3.0) - f32x8::splat(2.0) * t)
+        }
+        TriOp::Select => a.select(b, c),
+        TriOp::SExtractBits => per_lane_u3(a, b, c, |e, o, n| extract_bits(e, o, n, true)),
+        TriOp::UExtractBits => per_lane_u3(a, b, c, |e, o, n| extract_bits(e, o, n, false)),
+    }
+}
+
+/// WGSL packing built-ins.
+pub fn pack(f: PackFn, a: [Lanes; 4]) -> Lanes {
+    let arr = a.map(|v| v.to_array());
+    let bits = a.map(|v| as_u(v).to_array());
+    let out: [u32; 8] = std::array::from_fn(|l| {
+        let x = |i: usize| arr[i][l];
+        let u = |i: usize| bits[i][l];
+        let snorm8 = |v: f32| ((0.5 + 127.0 * v.clamp(-1.0, 1.0)).floor() as i32 as u32) & 0xff;
+        let unorm8 = |v: f32| ((0.5 + 255.0 * v.clamp(0.0, 1.0)).floor() as u32) & 0xff;
+        let snorm16 =
+            |v: f32| ((0.5 + 32767.0 * v.clamp(-1.0, 1.0)).floor() as i32 as u32) & 0xffff;
+        let unorm16 = |v: f32| ((0.5 + 65535.0 * v.clamp(0.0, 1.0)).floor() as u32) & 0xffff;
+        match f {
+            PackFn::Pack4x8Snorm => (0..4).map(|i| snorm8(x(i)) << (8 * i)).sum(),
+            PackFn::Pack4x8Unorm => (0..4).map(|i| unorm8(x(i)) << (8 * i)).sum(),
+            PackFn::Pack2x16Snorm => snorm16(x(0)) | (snorm16(x(1)) << 16),
+            PackFn::Pack2x16Unorm => unorm16(x(0)) | (unorm16(x(1)) << 16),
+            PackFn::Pack2x16Float => {
+                f32_to_f16_bits(x(0)) as u32 | ((f32_to_f16_bits(x(1)) as u32) << 16)
+            }
+            PackFn::Pack4xI8 | PackFn::Pack4xU8 => (0..4).map(|i| (u(i) & 0xff) << (8 * i)).sum(),
+            PackFn::Pack4xI8Clamp => (0..4)
+                .map(|i| (((u(i) as i32).clamp(-128, 127) as u32) & 0xff) << (8 * i))
+                .sum(),
+            PackFn::Pack4xU8Clamp => (0..4).map(|i| u(i).min(255) << (8 * i)).sum(),
+        }
+    });
+    from_u(u32x8::new(out))
+}
+
+/// WGSL unpacking built-ins: results in `d[0..arity]`.
+pub fn unpack(f: UnpackFn, a: Lanes) -> [Lanes; 4] {
+    let bits = as_u(a).to_array();
+    let mut out = [[0u32; 8]; 4];
+    for (l, &v) in bits.iter().enumerate() {
+        let r: [u32; 4] = match f {
+            UnpackFn::Unpack4x8Snorm => std::array::from_fn(|i| {
+                let b = (v >> (8 * i)) as u8 as i8 as f32;
+                (b / 127.0).max(-1.0).to_bits()
+            }),
+            UnpackFn::Unpack4x8Unorm => {
+                std::array::from_fn(|i| (((v >> (8 * i)) & 0xff) as f32 / 255.0).to_bits())
+            }
+            UnpackFn::Unpack2x16Snorm => std::array::from_fn(|i| {
+                if i < 2 {
+                    let h = (v >> (16 * i)) as u16 as i16 as f32;
+                    (h / 32767.0).max(-1.0).to_bits()
+                } else {
+                    0
+                }
+            }),
+            UnpackFn::Unpack2x16Unorm => std::array::from_fn(|i| {
+                if i < 2 {
+                    (((v >> (16 * i)) & 0xffff) as f32 / 65535.0).to_bits()
+                } else {
+                    0
+                }
+            }),
+            UnpackFn::Unpack2x16Float => std::array::from_fn(|i| {
+                if i < 2 {
+                    f16_bits_to_f32((v >> (16 * i)) as u16).to_bits()
+                } else {
+                    0
+                }
+            }),
+            UnpackFn::Unpack4xI8 => {
+                std::array::from_fn(|i| (v >> (8 * i)) as u8 as i8 as i32 as u32)
+            }
+            UnpackFn::Unpack4xU8 => std::array::from_fn(|i| (v >> (8 * i)) & 0xff),
+        };
+        for i in 0..4 {
+            out[i][l] = r[i];
+        }
+    }
+    out.map(|c| from_u(u32x8::new(c)))
+}
+
+/// Screen-space derivative of `a` over the two 2x2 quads of a fragment
+/// group (lanes 0-3: TL, TR, BL, BR of quad 0; 4-7 quad 1).
+///
+/// Fine derivatives difference the pixel's own row (x) or column (y), as
+/// llvmpipe's `lp_build_ddx`/`ddy` do; coarse ones use the top-left pixel's
+/// row/column for the whole quad.  Both are exact for values linear in
+/// screen space.
+#[inline(always)]
+pub fn deriv(axis: Axis, fine: bool, a: Lanes) -> Lanes {
+    const fn idx(v: [u32; 8]) -> u32x8 {
+        u32x8::new(v)
+    }
+    let (hi, lo) = match (axis, fine) {
+        (Axis::X, true) => (idx([1, 1, 3, 3, 5, 5, 7, 7]), idx([0, 0, 2, 2, 4, 4, 6, 6])),
+        (Axis::X, false) => (idx([1, 1, 1, 1, 5, 5, 5, 5]), idx([0, 0, 0, 0, 4, 4, 4, 4])),
+        (Axis::Y, true) => (idx([2, 3, 2, 3, 6, 7, 6, 7]), idx([0, 1, 0, 1, 4, 5, 4, 5])),
+        (Axis::Y, false) => (idx([2, 2, 2, 2, 6, 6, 6, 6]), idx([0, 0, 0, 0, 4, 4, 4, 4])),
+    };
+    a.shuffle(hi) - a.shuffle(lo)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    type IntCase = (BinOp, fn(u32, u32) -> u32);
+    type FloatCase = (BinOp, fn(f32, f32) -> f32);
+
+    fn lanes(v: [f32; 8]) -> Lanes {
+        f32x8::new(v)
+    }
+
+    /// Relative-or-absolute error bound check.
+    fn close(got: f32, want: f32, rel: f32, abs: f32) -> bool {
+        if want.is_nan() {
+            return got.is_nan();
+        }
+        if want.is_infinite() {
+            return got == want || got.abs() > 1e30;
+        }
+        (got - want).abs() <= abs.max(rel * want.abs())
+    }
+
+    macro_rules! check_un {
+        ($name:ident, $op:expr, $range:expr, $reference:expr, $rel:expr, $abs:expr) => {
+            proptest! {
+                #[test]
+                fn $name(v in prop::array::uniform8($range)) {
+                    let got = un($op, lanes(v)).to_array();
+                    for i in 0..8 {
+                        let want: f32 = $reference(v[i]);
+                        prop_assert!(close(got[i], want, $rel, $abs),
+                            "{:?}({}) = {} want {}", $op, v[i], got[i], want);
+                    }
+                }
+            }
+        };
+    }
+
+    check_un!(
+        sin_matches_std,
+        UnOp::FSin,
+        -100.0f32..100.0,
+        f32::sin,
+        1e-5,
+        2e-6
+    );
+    check_un!(
+        cos_matches_std,
+        UnOp::FCos,
+        -100.0f32..100.0,
+        f32::cos,
+        1e-5,
+        2e-6
+    );
+    check_un!(
+        tan_matches_std,
+        UnOp::FTan,
+        -1.5f32..1.5,
+        f32::tan,
+        2e-6,
+        2e-6
+    );
+    check_un!(
+        asin_matches_std,
+        UnOp::FAsin,
+        -1.0f32..1.0,
+        f32::asin,
+        2e-6,
+        2e-6
+    );
+    check_un!(
+        acos_matches_std,
+        UnOp::FAcos,
+        -1.0f32..1.0,
+        f32::acos,
+        2e-6,
+        2e-6
+    );
+    check_un!(
+        atan_matches_std,
+        UnOp::FAtan,
+        -1e4f32..1e4,
+        f32::atan,
+        2e-6,
+        2e-6
+    );
+    check_un!(
+        sinh_matches_std,
+        UnOp::FSinh,
+        -10.0f32..10.0,
+        f32::sinh,
+        1e-5,
+        1e-6
+    );
+    check_un!(
+        cosh_matches_std,
+        UnOp::FCosh,
+        -10.0f32..10.0,
+        f32::cosh,
+        1e-5,
+        1e-6
+    );
+    check_un!(
+        tanh_matches_std,
+        UnOp::FTanh,
+        -10.0f32..10.0,
+        f32::tanh,
+        1e-5,
+        1e-6
+    );
+    check_un!(
+        asinh_matches_std,
+        UnOp::FAsinh,
+        -100.0f32..100.0,
+        f32::asinh,
+        1e-5,
+        1e-6
+    );
+    check_un!(
+        acosh_matches_std,
+        UnOp::FAcosh,
+        1.0f32..100.0,
+        f32::acosh,
+        1e-5,
+        1e-5
+    );
+    check_un!(
+        atanh_matches_std,
+        UnOp::FAtanh,
+        -0.99f32..0.99,
+        f32::atanh,
+        1e-5,
+        1e-6
+    );
+    check_un!(
+        exp_matches_std,
+        UnOp::FExp,
+        -80.0f32..80.0,
+        f32::exp,
+        4e-6,
+        0.0
+    );
+    check_un!(
+        exp2_matches_std,
+        UnOp::FExp2,
+        -120.0f32..120.0,
+        f32::exp2,
+        4e-6,
+        0.0
+    );
+    check_un!(
+        log_matches_std,
+        UnOp::FLog,
+        1e-30f32..1e30,
+        f32::ln,
+        2e-6,
+        2e-6
+    );
+    check_un!(
+        log2_matches_std,
+        UnOp::FLog2,
+        1e-30f32..1e30,
+        f32::log2,
+        2e-6,
+        2e-6
+    );
+    check_un!(
+        sqrt_is_exact,
+        UnOp::FSqrt,
+        0.0f32..1e30,
+        f32::sqrt,
+        0.0,
+        0.0
+    );
+    check_un!(
+        inverse_sqrt,
+        UnOp::FInvSqrt,
+        1e-30f32..1e30,
+        |x: f32| 1.0 / x.sqrt(),
+        2e-7,
+        0.0
+    );
+    check_un!(
+        round_ties_even,
+        UnOp::FRound,
+        -1e7f32..1e7,
+        f32::round_ties_even,
+        0.0,
+        0.0
+    );
+    check_un!(
+        fract_is_x_minus_floor,
+        UnOp::FFract,
+        -1e6f32..1e6,
+        |x: f32| x - x.floor(),
+        0.0,
+        0.0
+    );
+    check_un!(
+        quantize_f16,
+        UnOp::FQuantizeF16,
+        -70000.0f32..70000.0,
+        |x: f32| f16_bits_to_f32(f32_to_f16_bits(x)),
+        0.0,
+        0.0
+    );
+
+    proptest! {
+        #[test]
+        fn conversions_follow_wgsl(v in prop::array::uniform8(prop::num::f32::ANY)) {
+            let s = as_i(un(UnOp::F2S, lanes(v))).to_array();
+            let u = as_u(un(UnOp::F2U, lanes(v))).to_array();
+            for i in 0..8 {
+                prop_assert_eq!(s[i], v[i] as i32, "i32({})", v[i]);
+                prop_assert_eq!(u[i], v[i] as u32, "u32({})", v[i]);
+            }
+        }
+
+        #[test]
+        fn int_to_float_is_correctly_rounded(v in prop::array::uniform8(any::<u32>())) {
+            let r = un(UnOp::U2F, from_u(u32x8::new(v))).to_array();
+            let s = un(UnOp::S2F, from_u(u32x8::new(v))).to_array();
+            for i in 0..8 {
+                prop_assert_eq!(r[i], v[i] as f32);
+                prop_assert_eq!(s[i], v[i] as i32 as f32);
+            }
+        }
+
+        #[test]
+        fn bit_ops_match_scalar(v in prop::array::uniform8(any::<u32>())) {
+            let a = from_u(u32x8::new(v));
+            let pc = as_u(un(UnOp::CountOneBits, a)).to_array();
+            let rb = as_u(un(UnOp::ReverseBits, a)).to_array();
+            let clz = as_u(un(UnOp::CountLeadingZeros, a)).to_array();
+            let ctz = as_u(un(UnOp::CountTrailingZeros, a)).to_array();
+            let flu = as_u(un(UnOp::UFirstLeadingBit, a)).to_array();
+            let fls = as_u(un(UnOp::SFirstLeadingBit, a)).to_array();
+            let ftb = as_u(un(UnOp::FirstTrailingBit, a)).to_array();
+            for i in 0..8 {
+                let x = v[i];
+                prop_assert_eq!(pc[i], x.count_ones());
+                prop_assert_eq!(rb[i], x.reverse_bits());
+                prop_assert_eq!(clz[i], x.leading_zeros());
+                prop_assert_eq!(ctz[i], x.trailing_zeros());
+                prop_assert_eq!(flu[i], if x == 0 { u32::MAX } else { 31 - x.leading_zeros() });
+                let sx = x as i32;
+                let want_s = if sx == 0 || sx == -1 { u32::MAX } else if sx < 0 { 31 - (!x).leading_zeros() } else { 31 - x.leading_zeros() };
+                prop_assert_eq!(fls[i], want_s);
+                prop_assert_eq!(ftb[i], if x == 0 { u32::MAX } else { x.trailing_zeros() });
+            }
+        }
+
+        #[test]
+        fn integer_binops_match_scalar(a in prop::array::uniform8(any::<u32>()), b in prop::array::uniform8(any::<u32>())) {
+            let la = from_u(u32x8::new(a));
+            let lb = from_u(u32x8::new(b));
+            let cases: &[IntCase] = &[
+                (BinOp::IAdd, |x, y| x.wrapping_add(y)),
+                (BinOp::ISub, |x, y| x.wrapping_sub(y)),
+                (BinOp::IMul, |x, y| x.wrapping_mul(y)),
+                (BinOp::SDiv, |x, y| if y == 0 { x } else { (x as i32).wrapping_div(y as i32) as u32 }),
+                (BinOp::SRem, |x, y| if y == 0 { 0 } else { (x as i32).wrapping_rem(y as i32) as u32 }),
+                (BinOp::UDiv, |x, y| x.checked_div(y).unwrap_or(x)),
+                (BinOp::URem, |x, y| x.checked_rem(y).unwrap_or(0)),
+                (BinOp::Shl, |x, y| x << (y & 31)),
+                (BinOp::ShrS, |x, y| ((x as i32) >> (y & 31)) as u32),
+                (BinOp::ShrU, |x, y| x >> (y & 31)),
+                (BinOp::SMin, |x, y| (x as i32).min(y as i32) as u32),
+                (BinOp::SMax, |x, y| (x as i32).max(y as i32) as u32),
+                (BinOp::UMin, |x, y| x.min(y)),
+                (BinOp::UMax, |x, y| x.max(y)),
+                (BinOp::And, |x, y| x & y),
+                (BinOp::Or, |x, y| x | y),
+                (BinOp::Xor, |x, y| x ^ y),
+                (BinOp::AndNot, |x, y| x & !y),
+                (BinOp::IEq, |x, y| if x == y { !0 } else { 0 }),
+                (BinOp::INe, |x, y| if x != y { !0 } else { 0 }),
+                (BinOp::SLt, |x, y| if (x as i32) < (y as i32) { !0 } else { 0 }),
+                (BinOp::SLe, |x, y| if (x as i32) <= (y as i32) { !0 } else { 0 }),
+                (BinOp::SGt, |x, y| if (x as i32) > (y as i32) { !0 } else { 0 }),
+                (BinOp::SGe, |x, y| if (x as i32) >= (y as i32) { !0 } else { 0 }),
+                (BinOp::ULt, |x, y| if x < y { !0 } else { 0 }),
+                (BinOp::ULe, |x, y| if x <= y { !0 } else { 0 }),
+                (BinOp::UGt, |x, y| if x > y { !0 } else { 0 }),
+                (BinOp::UGe, |x, y| if x >= y { !0 } else { 0 }),
+            ];
+            for (op, reference) in cases {
+                let got = as_u(bin(*op, la, lb)).to_array();
+                for i in 0..8 {
+                    prop_assert_eq!(got[i], reference(a[i], b[i]), "{:?}({:#x}, {:#x})", op, a[i], b[i]);
+                }
+            }
+        }
+
+        #[test]
+        fn float_binops_match_scalar(a in prop::array::uniform8(-1e6f32..1e6), b in prop::array::uniform8(-1e6f32..1e6)) {
+            let la = lanes(a);
+            let lb = lanes(b);
+            let cases: &[FloatCase] = &[
+                (BinOp::FAdd, |x, y| x + y),
+                (BinOp::FSub, |x, y| x - y),
+                (BinOp::FMul, |x, y| x * y),
+                (BinOp::FDiv, |x, y| x / y),
+                (BinOp::FMin, |x, y| x.min(y)),
+                (BinOp::FMax, |x, y| x.max(y)),
+                (BinOp::FStep, |e, x| if x >= e { 1.0 } else { 0.0 }),
+                (BinOp::FRem, |x, y| x - y * (x / y).trunc()),
+            ];
+            for (op, reference) in cases {
+                let got = bin(*op, la, lb).to_array();
+                for i in 0..8 {
+                    let want = reference(a[i], b[i]);
+                    prop_assert!(got[i] == want || (got[i].is_nan() && want.is_nan()), "{:?}({}, {}) = {} want {}", op, a[i], b[i], got[i], want);
+                }
+            }
+            let atan2 = bin(BinOp::FAtan2, la, lb).to_array();
+            for i in 0..8 {
+                prop_assert!(close(atan2[i], a[i].atan2(b[i]), 2e-6, 2e-6));
+            }
+        }
+
+        #[test]
+        fn pow_follows_exp2_log2(a in prop::array::uniform8(1e-3f32..100.0), b in prop::array::uniform8(-4.0f32..4.0)) {
+            let got = bin(BinOp::FPow, lanes(a), lanes(b)).to_array();
+            for i in 0..8 {
+                prop_assert!(close(got[i], a[i].powf(b[i]), 2e-5, 0.0), "pow({}, {}) = {}", a[i], b[i], got[i]);
+            }
+        }
+
+        #[test]
+        fn ldexp_is_exact(a in prop::array::uniform8(-1e3f32..1e3), e in prop::array::uniform8(-160i32..160)) {
+            let got = bin(BinOp::FLdexp, lanes(a), from_i(i32x8::new(e))).to_array();
+            for i in 0..8 {
+                let want = (a[i] as f64 * 2f64.powi(e[i])) as f32;
+                prop_assert_eq!(got[i], want, "ldexp({}, {})", a[i], e[i]);
+            }
+        }
+
+        #[test]
+        fn frexp_reassembles(a in prop::array::uniform8(prop::num::f32::NORMAL | prop::num::f32::SUBNORMAL)) {
+            let m = un(UnOp::FFrexpMant, lanes(a)).to_array();
+            let e = as_i(un(UnOp::FFrexpExp, lanes(a))).to_array();
+            for i in 0..8 {
+                prop_assert!((0.5..1.0).contains(&m[i].abs()), "mant {} of {}", m[i], a[i]);
+                prop_assert_eq!((m[i] as f64 * 2f64.powi(e[i])) as f32, a[i]);
+            }
+        }
+
+        #[test]
+        fn bitfields_match_wgsl(e in prop::array::uniform8(any::<u32>()), o in prop::array::uniform8(0u32..40), c in prop::array::uniform8(0u32..40), n in prop::array::uniform8(any::<u32>())) {
+            let l = |v: [u32; 8]| from_u(u32x8::new(v));
+            let su = as_u(tri(TriOp::SExtractBits, l(e), l(o), l(c))).to_array();
+            let uu = as_u(tri(TriOp::UExtractBits, l(e), l(o), l(c))).to_array();
+            let ins = as_u(insert_bits(l(e), l(n), l(o), l(c))).to_array();
+            for i in 0..8 {
+                let off = o[i].min(32);
+                let cnt = c[i].min(32 - off);
+                // bit-by-bit reference
+                let mut want_u = 0u32;
+                let mut want_ins = e[i];
+                for k in 0..cnt {
+                    want_u |= ((e[i] >> (off + k)) & 1) << k;
+                    want_ins = (want_ins & !(1 << (off + k))) | (((n[i] >> k) & 1) << (off + k));
+                }
+                let want_s = if cnt > 0 && cnt < 32 && (want_u >> (cnt - 1)) & 1 == 1 { want_u | (u32::MAX << cnt) } else { want_u };
+                prop_assert_eq!(uu[i], want_u);
+                prop_assert_eq!(su[i], want_s);
+                prop_assert_eq!(ins[i], want_ins);
+            }
+        }
+
+        #[test]
+        fn pack_unpack_round_trip(v in prop::array::uniform4(prop::array::uniform8(-1.5f32..1.5))) {
+            let a = v.map(lanes);
+            let p = pack(PackFn::Pack4x8Unorm, a);
+            let u = unpack(UnpackFn::Unpack4x8Unorm, p);
+            let ps = pack(PackFn::Pack4x8Snorm, a);
+            let us = unpack(UnpackFn::Unpack4x8Snorm, ps);
+            for (c, vc) in v.iter().enumerate() {
+                for (l, &x) in vc.iter().enumerate() {
+                    let want = (0.5 + 255.0 * x.clamp(0.0, 1.0)).floor() / 255.0;
+                    prop_assert_eq!(u[c].to_array()[l], want);
+                    let want_s = ((0.5 + 127.0 * x.clamp(-1.0, 1.0)).floor() / 127.0).max(-1.0);
+                    prop_assert_eq!(us[c].to_array()[l], want_s);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn pack_examples_from_the_wgsl_spec() {
+        let v = [
+            lanes([1.0; 8]),
+            lanes([0.0; 8]),
+            lanes([0.5; 8]),
+            lanes([-1.0; 8]),
+        ];
+        assert_eq!(
+            as_u(pack(PackFn::Pack4x8Unorm, v)).to_array()[0],
+            0x0080_00ff
+        );
+        assert_eq!(
+            as_u(pack(PackFn::Pack4x8Snorm, v)).to_array()[0],
+            0x8140_007f
+        );
+        assert_eq!(
+            as_u(pack(PackFn::Pack2x16Unorm, v)).to_array()[0],
+            0x0000_ffff
+        );
+        assert_eq!(
+            as_u(pack(
+                PackFn::Pack2x16Float,
+                [lanes([1.0; 8]), lanes([-2.0; 8]), v[2], v[3]]
+            ))
+            .to_array()[0],
+            0xc000_3c00
+        );
+        let i = [-1i32, 200, 127, -129].map(|x| from_i(i32x8::splat(x)));
+        assert_eq!(as_u(pack(PackFn::Pack4xI8, i)).to_array()[0], 0x7f7f_c8ff);
+        assert_eq!(
+            as_u(pack(PackFn::Pack4xI8Clamp, i)).to_array()[0],
+            0x807f_7fff
+        );
+        assert_eq!(
+            as_u(pack(PackFn::Pack4xU8Clamp, i)).to_array()[0],
+            0xff7f_c8ff
+        );
+        let u = unpack(UnpackFn::Unpack4xI8, splat_bits(0x80ff_7f01));
+        assert_eq!(u.map(|x| as_i(x).to_array()[0]), [1, 127, -1, -128]);
+        let h = unpack(UnpackFn::Unpack2x16Float, splat_bits(0xc000_3c00));
+        assert_eq!([h[0].to_array()[0], h[1].to_array()[0]], [1.0, -2.0]);
+    }
+
+    #[test]
+    fn derivatives_follow_quads() {
+        // value = 10 * x + 100 * y on the 4x2 group layout
+        let xs = ferropipe_components::shader::FRAG_LANE_X;
+        let ys = ferropipe_components::shader::FRAG_LANE_Y;
+        let v = lanes(std::array::from_fn(|i| {
+            10.0 * xs[i] as f32 + 100.0 * ys[i] as f32
+        }));
+        for fine in [false, true] {
+            assert_eq!(deriv(Axis::X, fine, v).to_array(), [10.0; 8]);
+            assert_eq!(deriv(Axis::Y, fine, v).to_array(), [100.0; 8]);
+        }
+        // quadratic in x: fine differs per row, coarse uses the top row
+        let q = lanes(std::array::from_fn(|i| {
+            (xs[i] * xs[i] + 3 * ys[i] * xs[i]) as f32
+        }));
+        assert_eq!(
+            deriv(Axis::X, true, q).to_array(),
+            [1.0, 1.0, 4.0, 4.0, 5.0, 5.0, 8.0, 8.0]
+        );
+        assert_eq!(
+            deriv(Axis::X, false, q).to_array(),
+            [1.0, 1.0, 1.0, 1.0, 5.0, 5.0, 5.0, 5.0]
+        );
+        assert_eq!(
+            deriv(Axis::Y, true, q).to_array(),
+            [0.0, 3.0, 0.0, 3.0, 6.0, 9.0, 6.0, 9.0]
+        );
+        assert_eq!(
+            deriv(Axis::Y, false, q).to_array(),
+            [0.0, 0.0, 0.0, 0.0, 6.0, 6.0, 6.0, 6.0]
+        );
+    }
+
+    #[test]
+    fn half_floats_round_to_nearest_even() {
+        for (x, h) in [
+            (1.0f32, 0x3c00u16),
+            (65504.0, 0x7bff),
+            (65520.0, 0x7c00),
+            (5.96e-8, 0x0001),
+            (1.0 + 1.0 / 2048.0, 0x3c00),
+            (1.0 + 3.0 / 2048.0, 0x3c02),
+            (-0.0, 0x8000),
+        ] {
+            assert_eq!(f32_to_f16_bits(x), h, "{x}");
+        }
+        for h in 0..=0xffffu16 {
+            let f = f16_bits_to_f32(h);
+            if !f.is_nan() {
+                assert_eq!(f32_to_f16_bits(f), h);
+            }
+        }
+    }
+}

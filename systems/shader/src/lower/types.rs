@@ -1,0 +1,191 @@
+//! Flattening naga types into scalar registers, and the uniform-buffer byte
+//! layout of each scalar.
+
+use ferropipe_components::shader::ScalarKind;
+use naga::{ArraySize, Handle, Module, Scalar, Type, TypeInner, VectorSize};
+
+use crate::ShaderError;
+
+pub fn unsupported(construct: impl Into<String>) -> ShaderError {
+    ShaderError::Unsupported {
+        construct: construct.into(),
+    }
+}
+
+/// Our scalar kind for a naga scalar (32-bit only).
+pub fn scalar_kind(s: Scalar) -> Result<ScalarKind, ShaderError> {
+    match (s.kind, s.width) {
+        (naga::ScalarKind::Float, 4) => Ok(ScalarKind::Float),
+        (naga::ScalarKind::Sint, 4) => Ok(ScalarKind::Sint),
+        (naga::ScalarKind::Uint, 4) => Ok(ScalarKind::Uint),
+        (naga::ScalarKind::Bool, _) => Ok(ScalarKind::Bool),
+        (k, w) => Err(unsupported(format!("{k:?} scalars of {w} bytes"))),
+    }
+}
+
+pub fn vsize(s: VectorSize) -> usize {
+    s as usize
+}
+
+/// Number of array elements (fixed-size arrays only).
+pub fn array_len(size: ArraySize) -> Result<usize, ShaderError> {
+    match size {
+        ArraySize::Constant(n) => Ok(n.get() as usize),
+        ArraySize::Pending(_) => Err(unsupported("override-sized arrays")),
+        ArraySize::Dynamic => Err(unsupported("runtime-sized arrays")),
+    }
+}
+
+/// Largest value (in scalars) the lowering keeps in registers.
+pub const MAX_FLAT: usize = 4096;
+
+/// Number of scalars of a type.
+pub fn flat_len(module: &Module, ty: &TypeInner) -> Result<usize, ShaderError> {
+    Ok(match *ty {
+        TypeInner::Scalar(_) | TypeInner::Atomic(_) => 1,
+        TypeInner::Vector { size, .. } => vsize(size),
+        TypeInner::Matrix { columns, rows, .. } => vsize(columns) * vsize(rows),
+        TypeInner::Array { base, size, .. } => {
+            array_len(size)? * flat_len(module, &module.types[base].inner)?
+        }
+        TypeInner::Struct { ref members, .. } => {
+            let mut n = 0;
+            for m in members {
+                n += flat_len(module, &module.types[m.ty].inner)?;
+            }
+            n
+        }
+        ref other => return Err(unsupported(format!("values of type {}", type_name(other)))),
+    })
+}
+
+/// Flat offset of struct member `index`.
+pub fn member_offset(
+    module: &Module,
+    members: &[naga::StructMember],
+    index: usize,
+) -> Result<usize, ShaderError> {
+    let mut n = 0;
+    for m in &members[..index] {
+        n += flat_len(module, &module.types[m.ty].inner)?;
+    }
+    Ok(n)
+}
+
+/// Byte offset and kind of every scalar of `ty` in the uniform address
+/// space layout (struct member offsets and array strides as naga computed
+/// them; matrix columns aligned like vectors of `rows`: 8 bytes for 2 rows,
+/// 16 for 3 and 4 — WGSL's rule, std140 for every type but `matCx2`).
+pub fn uniform_layout(
+    module: &Module,
+    ty: &TypeInner,
+    base: u32,
+    out: &mut Vec<(u32, ScalarKind)>,
+) -> Result<(), ShaderError> {
+    match *ty {
+        TypeInner::Scalar(s) => {
+            let k = scalar_kind(s)?;
+            if k == ScalarKind::Bool {
+                return Err(unsupported("bool in a uniform buffer"));
+            }
+            out.push((base, k));
+        }
+        TypeInner::Vector { size, scalar } => {
+            let k = scalar_kind(scalar)?;
+            for i in 0..vsize(size) as u32 {
+                out.push((base + 4 * i, k));
+            }
+        }
+        TypeInner::Matrix {
+            columns,
+            rows,
+            scalar,
+        } => {
+            let k = scalar_kind(scalar)?;
+            let stride = column_stride(rows);
+            for c in 0..vsize(columns) as u32 {
+                for r in 0..vsize(rows) as u32 {
+                    out.push((base + c * stride + 4 * r, k));
+                }
+            }
+        }
+        TypeInner::Array {
+            base: elem,
+            size,
+            stride,
+        } => {
+            let n = array_len(size)?;
+            for i in 0..n as u32 {
+                uniform_layout(module, &module.types[elem].inner, base + i * stride, out)?;
+            }
+        }
+        TypeInner::Struct { ref members, .. } => {
+            for m in members {
+                uniform_layout(module, &module.types[m.ty].inner, base + m.offset, out)?;
+            }
+        }
+        ref other => {
+            return Err(unsupported(format!(
+                "uniform values of type {}",
+                type_name(other)
+            )));
+        }
+    }
+    if out.len() > MAX_FLAT {
+        return Err(unsupported(format!(
+            "uniform values of more than {MAX_FLAT} scalars"
+        )));
+    }
+    Ok(())
+}
+
+/// Byte distance between matrix columns in the uniform layout.
+pub fn column_stride(rows: VectorSize) -> u32 {
+    if rows == VectorSize::Bi { 8 } else { 16 }
+}
+
+/// Short name of a type for error messages.
+pub fn type_name(ty: &TypeInner) -> String {
+    match ty {
+        TypeInner::Scalar(s) => format!("{:?}{}", s.kind, s.width * 8),
+        TypeInner::Vector { size, scalar } => {
+            format!("vec{}<{:?}{}>", *size as u8, scalar.kind, scalar.width * 8)
+        }
+        TypeInner::Matrix { columns, rows, .. } => format!("mat{}x{}", *columns as u8, *rows as u8),
+        TypeInner::Atomic(_) => "atomic".into(),
+        TypeInner::Pointer { .. } | TypeInner::ValuePointer { .. } => "pointer".into(),
+        TypeInner::Array { .. } => "array".into(),
+        TypeInner::Struct { .. } => "struct".into(),
+        TypeInner::Image { .. } => "texture".into(),
+        TypeInner::Sampler { .. } => "sampler".into(),
+        TypeInner::AccelerationStructure { .. } => "acceleration structure".into(),
+        TypeInner::RayQuery { .. } => "ray query".into(),
+        TypeInner::BindingArray { .. } => "binding array".into(),
+        TypeInner::CooperativeMatrix { .. } => "cooperative matrix".into(),
+    }
+}
+
+/// The scalar kind of a scalar or vector type (None for other types).
+pub fn elem_kind(ty: &TypeInner) -> Option<ScalarKind> {
+    match *ty {
+        TypeInner::Scalar(s)
+        | TypeInner::Vector { scalar: s, .. }
+        | TypeInner::Matrix { scalar: s, .. } => scalar_kind(s).ok(),
+        TypeInner::ValuePointer { scalar, .. } => scalar_kind(scalar).ok(),
+        _ => None,
+    }
+}
+
+/// Number of components of a scalar (1) or vector type.
+pub fn components(ty: &TypeInner) -> usize {
+    match *ty {
+        TypeInner::Vector { size, .. } => vsize(size),
+        TypeInner::Matrix { columns, rows, .. } => vsize(columns) * vsize(rows),
+        _ => 1,
+    }
+}
+
+/// The type behind a handle.
+pub fn inner(module: &Module, ty: Handle<Type>) -> &TypeInner {
+    &module.types[ty].inner
+}

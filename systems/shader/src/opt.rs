@@ -1,0 +1,379 @@
+//! Passes over the lane program before it is handed to the executor:
+//! dead-code elimination, copy coalescing, register allocation, and
+//! compaction of the uniform file.
+//!
+//! The body is linear code with structured jumps, so liveness is computed
+//! on the linear order with one correction: a register live at the top of a
+//! loop (defined before it, used inside) stays live to the loop's back
+//! edge.  That is exact for the code the lowering emits, where values
+//! computed inside a loop never flow into the next iteration except through
+//! registers that are defined before the loop.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use ferropipe_components::shader::ShaderInfo;
+use wide::f32x8;
+
+use crate::ShaderError;
+use crate::ir::{EXEC, InputSrc, LaneProgram, Op, Reg, TexFn};
+use crate::lanemath::splat_bits;
+use crate::lower::builder::{Builder, CONST_TAG};
+
+static NEXT_PROGRAM_ID: AtomicU64 = AtomicU64::new(1);
+
+/// Runs the passes and assembles the program.
+pub fn finish(
+    b: Builder,
+    mut info: ShaderInfo,
+    dead_lanes_idle: bool,
+) -> Result<LaneProgram, ShaderError> {
+    let nconst = b.consts.len() as u32;
+    let next_v = b.next_v;
+    let mut prologue = b.prologue;
+    let mut body = b.body;
+    // constants first in the uniform file, computed uniforms after them
+    let renumber = |r: Reg| -> Reg {
+        if !r.is_uniform() {
+            r
+        } else if r.0 & CONST_TAG != 0 {
+            Reg::u((r.index() as u32) & !CONST_TAG)
+        } else {
+            Reg::u(r.index() as u32 + nconst)
+        }
+    };
+    for op in prologue.iter_mut().chain(body.iter_mut()) {
+        op.map_regs(renumber);
+    }
+
+    dce(&mut prologue, &mut body);
+    for _ in 0..8 {
+        if !coalesce(&mut body) {
+            break;
+        }
+        dce(&mut prologue, &mut body);
+    }
+
+    let mut prog = LaneProgram {
+        id: NEXT_PROGRAM_ID.fetch_add(1, Ordering::Relaxed),
+        info: ShaderInfo::default(),
+        consts: b.consts.iter().map(|c| splat_bits(*c)).collect(),
+        num_uniform: nconst + b.next_u,
+        num_varying: next_v,
+        prologue,
+        body,
+        dead_lanes_idle,
+    };
+    compact_uniforms(&mut prog);
+
+    // interface facts that depend on what survived
+    info.frag_coord_mask = 0;
+    info.reads_vertex_id = false;
+    info.reads_instance_id = false;
+    info.sampler_views_used = 0;
+    info.samplers_used = 0;
+    for op in prog.prologue.iter().chain(prog.body.iter()) {
+        match op {
+            Op::LoadInput {
+                src: InputSrc::FragCoord(c),
+                ..
+            } => info.frag_coord_mask |= 1 << c,
+            Op::LoadInput {
+                src: InputSrc::VertexId,
+                ..
+            } => info.reads_vertex_id = true,
+            Op::LoadInput {
+                src: InputSrc::InstanceId,
+                ..
+            } => info.reads_instance_id = true,
+            Op::Texture(t) => {
+                info.sampler_views_used |= 1u128 << (t.view & 127);
+                if t.func != TexFn::Load {
+                    info.samplers_used |= 1u32 << (t.sampler & 31);
+                }
+            }
+            Op::TextureQuery(q) => info.sampler_views_used |= 1u128 << (q.view & 127),
+            _ => {}
+        }
+    }
+    prog.info = info;
+    prog.info.output_values = crate::lower::output_values(&prog);
+
+    allocate_registers(&mut prog);
+    prog.verify()
+        .map_err(|e| ShaderError::validation(format!("internal compiler error: {e}")))?;
+    Ok(prog)
+}
+
+/// Removes pure ops whose results nothing reads (flow-insensitive, to a
+/// fixed point).  A partial write's read of its own destination does not
+/// keep it alive.
+pub fn dce(prologue: &mut Vec<Op>, body: &mut Vec<Op>) {
+    loop {
+        let mut uses: HashMap<Reg, u32> = HashMap::new();
+        for op in prologue.iter().chain(body.iter()) {
+            let mut defs = Vec::new();
+            op.for_each_def(|r| defs.push(r));
+            op.for_each_use(|r| {
+                if !(op.is_partial_write() && defs.contains(&r)) {
+                    *uses.entry(r).or_default() += 1;
+                }
+            });
+        }
+        let live = |op: &Op| {
+            if op.has_side_effects() {
+                return true;
+            }
+            let mut any = false;
+            op.for_each_def(|r| any |= r == EXEC || uses.get(&r).copied().unwrap_or(0) > 0);
+            any
+        };
+        let before = prologue.len() + body.len();
+        prologue.retain(live);
+        retain_body(body, |op| live(op));
+        if prologue.len() + body.len() == before {
+            return;
+        }
+    }
+}
+
+/// `Vec::retain` for the body, fixing jump targets.
+fn retain_body(body: &mut Vec<Op>, mut keep: impl FnMut(&Op) -> bool) {
+    let mut new_index = Vec::with_capacity(body.len() + 1);
+    let mut n = 0u32;
+    let flags: Vec<bool> = body.iter().map(&mut keep).collect();
+    for k in &flags {
+        new_index.push(n);
+        if *k {
+            n += 1;
+        }
+    }
+    new_index.push(n);
+    let old = std::mem::take(body);
+    for (op, k) in old.into_iter().zip(flags) {
+        if k {
+            body.push(op);
+        }
+    }
+    for op in body.iter_mut() {
+        if let Some(t) = op.target_mut() {
+            *t = new_index[*t as usize];
+        }
+    }
+}
+
+/// Live intervals of varying registers in "positions" (use of op i at
+/// 2i, defs at 2i + 1, or at 2i for ops with several results, which must
+/// not share registers between operands and results).
+struct Intervals {
+    range: HashMap<u32, (u32, u32)>,
+    defs: HashMap<u32, Vec<u32>>,
+}
+
+fn intervals(body: &[Op]) -> Intervals {
+    let mut range: HashMap<u32, (u32, u32)> = HashMap::new();
+    let mut defs: HashMap<u32, Vec<u32>> = HashMap::new();
+    let touch = |r: Reg, p: u32, range: &mut HashMap<u32, (u32, u32)>| {
+        if r.is_uniform() || r == EXEC {
+            return;
+        }
+        let e = range.entry(r.0).or_insert((p, p));
+        e.0 = e.0.min(p);
+        e.1 = e.1.max(p);
+    };
+    for (i, op) in body.iter().enumerate() {
+        let u = 2 * i as u32;
+        let mut ndefs = 0;
+        op.for_each_def(|_| ndefs += 1);
+        let d = if ndefs > 1 { u } else { u + 1 };
+        op.for_each_use(|r| touch(r, u, &mut range));
+        op.for_each_def(|r| {
+            touch(r, d, &mut range);
+            if !r.is_uniform() {
+                defs.entry(r.0).or_default().push(d);
+            }
+        });
+    }
+    // loops: live at the top means live to the back edge
+    let loops: Vec<(u32, u32)> = body
+        .iter()
+        .enumerate()
+        .filter_map(|(i, op)| match op {
+            Op::JumpIfAny { target } | Op::Jump { target } if (*target as usize) <= i => {
+                Some((2 * *target, 2 * i as u32 + 1))
+            }
+            _ => None,
+        })
+        .collect();
+    if !loops.is_empty() {
+        loop {
+            let mut changed = false;
+            for (s, e) in range.values_mut() {
+                for &(top, bottom) in &loops {
+                    if *s < top && *e >= top && *e < bottom {
+                        *e = bottom;
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+    Intervals { range, defs }
+}
+
+/// Removes `Mov`s whose destination can share the source's register.
+/// Returns whether anything changed.
+fn coalesce(body: &mut Vec<Op>) -> bool {
+    let iv = intervals(body);
+    let mut replace: HashMap<Reg, Reg> = HashMap::new();
+    let mut rename: HashMap<Reg, Reg> = HashMap::new();
+    let mut dead = vec![false; body.len()];
+    let mut touched: Vec<u32> = Vec::new();
+    for (i, op) in body.iter().enumerate() {
+        let Op::Mov { d, a } = op else { continue };
+        let (d, a) = (*d, *a);
+        if d == EXEC
+            || d.is_uniform()
+            || touched.contains(&d.0)
+            || (!a.is_uniform() && touched.contains(&a.0))
+        {
+            continue;
+        }
+        let d_defs = iv.defs.get(&d.0).map_or(0, |v| v.len());
+        if d_defs != 1 {
+            continue;
+        }
+        let Some(&(ds, de)) = iv.range.get(&d.0) else {
+            continue;
+        };
+        let pos = 2 * i as u32 + 1;
+        if a.is_uniform() {
+            replace.insert(d, a);
+        } else if a != EXEC {
+            let a_written_inside = iv
+                .defs
+                .get(&a.0)
+                .is_some_and(|v| v.iter().any(|&p| p > pos && p <= de));
+            if !a_written_inside && ds == pos {
+                replace.insert(d, a);
+            } else {
+                // the source dies here and is defined once by a plain op:
+                // let that op write the destination directly
+                let a_defs = iv.defs.get(&a.0).map_or(0, |v| v.len());
+                let Some(&(as_, ae)) = iv.range.get(&a.0) else {
+                    continue;
+                };
+                if a_defs == 1 && ae == 2 * i as u32 && ds == pos && iv.defs[&a.0][0] == as_ {
+                    rename.insert(a, d);
+                } else {
+                    continue;
+                }
+            }
+        } else {
+            continue;
+        }
+        dead[i] = true;
+        touched.push(d.0);
+        if !a.is_uniform() {
+            touched.push(a.0);
+        }
+    }
+    if replace.is_empty() && rename.is_empty() {
+        return false;
+    }
+    for op in body.iter_mut() {
+        op.map_regs(|r| *replace.get(&r).or_else(|| rename.get(&r)).unwrap_or(&r));
+    }
+    let mut i = 0;
+    retain_body(body, |_| {
+        i += 1;
+        !dead[i - 1]
+    });
+    true
+}
+
+/// Linear-scan allocation of varying registers (EXEC stays register 0).
+fn allocate_registers(prog: &mut LaneProgram) {
+    let iv = intervals(&prog.body);
+    let mut order: Vec<(u32, u32, u32)> = iv.range.iter().map(|(r, (s, e))| (*s, *e, *r)).collect();
+    order.sort_unstable();
+    let mut free: Vec<u32> = Vec::new();
+    let mut active: Vec<(u32, u32)> = Vec::new(); // (end, phys)
+    let mut next = 1u32;
+    let mut map: HashMap<u32, u32> = HashMap::new();
+    for (s, e, r) in order {
+        active.retain(|&(end, phys)| {
+            if end < s {
+                free.push(phys);
+                false
+            } else {
+                true
+            }
+        });
+        let phys = free.pop().unwrap_or_else(|| {
+            next += 1;
+            next - 1
+        });
+        map.insert(r, phys);
+        active.push((e, phys));
+    }
+    for op in prog.body.iter_mut() {
+        op.map_regs(|r| {
+            if r.is_uniform() || r == EXEC {
+                r
+            } else {
+                Reg::v(*map.get(&r.0).unwrap_or(&0))
+            }
+        });
+    }
+    prog.num_varying = next;
+}
+
+/// Drops unused constants and uniform registers and renumbers the rest.
+fn compact_uniforms(prog: &mut LaneProgram) {
+    let nconst = prog.consts.len();
+    let mut used = vec![false; prog.num_uniform as usize];
+    for op in prog.prologue.iter().chain(prog.body.iter()) {
+        op.for_each_use(|r| {
+            if r.is_uniform() {
+                used[r.index()] = true;
+            }
+        });
+        op.for_each_def(|r| {
+            if r.is_uniform() {
+                used[r.index()] = true;
+            }
+        });
+    }
+    let mut map = vec![0u32; used.len()];
+    let mut consts = Vec::new();
+    let mut n = 0u32;
+    for (i, u) in used.iter().enumerate().take(nconst) {
+        if *u {
+            map[i] = n;
+            consts.push(prog.consts[i]);
+            n += 1;
+        }
+    }
+    for (i, u) in used.iter().enumerate().skip(nconst) {
+        if *u {
+            map[i] = n;
+            n += 1;
+        }
+    }
+    for op in prog.prologue.iter_mut().chain(prog.body.iter_mut()) {
+        op.map_regs(|r| {
+            if r.is_uniform() {
+                Reg::u(map[r.index()])
+            } else {
+                r
+            }
+        });
+    }
+    prog.consts = consts;
+    prog.num_uniform = n;
+    let _ = f32x8::ZERO;
+}

@@ -1,0 +1,220 @@
+//! Equivalent of llvmpipe's `lp_setup_bin_triangle` (`lp_setup_tri.c`) and
+//! `lp_scene.c`'s bins: each set-up primitive is appended to the command
+//! list of every 64x64 tile it touches, with the edges that still need
+//! per-pixel evaluation in that tile.
+//!
+//! Binning is per front-end job (each worker bins its own job), into a
+//! compressed-by-tile list ([`JobBins`]); the back end walks a tile's entries
+//! job by job, in job order, so the result is independent of how many
+//! workers binned.
+//!
+//! Whole-tile classification: an entry whose edges all accept the whole tile
+//! and whose bounding box covers the tile is `FULL_TILE`; with opaque state
+//! it is also `OPAQUE`, and the back end starts the tile at the last opaque
+//! entry (what makes `fill_overdraw` cheap: earlier layers are never shaded).
+
+use ferropipe_components::batch::{
+    BinEntry, ClearValue, JobBins, MAX_EDGES, SetupPrim, SetupPrims, TILE_ORDER, TILE_SIZE,
+    bin_flags,
+};
+use ferropipe_components::enums::ClearFlags;
+
+use crate::derived::{DerivedState, Rect};
+
+/// The tile grid of a scene.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TileGrid {
+    pub cols: u32,
+    pub rows: u32,
+    /// Framebuffer size in pixels.
+    pub width: u32,
+    pub height: u32,
+}
+
+impl TileGrid {
+    pub fn new(width: u32, height: u32) -> Self {
+        let w = width.min(16384);
+        let h = height.min(16384);
+        TileGrid {
+            cols: w.div_ceil(TILE_SIZE).max(1),
+            rows: h.div_ceil(TILE_SIZE).max(1),
+            width: w,
+            height: h,
+        }
+    }
+
+    pub fn tiles(&self) -> usize {
+        (self.cols * self.rows) as usize
+    }
+
+    /// The pixels of tile `t` that lie inside the framebuffer.
+    pub fn tile_rect(&self, t: usize) -> Rect {
+        let tx = (t as u32 % self.cols) * TILE_SIZE;
+        let ty = (t as u32 / self.cols) * TILE_SIZE;
+        Rect {
+            x0: tx as i32,
+            y0: ty as i32,
+            x1: (tx + TILE_SIZE).min(self.width) as i32,
+            y1: (ty + TILE_SIZE).min(self.height) as i32,
+        }
+    }
+}
+
+/// Edge classification over a square block of `size` pixels at `(x, y)`:
+/// `None` if the edge rejects every pixel, else whether it accepts all.
+#[inline]
+pub fn classify_edge(p: &SetupPrim, e: usize, x: i32, y: i32, size: i32) -> Option<bool> {
+    let (a, b) = (p.a[e] as i64, p.b[e] as i64);
+    let v = p.c[e] + a * x as i64 + b * y as i64;
+    let span = (size - 1) as i64;
+    let max = v + a.max(0) * span + b.max(0) * span;
+    if max <= 0 {
+        return None;
+    }
+    let min = v + a.min(0) * span + b.min(0) * span;
+    Some(min > 0)
+}
+
+/// Reusable scratch of the binner.
+#[derive(Default)]
+pub struct BinScratch {
+    pending: Vec<(u32, BinEntry)>,
+}
+
+/// Bins `prims` (one job's) into `out`.  `counted(command)` tells whether a
+/// command's samples are counted (an entry that may not be skipped).
+pub fn bin_prims(
+    prims: &SetupPrims,
+    states: &[DerivedState],
+    grid: &TileGrid,
+    counted: &dyn Fn(u32) -> bool,
+    scratch: &mut BinScratch,
+    out: &mut JobBins,
+) {
+    scratch.pending.clear();
+    let tile = TILE_SIZE as i32;
+    for (pi, p) in prims.prims.iter().enumerate() {
+        let ds = &states[p.state as usize];
+        let tx0 = (p.x0 >> TILE_ORDER).max(0);
+        let ty0 = (p.y0 >> TILE_ORDER).max(0);
+        let tx1 = ((p.x1 - 1) >> TILE_ORDER).min(grid.cols as i32 - 1);
+        let ty1 = ((p.y1 - 1) >> TILE_ORDER).min(grid.rows as i32 - 1);
+        let n_edges = p.num_edges as usize;
+        let counted_flag = if counted(p.command) {
+            bin_flags::COUNTED
+        } else {
+            0
+        };
+        let bbox = Rect {
+            x0: p.x0,
+            y0: p.y0,
+            x1: p.x1,
+            y1: p.y1,
+        };
+        for ty in ty0..=ty1 {
+            'tiles: for tx in tx0..=tx1 {
+                let (x, y) = (tx * tile, ty * tile);
+                let mut edge_mask = 0u8;
+                for e in 0..n_edges.min(MAX_EDGES) {
+                    match classify_edge(p, e, x, y, tile) {
+                        None => continue 'tiles,
+                        Some(true) => {}
+                        Some(false) => edge_mask |= 1 << e,
+                    }
+                }
+                let t = (ty as u32 * grid.cols + tx as u32) as usize;
+                let mut flags = counted_flag;
+                if edge_mask == 0 && bbox.contains(&grid.tile_rect(t)) {
+                    flags |= bin_flags::FULL_TILE;
+                    if ds.opaque && counted_flag == 0 {
+                        flags |= bin_flags::OPAQUE;
+                    }
+                }
+                scratch.pending.push((
+                    t as u32,
+                    BinEntry {
+                        prim: pi as u32,
+                        edge_mask,
+                        _pad: 0,
+                        flags,
+                    },
+                ));
+            }
+        }
+    }
+    compress(grid, &scratch.pending, out);
+}
+
+/// Bins a whole-framebuffer clear: one entry per tile.  `opaque` when the
+/// clear writes every attachment of the framebuffer.
+pub fn bin_clear(
+    grid: &TileGrid,
+    buffers: ClearFlags,
+    value: ClearValue,
+    opaque: bool,
+    out: &mut JobBins,
+) {
+    out.clears.clear();
+    out.clears.push(value);
+    out.clear_buffers = buffers;
+    let flags =
+        bin_flags::CLEAR | bin_flags::FULL_TILE | if opaque { bin_flags::OPAQUE } else { 0 };
+    let n = grid.tiles();
+    out.tile_start.clear();
+    out.tile_start.extend(0..=n as u32);
+    out.entries.clear();
+    out.entries.resize(
+        n,
+        BinEntry {
+            prim: 0,
+            edge_mask: 0,
+            _pad: 0,
+            flags,
+        },
+    );
+}
+
+/// Counting sort of `(tile, entry)` pairs into the CSR layout, stable so
+/// each tile keeps submission order.
+fn compress(grid: &TileGrid, pending: &[(u32, BinEntry)], out: &mut JobBins) {
+    let n = grid.tiles();
+    out.tile_start.clear();
+    out.tile_start.resize(n + 1, 0);
+    for &(t, _) in pending {
+        out.tile_start[t as usize + 1] += 1;
+    }
+    for i in 0..n {
+        out.tile_start[i + 1] += out.tile_start[i];
+    }
+    out.entries.clear();
+    out.entries.resize(pending.len(), BinEntry::default());
+    // Scatter with a running cursor per tile (reuse the start array shifted).
+    let mut cursor: Vec<u32> = out.tile_start[..n].to_vec();
+    for &(t, e) in pending {
+        let c = &mut cursor[t as usize];
+        out.entries[*c as usize] = e;
+        *c += 1;
+    }
+    out.clears.clear();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grid_covers_partial_tiles() {
+        let g = TileGrid::new(1920, 1080);
+        assert_eq!((g.cols, g.rows), (30, 17));
+        let last = g.tile_rect(g.tiles() - 1);
+        assert_eq!(
+            last,
+            Rect {
+                x0: 1856,
+                y0: 1024,
+                x1: 1920,
+                y1: 1080
+            }
+        );
+    }
+}

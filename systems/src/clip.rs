@@ -1,0 +1,451 @@
+//! Equivalent of draw's `draw_pipe_clip.c` + `draw_cliptest_tmp.h` + the
+//! viewport part of `draw_pt_post_vs.c`: clip codes per vertex, trivial
+//! accept/reject per primitive, homogeneous clipping, the viewport
+//! transform, and the linkage of VS outputs into window-space vertices for
+//! setup.
+//!
+//! Planes (all "inside" when the distance is >= 0):
+//! * for triangles, x and y against a **guard band** of [`GUARD_BAND`]
+//!   pixels, not the viewport: triangles larger than the viewport are
+//!   rasterized as they are (setup's fixed point covers the band) and
+//!   scissored to the viewport's pixels (`DerivedState::tri_regions`),
+//!   which covers exactly what clipping to `|x|, |y| <= w` would; only
+//!   triangles reaching past the band are clipped.  Points and lines are
+//!   clipped to the view volume itself, as llvmpipe's draw module does (a
+//!   wide line or point may overhang the viewport);
+//! * near (`z >= -w`, or `z >= 0` with `clip_halfz`) and far (`z <= w`),
+//!   each only when `depth_clip_near` / `depth_clip_far` is set;
+//! * `w >= W_MIN`, so nothing divides by zero whatever the depth-clip state;
+//! * the enabled user clip planes, or the shader's clip distances.
+//!
+//! Vertices with a non-finite position drop every primitive using them:
+//! NaN and Inf can neither hang nor crash later stages.
+//!
+//! Culling by facing and zero area happens in setup on the fixed-point area,
+//! as in llvmpipe, so clipped fans and unclipped triangles cull alike.
+
+use ferropipe_components::batch::{
+    ClippedPrim, ClippedPrims, EDGE_FLAGS_ALL, GUARD_BAND, PrimKind,
+};
+use ferropipe_components::shader::Interpolation;
+use ferropipe_components::state::ViewportState;
+
+use crate::derived::{ClipPlane, DerivedState};
+use crate::fetch::Segment;
+
+/// Smallest `w` a clipped vertex may have.
+pub const W_MIN: f32 = 1e-6;
+
+const BIT_INVALID: u32 = 1 << 31;
+/// Frustum plane count: guard band x-, x+, y-, y+ (0-3), near, far, w (4-6),
+/// view volume x-, x+, y-, y+ (7-10).
+const FRUSTUM_PLANES: usize = 11;
+/// Guard-band planes: what triangles are clipped against.
+const GUARD_BAND_BITS: u32 = 0b1111;
+/// View-volume x/y planes: what points and lines are clipped against
+/// (llvmpipe clips those exactly, and wide ones overhang the viewport).
+const VIEW_XY_BITS: u32 = 0b1111 << 7;
+
+/// Per-segment counters for queries.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ClipCounters {
+    /// Primitives that entered the clipper.
+    pub c_invocations: u64,
+    /// Primitives that left it (fan triangles of clipped polygons counted
+    /// one by one).
+    pub c_primitives: u64,
+}
+
+/// Reusable scratch for one worker.
+#[derive(Default)]
+pub struct ClipScratch {
+    masks: Vec<u32>,
+    /// Clip-space records: `[x, y, z, w, dist..., attr...]`.
+    rec_a: Vec<f32>,
+    rec_b: Vec<f32>,
+    tmp: Vec<f32>,
+}
+
+/// Everything about the planes of one state block, precomputed.
+struct Planes {
+    gbx: f32,
+    gby: f32,
+    halfz: bool,
+    near: bool,
+    far: bool,
+    n_user: usize,
+}
+
+impl Planes {
+    /// Signed distance of a clip-space record to plane `k`.
+    #[inline]
+    fn dist(&self, k: usize, r: &[f32]) -> f32 {
+        let (x, y, z, w) = (r[0], r[1], r[2], r[3]);
+        match k {
+            0 => x + self.gbx * w,
+            1 => self.gbx * w - x,
+            2 => y + self.gby * w,
+            3 => self.gby * w - y,
+            4 => {
+                if self.halfz {
+                    z
+                } else {
+                    z + w
+                }
+            }
+            5 => w - z,
+            6 => w - W_MIN,
+            7 => x + w,
+            8 => w - x,
+            9 => y + w,
+            10 => w - y,
+            _ => r[4 + (k - FRUSTUM_PLANES)],
+        }
+    }
+
+    fn enabled(&self, k: usize) -> bool {
+        match k {
+            4 => self.near,
+            5 => self.far,
+            _ => true,
+        }
+    }
+
+    fn count(&self) -> usize {
+        FRUSTUM_PLANES + self.n_user
+    }
+}
+
+/// Clips the primitives of one shaded segment and appends window-space
+/// vertices and primitives to `out`.
+pub fn clip_segment(
+    seg: &Segment,
+    ds: &DerivedState,
+    command: u32,
+    state: u32,
+    out: &mut ClippedPrims,
+    scratch: &mut ClipScratch,
+    counters: &mut ClipCounters,
+) {
+    let Some(pos_slot) = ds.pos_slot else {
+        // No position output: nothing can be rasterized.
+        return;
+    };
+    let batch = &seg.batch;
+    let stride = ds.stride;
+    out.stride = stride;
+    let vp = ds.block.viewports[0];
+    let rast = &ds.block.rasterizer;
+    // Guard band in NDC: keep |window x| <= GUARD_BAND.
+    let gbx = ((GUARD_BAND - vp.translate[0].abs()) / vp.scale[0].abs().max(1e-30)).max(1.0);
+    let gby = ((GUARD_BAND - vp.translate[1].abs()) / vp.scale[1].abs().max(1e-30)).max(1.0);
+    let planes = Planes {
+        gbx,
+        gby,
+        halfz: rast.clip_halfz,
+        near: ds.clip_near,
+        far: ds.clip_far,
+        n_user: ds.clip_planes.len(),
+    };
+    let rec_len = 4 + planes.n_user + 4 * ds.attrs.len();
+
+    // 1. Clip codes and window-space vertices (AoS) for every vertex.
+    let n = batch.count;
+    let base = (out.verts.len() / stride.max(1)) as u32;
+    out.verts.reserve(n * stride);
+    scratch.masks.clear();
+    let mut rec = vec![0f32; rec_len];
+    for v in 0..n {
+        load_record(seg, ds, pos_slot, v, &mut rec);
+        let mut m = 0u32;
+        if !rec[..4].iter().all(|f| f.is_finite()) {
+            m |= BIT_INVALID;
+        }
+        for k in 0..planes.count() {
+            let d = planes.dist(k, &rec);
+            if planes.enabled(k) && (d.is_nan() || d < 0.0) {
+                m |= 1 << k;
+            }
+        }
+        scratch.masks.push(m);
+        emit_vertex(&rec, ds, &vp, out);
+    }
+
+    // 2. Primitives.
+    let point_size_default = rast.point_size;
+    for p in &seg.prims {
+        counters.c_invocations += 1;
+        let nv = seg.kind.vertices();
+        let idx = [p.v[0] as usize, p.v[1] as usize, p.v[2] as usize];
+        // Triangles clip to the guard band (setup scissors them to the
+        // viewport); points and lines to the view volume.
+        let planes_of_kind = if seg.kind == PrimKind::Triangle {
+            !VIEW_XY_BITS
+        } else {
+            !GUARD_BAND_BITS
+        };
+        let (mut or, mut and) = (0u32, u32::MAX);
+        for &i in &idx[..nv] {
+            or |= scratch.masks[i] & planes_of_kind;
+            and &= scratch.masks[i] & planes_of_kind;
+        }
+        if or & BIT_INVALID != 0 || and != 0 {
+            continue;
+        }
+        let provoking = p.provoking as u32 + base;
+        let point_size = match (seg.kind, ds.psize_slot) {
+            (PrimKind::Point, Some(s)) if rast.point_size_per_vertex => batch.output(s, 0, idx[0]),
+            _ => point_size_default,
+        };
+        let mut prim = ClippedPrim {
+            v: [
+                base + idx[0] as u32,
+                base + idx[1] as u32,
+                base + idx[2] as u32,
+            ],
+            provoking,
+            kind: seg.kind,
+            edge_flags: p.edge_flags,
+            command,
+            state,
+            viewport: 0,
+            point_size,
+        };
+        if or == 0 {
+            counters.c_primitives += 1;
+            out.prims.push(prim);
+            continue;
+        }
+        match seg.kind {
+            // A point is either inside (or == 0 above) or dropped.
+            PrimKind::Point => {}
+            PrimKind::Line => {
+                if clip_line(
+                    seg, ds, pos_slot, &planes, or, idx, &vp, out, scratch, &mut prim,
+                ) {
+                    counters.c_primitives += 1;
+                    out.prims.push(prim);
+                }
+            }
+            PrimKind::Triangle => {
+                counters.c_primitives +=
+                    clip_triangle(seg, ds, pos_slot, &planes, or, idx, &vp, out, scratch, prim);
+            }
+        }
+    }
+}
+
+/// Loads the records of vertices `idx` into consecutive `rec_len` chunks of
+/// `buf` (resized to fit).
+fn load_records(
+    seg: &Segment,
+    ds: &DerivedState,
+    pos_slot: usize,
+    idx: &[usize],
+    rec_len: usize,
+    buf: &mut Vec<f32>,
+) {
+    buf.clear();
+    buf.resize(idx.len() * rec_len, 0.0);
+    for (k, &i) in idx.iter().enumerate() {
+        load_record(
+            seg,
+            ds,
+            pos_slot,
+            i,
+            &mut buf[k * rec_len..(k + 1) * rec_len],
+        );
+    }
+}
+
+/// Builds the clip-space record of VS-output vertex `v`:
+/// `[x, y, z, w, plane distances..., attributes...]`.
+fn load_record(seg: &Segment, ds: &DerivedState, pos_slot: usize, v: usize, rec: &mut [f32]) {
+    let b = &seg.batch;
+    for c in 0..4 {
+        rec[c] = b.output(pos_slot, c, v);
+    }
+    let mut k = 4;
+    for plane in &ds.clip_planes {
+        rec[k] = match *plane {
+            ClipPlane::User(u) => u[0] * rec[0] + u[1] * rec[1] + u[2] * rec[2] + u[3] * rec[3],
+            ClipPlane::Distance { slot, comp } => b.output(slot, comp, v),
+        };
+        k += 1;
+    }
+    for &slot in &ds.attrs {
+        for c in 0..4 {
+            rec[k] = b.output(slot, c, v);
+            k += 1;
+        }
+    }
+}
+
+/// Appends the window-space AoS vertex of a clip record.
+fn emit_vertex(rec: &[f32], ds: &DerivedState, vp: &ViewportState, out: &mut ClippedPrims) {
+    let w = rec[3];
+    let inv_w = 1.0 / w;
+    out.verts
+        .push(rec[0] * inv_w * vp.scale[0] + vp.translate[0]);
+    out.verts
+        .push(rec[1] * inv_w * vp.scale[1] + vp.translate[1]);
+    out.verts
+        .push(rec[2] * inv_w * vp.scale[2] + vp.translate[2]);
+    out.verts.push(inv_w);
+    let a0 = 4 + ds.clip_planes.len();
+    out.verts
+        .extend_from_slice(&rec[a0..a0 + 4 * ds.attrs.len()]);
+}
+
+/// Interpolates record `out = a + t * (b - a)`; `Linear` attributes use the
+/// window-space parameter so they stay linear on screen.
+fn lerp_record(a: &[f32], b: &[f32], t: f32, ds: &DerivedState, out: &mut [f32]) {
+    for i in 0..out.len() {
+        out[i] = a[i] + t * (b[i] - a[i]);
+    }
+    let a0 = 4 + ds.clip_planes.len();
+    let (wa, wb) = (a[3], b[3]);
+    let denom = wa + t * (wb - wa);
+    let s = if denom > 0.0 && wa > 0.0 && wb > 0.0 {
+        t * wb / denom
+    } else {
+        t
+    };
+    for (k, interp) in ds.attr_interp.iter().enumerate() {
+        if *interp == Interpolation::Linear {
+            for c in 0..4 {
+                let i = a0 + 4 * k + c;
+                out[i] = a[i] + s * (b[i] - a[i]);
+            }
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn clip_line(
+    seg: &Segment,
+    ds: &DerivedState,
+    pos_slot: usize,
+    planes: &Planes,
+    mask: u32,
+    idx: [usize; 3],
+    vp: &ViewportState,
+    out: &mut ClippedPrims,
+    scratch: &mut ClipScratch,
+    prim: &mut ClippedPrim,
+) -> bool {
+    let rec_len = 4 + planes.n_user + 4 * ds.attrs.len();
+    load_records(seg, ds, pos_slot, &idx[..1], rec_len, &mut scratch.rec_a);
+    load_records(seg, ds, pos_slot, &idx[1..2], rec_len, &mut scratch.rec_b);
+    let (mut t0, mut t1) = (0.0f32, 1.0f32);
+    for k in 0..planes.count() {
+        if mask & (1 << k) == 0 {
+            continue;
+        }
+        let da = planes.dist(k, &scratch.rec_a);
+        let db = planes.dist(k, &scratch.rec_b);
+        if da < 0.0 && db < 0.0 {
+            return false;
+        }
+        if da < 0.0 {
+            t0 = t0.max(da / (da - db));
+        } else if db < 0.0 {
+            t1 = t1.min(da / (da - db));
+        }
+    }
+    if t0.is_nan() || t1.is_nan() || t0 >= t1 {
+        return false;
+    }
+    let stride = ds.stride;
+    scratch.tmp.resize(rec_len, 0.0);
+    let mut new_index = |t: f32, orig: u32, scratch: &mut ClipScratch| -> u32 {
+        if t == 0.0 && orig == 0 {
+            return prim.v[0];
+        }
+        if t == 1.0 && orig == 1 {
+            return prim.v[1];
+        }
+        let (a, b, tmp) = (&scratch.rec_a, &scratch.rec_b, &mut scratch.tmp);
+        lerp_record(a, b, t, ds, tmp);
+        let i = (out.verts.len() / stride) as u32;
+        emit_vertex(tmp, ds, vp, out);
+        i
+    };
+    let v0 = new_index(t0, 0, scratch);
+    let v1 = new_index(t1, 1, scratch);
+    prim.v = [v0, v1, 0];
+    true
+}
+
+/// Clips a triangle against the planes in `mask`; emits its fan.  Returns
+/// the number of triangles emitted.
+#[allow(clippy::too_many_arguments)]
+fn clip_triangle(
+    seg: &Segment,
+    ds: &DerivedState,
+    pos_slot: usize,
+    planes: &Planes,
+    mask: u32,
+    idx: [usize; 3],
+    vp: &ViewportState,
+    out: &mut ClippedPrims,
+    scratch: &mut ClipScratch,
+    prim: ClippedPrim,
+) -> u64 {
+    let rec_len = 4 + planes.n_user + 4 * ds.attrs.len();
+    // Polygon as a list of records in rec_a; each plane clips into rec_b.
+    let ClipScratch {
+        rec_a, rec_b, tmp, ..
+    } = scratch;
+    load_records(seg, ds, pos_slot, &idx, rec_len, rec_a);
+    let mut n = 3usize;
+    tmp.resize(rec_len, 0.0);
+    for k in 0..planes.count() {
+        if mask & (1 << k) == 0 {
+            continue;
+        }
+        rec_b.clear();
+        let mut m = 0usize;
+        for i in 0..n {
+            let j = (i + 1) % n;
+            let a = &rec_a[i * rec_len..(i + 1) * rec_len];
+            let b = &rec_a[j * rec_len..(j + 1) * rec_len];
+            let da = planes.dist(k, a);
+            let db = planes.dist(k, b);
+            if da >= 0.0 {
+                rec_b.extend_from_slice(a);
+                m += 1;
+            }
+            if (da >= 0.0) != (db >= 0.0) {
+                // Interpolate from the inside vertex for stable results.
+                let (p, q, dp, dq) = if da >= 0.0 {
+                    (a, b, da, db)
+                } else {
+                    (b, a, db, da)
+                };
+                let t = dp / (dp - dq);
+                lerp_record(p, q, t, ds, tmp);
+                rec_b.extend_from_slice(tmp);
+                m += 1;
+            }
+        }
+        std::mem::swap(rec_a, rec_b);
+        n = m;
+        if n < 3 {
+            return 0;
+        }
+    }
+    let stride = ds.stride;
+    let first = (out.verts.len() / stride) as u32;
+    for i in 0..n {
+        emit_vertex(&rec_a[i * rec_len..(i + 1) * rec_len], ds, vp, out);
+    }
+    for i in 1..n - 1 {
+        out.prims.push(ClippedPrim {
+            v: [first, first + i as u32, first + i as u32 + 1],
+            edge_flags: EDGE_FLAGS_ALL,
+            ..prim
+        });
+    }
+    (n - 2) as u64
+}

@@ -1,0 +1,387 @@
+//! Equivalent of llvmpipe's `lp_state_derived.c` (plus the linkage part of
+//! `lp_state_setup.c` and draw's `draw_vs` output mapping): everything the
+//! stages need that follows from a state block alone, computed once per block
+//! per scene, never per vertex or pixel.
+//!
+//! A [`DerivedState`] answers, for one [`StateBlock`]:
+//! * fetch: which vertex element feeds which VS input slot, and how to decode it;
+//! * shade: where position, point size, clip distances and colours are;
+//! * clip: which planes are enabled, and the linkage (which VS outputs the
+//!   fragment shader reads, in which order they travel with the vertices);
+//! * setup: fill rule, pixel offset, culling, draw regions;
+//! * raster/merge: early depth, opaque-overwrite eligibility, the merge plan.
+
+use std::sync::Arc;
+
+use ferropipe_components::batch::StateBlock;
+use ferropipe_components::enums::{Face, Func};
+use ferropipe_components::format::Format;
+use ferropipe_components::shader::{Interpolation, Semantic, ShaderInfo};
+use ferropipe_components::state::{MAX_CLIP_PLANES, MAX_VIEWPORTS, ViewportState};
+
+use crate::fetch::ElementFetch;
+use crate::merge::MergePlan;
+
+/// Where a fragment-shader input gets its value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FsInputSource {
+    /// A varying: attribute `front` of the clipped vertices (attribute `back`
+    /// on back faces, for `light_twoside`), interpolated as `interp`.
+    /// `plane` is the index of its first component's plane after the depth
+    /// and 1/w planes (see [`DerivedState::planes_per_prim`]).
+    Attr {
+        front: usize,
+        back: usize,
+        interp: Interpolation,
+        plane: usize,
+        /// `Generic(n)`: replaced by sprite coordinates on points when bit
+        /// n of `sprite_coord_enable` is set.
+        sprite: Option<u8>,
+    },
+    /// `@builtin(position)`: the window position (x, y, z, 1/w).
+    FragCoord,
+    /// `@builtin(front_facing)`: all bits set in front-facing lanes.
+    FrontFacing,
+    /// `gl_PointCoord`: sprite coordinates on points, zeros otherwise;
+    /// planes like an attribute's.
+    PointCoord { plane: usize },
+    /// Sample index (0: single-sampled).
+    SampleId,
+    /// Nothing upstream writes it: zeros.
+    Zero,
+}
+
+/// A rectangle of pixels, min inclusive, max exclusive.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Rect {
+    pub x0: i32,
+    pub y0: i32,
+    pub x1: i32,
+    pub y1: i32,
+}
+
+impl Rect {
+    /// The intersection of two rectangles (possibly empty).
+    pub fn intersect(&self, o: &Rect) -> Rect {
+        Rect {
+            x0: self.x0.max(o.x0),
+            y0: self.y0.max(o.y0),
+            x1: self.x1.min(o.x1),
+            y1: self.y1.min(o.y1),
+        }
+    }
+
+    /// Whether the rectangle holds no pixel.
+    pub fn is_empty(&self) -> bool {
+        self.x0 >= self.x1 || self.y0 >= self.y1
+    }
+
+    /// Whether `o` lies inside `self`.
+    pub fn contains(&self, o: &Rect) -> bool {
+        o.x0 >= self.x0 && o.y0 >= self.y0 && o.x1 <= self.x1 && o.y1 <= self.y1
+    }
+}
+
+/// One enabled clip half-space beyond the view volume.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ClipPlane {
+    /// `dot(plane, position) >= 0` (a `set_clip_state` plane).
+    User([f32; 4]),
+    /// `distance >= 0` for component `comp` of VS output slot `slot`.
+    Distance { slot: usize, comp: usize },
+}
+
+/// Everything derived from one state block.
+pub struct DerivedState {
+    pub block: Arc<StateBlock>,
+    pub vs_info: ShaderInfo,
+    pub fs_info: ShaderInfo,
+
+    // --- fetch -----------------------------------------------------------
+    /// Per VS input slot, how it is fetched.
+    pub fetch: Vec<ElementFetch>,
+
+    // --- shade -----------------------------------------------------------
+    pub pos_slot: Option<usize>,
+    pub psize_slot: Option<usize>,
+    /// VS output slots that `clamp_vertex_color` clamps (COLOR/BCOLOR).
+    pub clamp_slots: Vec<usize>,
+
+    // --- clip ------------------------------------------------------------
+    pub clip_planes: Vec<ClipPlane>,
+    pub clip_near: bool,
+    pub clip_far: bool,
+    /// VS output slot of each clipped-vertex attribute, in AoS order.
+    pub attrs: Vec<usize>,
+    /// Interpolation of each attribute (for clipping `Linear` ones in
+    /// window space).
+    pub attr_interp: Vec<Interpolation>,
+    /// Floats per clipped vertex: `[x, y, z, 1/w]` + 4 per attribute.
+    pub stride: usize,
+
+    // --- setup -----------------------------------------------------------
+    /// Per FS input slot, its source.
+    pub fs_inputs: Vec<FsInputSource>,
+    /// Planes per set-up primitive: depth, 1/w, then 4 per `Attr` input.
+    pub planes_per_prim: usize,
+    /// 0.5 with `half_pixel_center`, else 0.
+    pub pixel_offset: f32,
+    pub bottom_edge_rule: bool,
+    pub cull_face: Face,
+    pub front_ccw: bool,
+    pub flatshade_first: bool,
+    pub rasterizer_discard: bool,
+    /// Per viewport, the pixels a point or line may touch: the framebuffer,
+    /// intersected with the scissor rectangle when `scissor` is on.
+    pub draw_regions: [Rect; MAX_VIEWPORTS],
+    /// Per viewport, the pixels a triangle may touch: the draw region
+    /// intersected with the viewport.  Triangles are clipped to the guard
+    /// band only; this scissor gives exactly what clipping to the view
+    /// volume's x/y planes would (see [`viewport_pixels`]).
+    pub tri_regions: [Rect; MAX_VIEWPORTS],
+    /// Depth range per viewport `(min, max)` for `depth_clamp`.
+    pub depth_range: [(f32, f32); MAX_VIEWPORTS],
+
+    // --- raster / merge --------------------------------------------------
+    pub merge: MergePlan,
+    /// Depth/stencil may be tested (and written) before shading: the shader
+    /// neither discards nor writes depth, and no alpha test or
+    /// alpha-to-coverage can kill fragments afterwards.
+    pub early_depth: bool,
+    /// A full-tile primitive with this state overwrites everything earlier
+    /// commands could have left in the tile (see bin.rs).
+    pub opaque: bool,
+}
+
+impl DerivedState {
+    /// Derives the per-block state.  `block` must have passed the façade's
+    /// draw validation.
+    pub fn new(block: Arc<StateBlock>) -> Self {
+        let vs_info = block.vs.info().clone();
+        let fs_info = block.fs.info().clone();
+        let rast = *block.rasterizer;
+
+        let fetch = crate::fetch::plan_elements(&block, &vs_info);
+
+        let pos_slot = vs_info.output_slot(Semantic::Position);
+        let psize_slot = vs_info.output_slot(Semantic::PointSize);
+        let clamp_slots = if rast.clamp_vertex_color {
+            vs_info
+                .outputs
+                .iter()
+                .enumerate()
+                .filter(|(_, o)| matches!(o.semantic, Semantic::Color(_) | Semantic::BColor(_)))
+                .map(|(i, _)| i)
+                .collect()
+        } else {
+            Vec::new()
+        };
+
+        // Clip half-spaces: shader clip distances take precedence over user
+        // planes; distances not written count as disabled (rasterizer.rst).
+        let mut clip_planes = Vec::new();
+        let enable = rast.clip_plane_enable;
+        if vs_info.num_clip_distances > 0 {
+            for i in 0..(vs_info.num_clip_distances as usize).min(MAX_CLIP_PLANES) {
+                if enable & (1 << i) == 0 {
+                    continue;
+                }
+                if let Some(slot) = vs_info.output_slot(Semantic::ClipDistance((i / 4) as u8)) {
+                    clip_planes.push(ClipPlane::Distance { slot, comp: i % 4 });
+                }
+            }
+        } else {
+            for i in 0..MAX_CLIP_PLANES {
+                if enable & (1 << i) != 0 {
+                    clip_planes.push(ClipPlane::User(block.clip.ucp[i]));
+                }
+            }
+        }
+
+        // Linkage by semantic (FORMAT.md "Shading linkage").
+        let mut attrs: Vec<usize> = Vec::new();
+        let mut attr_interp: Vec<Interpolation> = Vec::new();
+        let mut attr_index = |slot: usize, interp: Interpolation| -> usize {
+            if let Some(i) = attrs.iter().position(|&s| s == slot) {
+                i
+            } else {
+                attrs.push(slot);
+                attr_interp.push(interp);
+                attrs.len() - 1
+            }
+        };
+        let mut fs_inputs = Vec::with_capacity(fs_info.inputs.len());
+        let mut next_plane = 2usize;
+        for input in &fs_info.inputs {
+            let src = match input.semantic {
+                Semantic::Position => FsInputSource::FragCoord,
+                Semantic::FrontFacing => FsInputSource::FrontFacing,
+                Semantic::PointCoord => {
+                    let plane = next_plane;
+                    next_plane += 4;
+                    FsInputSource::PointCoord { plane }
+                }
+                Semantic::SampleId => FsInputSource::SampleId,
+                sem @ (Semantic::Color(_) | Semantic::BColor(_) | Semantic::Generic(_)) => {
+                    let is_color = matches!(sem, Semantic::Color(_) | Semantic::BColor(_));
+                    let interp = if is_color && rast.flatshade {
+                        Interpolation::Flat
+                    } else {
+                        input.interpolation
+                    };
+                    match vs_info.output_slot(sem) {
+                        Some(front_slot) => {
+                            let front = attr_index(front_slot, interp);
+                            let back = match sem {
+                                Semantic::Color(n) if rast.light_twoside => vs_info
+                                    .output_slot(Semantic::BColor(n))
+                                    .map_or(front, |b| attr_index(b, interp)),
+                                _ => front,
+                            };
+                            let plane = next_plane;
+                            next_plane += 4;
+                            let sprite = match sem {
+                                Semantic::Generic(n) if n < 32 => Some(n),
+                                _ => None,
+                            };
+                            FsInputSource::Attr {
+                                front,
+                                back,
+                                interp,
+                                plane,
+                                sprite,
+                            }
+                        }
+                        None => FsInputSource::Zero,
+                    }
+                }
+                _ => FsInputSource::Zero,
+            };
+            fs_inputs.push(src);
+        }
+        let stride = 4 + 4 * attrs.len();
+
+        let fb = &*block.framebuffer;
+        let fb_rect = Rect {
+            x0: 0,
+            y0: 0,
+            x1: fb.width.min(16384) as i32,
+            y1: fb.height.min(16384) as i32,
+        };
+        let mut draw_regions = [fb_rect; MAX_VIEWPORTS];
+        let mut tri_regions = [fb_rect; MAX_VIEWPORTS];
+        let mut depth_range = [(0.0, 1.0); MAX_VIEWPORTS];
+        for i in 0..MAX_VIEWPORTS {
+            if rast.scissor {
+                let s = block.scissors[i];
+                let r = Rect {
+                    x0: s.minx.min(16384) as i32,
+                    y0: s.miny.min(16384) as i32,
+                    x1: s.maxx.min(16384) as i32,
+                    y1: s.maxy.min(16384) as i32,
+                };
+                draw_regions[i] = fb_rect.intersect(&r);
+            }
+            let vp = block.viewports[i];
+            let pixel_offset = if rast.half_pixel_center { 0.5 } else { 0.0 };
+            tri_regions[i] = draw_regions[i].intersect(&viewport_pixels(
+                &vp,
+                pixel_offset,
+                rast.bottom_edge_rule,
+            ));
+            let (a, b) = if rast.clip_halfz {
+                (vp.translate[2], vp.translate[2] + vp.scale[2])
+            } else {
+                (vp.translate[2] - vp.scale[2], vp.translate[2] + vp.scale[2])
+            };
+            depth_range[i] = (a.min(b), a.max(b));
+        }
+
+        let merge = MergePlan::new(&block, &fs_info);
+        let kills = fs_info.uses_discard
+            || block.dsa.alpha_enabled
+            || block.blend.alpha_to_coverage
+            || fs_info.output_slot(Semantic::SampleMask).is_some();
+        let early_depth = !fs_info.writes_depth() && !kills;
+        let opaque =
+            !kills && !fs_info.writes_depth() && fb.zsbuf.is_none() && merge.overwrites_color();
+
+        DerivedState {
+            vs_info,
+            fs_info,
+            fetch,
+            pos_slot,
+            psize_slot,
+            clamp_slots,
+            clip_planes,
+            clip_near: rast.depth_clip_near,
+            clip_far: rast.depth_clip_far,
+            attrs,
+            attr_interp,
+            stride,
+            fs_inputs,
+            planes_per_prim: next_plane,
+            pixel_offset: if rast.half_pixel_center { 0.5 } else { 0.0 },
+            bottom_edge_rule: rast.bottom_edge_rule,
+            cull_face: rast.cull_face,
+            front_ccw: rast.front_ccw,
+            flatshade_first: rast.flatshade_first,
+            rasterizer_discard: rast.rasterizer_discard,
+            draw_regions,
+            tri_regions,
+            depth_range,
+            merge,
+            early_depth,
+            opaque,
+            block,
+        }
+    }
+
+    /// Whether the depth or stencil buffer is tested or written at all.
+    pub fn uses_depth_stencil(&self) -> bool {
+        self.merge.depth.is_some() || self.merge.stencil_enabled
+    }
+}
+
+/// The pixels whose sample lies inside the viewport rectangle, with the
+/// fill rule's tie-breaking: a sample exactly on the left (top) edge is
+/// inside, on the right (bottom) edge outside, or top/bottom swapped under
+/// `bottom_edge_rule`.  This is the coverage a triangle clipped to the
+/// view volume's x/y planes would have at those edges.
+pub fn viewport_pixels(vp: &ViewportState, pixel_offset: f32, bottom_edge_rule: bool) -> Rect {
+    let lim = 32768.0f32;
+    let span = |t: f32, s: f32| {
+        let (a, b) = (t - s.abs(), t + s.abs());
+        let (a, b) = (a - pixel_offset, b - pixel_offset);
+        (a.clamp(-lim, lim), b.clamp(-lim, lim))
+    };
+    let (x0, x1) = span(vp.translate[0], vp.scale[0]);
+    let (y0, y1) = span(vp.translate[1], vp.scale[1]);
+    let (ry0, ry1) = if bottom_edge_rule {
+        (y0.floor() as i32 + 1, y1.floor() as i32 + 1)
+    } else {
+        (y0.ceil() as i32, y1.ceil() as i32)
+    };
+    Rect {
+        x0: x0.ceil() as i32,
+        x1: x1.ceil() as i32,
+        y0: ry0,
+        y1: ry1,
+    }
+}
+
+/// Whether `func` can pass (a never-passing test kills every fragment).
+pub fn func_can_pass(func: Func) -> bool {
+    func != Func::Never
+}
+
+/// Whether `format` is one the merge stage can write (used by the façade's
+/// draw validation to reject the rest with a typed error).
+pub fn render_target_supported(format: Format) -> bool {
+    crate::merge::ColorFormat::classify(format).is_some()
+}
+
+/// Whether `format` is a depth/stencil format the merge stage handles.
+pub fn depth_target_supported(format: Format) -> bool {
+    crate::merge::DepthFormat::classify(format).is_some()
+}

@@ -1,0 +1,812 @@
+//! Equivalent of draw's `draw_pt_vsplit.c` + `draw_pt_fetch.c` + the
+//! decomposition rules of `draw_decompose_tmp.h`: index lookup with primitive
+//! restart, primitive assembly with Mesa's provoking-vertex vertex orders,
+//! per-segment vertex deduplication, and vertex-element decoding into SoA
+//! lanes.
+//!
+//! Rules (context.rst "Drawing", FORMAT.md "Vertex fetch"):
+//! * the restart index is compared with the raw index, before `index_bias`;
+//! * a per-instance element of instance `i` reads element
+//!   `start_instance + i / divisor` (the start is added after the division);
+//! * every read is bounds-checked: an element, or an index, that lies even
+//!   partly outside its buffer reads as zero bytes.  Bad data never crashes.
+//!
+//! Primitive orders follow draw's decomposition exactly (with
+//! `quads_always_flatshade_last`, as llvmpipe reports
+//! `PIPE_CAP_QUADS_FOLLOW_PROVOKING_VERTEX_CONVENTION = 0`): quads are split
+//! along the 1-3 diagonal and reordered so the provoking vertex is the first
+//! (`flatshade_first`) or last vertex of each emitted triangle, which is all
+//! setup needs to know.
+
+use ferropipe_components::batch::{EDGE_FLAGS_ALL, PrimKind, StateBlock, VertexBatch};
+use ferropipe_components::draw::DrawInfo;
+use ferropipe_components::enums::PrimType;
+use ferropipe_components::format::{ChannelType, Format, FormatDesc};
+use ferropipe_components::pack;
+use ferropipe_components::shader::{LANES, Lanes, ScalarKind, ShaderInfo};
+
+/// Most distinct vertices one segment holds: 32 lane groups, so one VS call
+/// covers a segment and its registers stay in L1/L2 (an interpreter's
+/// per-call register file scales with the group count).
+pub const SEGMENT_MAX_VERTS: usize = 256;
+
+// ---------------------------------------------------------------------------
+// Topology: primitive decomposition with random access
+// ---------------------------------------------------------------------------
+
+/// How a primitive type decomposes into points, lines or triangles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Topology {
+    pub mode: PrimType,
+    pub kind: PrimKind,
+    /// `flatshade_first`: emitted primitives put their provoking vertex first.
+    pub first: bool,
+}
+
+impl Topology {
+    pub fn new(mode: PrimType, flatshade_first: bool) -> Self {
+        let kind = match mode {
+            PrimType::Points => PrimKind::Point,
+            PrimType::Lines
+            | PrimType::LineLoop
+            | PrimType::LineStrip
+            | PrimType::LinesAdjacency
+            | PrimType::LineStripAdjacency => PrimKind::Line,
+            _ => PrimKind::Triangle,
+        };
+        Topology {
+            mode,
+            kind,
+            first: flatshade_first,
+        }
+    }
+
+    /// Primitives a run of `n` elements decomposes into (a line loop's
+    /// closing line included).
+    pub fn prims_in_run(&self, n: u32) -> u32 {
+        match self.mode {
+            PrimType::Points => n,
+            PrimType::Lines => n / 2,
+            PrimType::LineStrip => n.saturating_sub(1),
+            PrimType::LineLoop => {
+                if n >= 2 {
+                    n
+                } else {
+                    0
+                }
+            }
+            PrimType::Triangles => n / 3,
+            PrimType::TriangleStrip | PrimType::TriangleFan | PrimType::Polygon => {
+                n.saturating_sub(2)
+            }
+            PrimType::Quads => (n / 4) * 2,
+            PrimType::QuadStrip => {
+                if n >= 4 {
+                    ((n - 2) / 2) * 2
+                } else {
+                    0
+                }
+            }
+            PrimType::LinesAdjacency => n / 4,
+            PrimType::LineStripAdjacency => n.saturating_sub(3),
+            PrimType::TrianglesAdjacency => n / 6,
+            PrimType::TriangleStripAdjacency => {
+                if n >= 6 {
+                    (n - 4) / 2
+                } else {
+                    0
+                }
+            }
+            PrimType::Patches => 0,
+        }
+    }
+
+    /// Whether the decomposition references element 0 from every primitive
+    /// (fans, polygons, and a loop's closing line).
+    pub fn uses_first_element(&self) -> bool {
+        matches!(
+            self.mode,
+            PrimType::TriangleFan | PrimType::Polygon | PrimType::LineLoop
+        )
+    }
+
+    /// Elements (run-relative) of primitive `p` of a run of `n` elements,
+    /// the element whose values flat inputs take (the provoking vertex), and
+    /// the edge flags.
+    #[inline]
+    pub fn prim(&self, p: u32, n: u32) -> ([u32; 3], u32, u8) {
+        let (v, flags) = self.prim_vertices(p, n);
+        let pv = match self.mode {
+            // GL quads don't follow the provoking-vertex convention
+            // (PIPE_CAP_QUADS_FOLLOW_PROVOKING_VERTEX_CONVENTION = 0): the
+            // quad's last vertex, which the 0-2 split leaves out of the
+            // first triangle.
+            PrimType::Quads => 4 * (p / 2) + 3,
+            PrimType::QuadStrip => 2 * (p / 2) + 3,
+            _ => match self.kind {
+                PrimKind::Point => v[0],
+                PrimKind::Line => v[if self.first { 0 } else { 1 }],
+                PrimKind::Triangle => v[if self.first { 0 } else { 2 }],
+            },
+        };
+        (v, pv, flags)
+    }
+
+    /// Vertices and edge flags of primitive `p` (see [`Topology::prim`]).
+    #[inline]
+    fn prim_vertices(&self, p: u32, n: u32) -> ([u32; 3], u8) {
+        let all = EDGE_FLAGS_ALL;
+        let last = !self.first;
+        match self.mode {
+            PrimType::Points => ([p, 0, 0], 0),
+            PrimType::Lines => ([2 * p, 2 * p + 1, 0], 0),
+            PrimType::LineStrip => ([p, p + 1, 0], 0),
+            PrimType::LineLoop => {
+                if p + 1 < n {
+                    ([p, p + 1, 0], 0)
+                } else {
+                    ([n - 1, 0, 0], 0)
+                }
+            }
+            PrimType::Triangles => ([3 * p, 3 * p + 1, 3 * p + 2], all),
+            PrimType::TriangleStrip => {
+                let v = if p & 1 == 0 {
+                    [p, p + 1, p + 2]
+                } else if last {
+                    [p + 1, p, p + 2]
+                } else {
+                    [p, p + 2, p + 1]
+                };
+                (v, all)
+            }
+            PrimType::TriangleFan => {
+                if last {
+                    ([0, p + 1, p + 2], all)
+                } else {
+                    ([p + 1, p + 2, 0], all)
+                }
+            }
+            PrimType::Quads => {
+                // Split along the 0-2 diagonal whatever the convention (what
+                // Mesa 22.3's GL front end hands llvmpipe); the provoking
+                // vertex is the quad's last (see `prim`).
+                let i = 4 * (p / 2);
+                if p & 1 == 0 {
+                    ([i, i + 1, i + 2], 0b011)
+                } else {
+                    ([i, i + 2, i + 3], 0b110)
+                }
+            }
+            PrimType::QuadStrip => {
+                let i = 2 * (p / 2);
+                let second = p & 1 == 1;
+                match (last, second) {
+                    (true, false) => ([i + 2, i, i + 3], 0b101),
+                    (true, true) => ([i, i + 1, i + 3], 0b011),
+                    (false, false) => ([i + 3, i + 2, i], 0b011),
+                    (false, true) => ([i + 3, i, i + 1], 0b110),
+                }
+            }
+            PrimType::Polygon => {
+                let tris = n.saturating_sub(2);
+                let is_first = p == 0;
+                let is_last = p + 1 == tris;
+                if last {
+                    // (p+1, p+2, 0): edge 0 always, edge 1 closes, edge 2 opens.
+                    let f =
+                        0b001 | if is_last { 0b010 } else { 0 } | if is_first { 0b100 } else { 0 };
+                    ([p + 1, p + 2, 0], f)
+                } else {
+                    // (0, p+1, p+2): edge 1 always, edge 0 opens, edge 2 closes.
+                    let f =
+                        0b010 | if is_first { 0b001 } else { 0 } | if is_last { 0b100 } else { 0 };
+                    ([0, p + 1, p + 2], f)
+                }
+            }
+            PrimType::LinesAdjacency => ([4 * p + 1, 4 * p + 2, 0], 0),
+            PrimType::LineStripAdjacency => ([p + 1, p + 2, 0], 0),
+            PrimType::TrianglesAdjacency => ([6 * p, 6 * p + 2, 6 * p + 4], all),
+            PrimType::TriangleStripAdjacency => {
+                let i = 2 * p;
+                let v = if p & 1 == 0 {
+                    [i, i + 2, i + 4]
+                } else if last {
+                    [i + 2, i, i + 4]
+                } else {
+                    [i, i + 4, i + 2]
+                };
+                (v, all)
+            }
+            PrimType::Patches => ([0; 3], 0),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Index buffer access
+// ---------------------------------------------------------------------------
+
+/// Reads index `pos` of an index buffer (`offset` bytes in, `size` bytes per
+/// index); indices outside the buffer read as 0.
+#[inline]
+pub fn read_index(bytes: &[u8], offset: u32, size: u32, pos: u64) -> u32 {
+    let at = offset as u64 + pos * size as u64;
+    let end = at + size as u64;
+    if end > bytes.len() as u64 {
+        return 0;
+    }
+    let at = at as usize;
+    match size {
+        1 => bytes[at] as u32,
+        2 => u16::from_le_bytes([bytes[at], bytes[at + 1]]) as u32,
+        _ => u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]),
+    }
+}
+
+/// Splits `count` elements starting at `start` into runs separated by the
+/// restart index (compared before the bias).  Returns `(run_start, run_len)`
+/// pairs relative to `start`, and the number of restart indices skipped.
+pub fn restart_runs(
+    bytes: &[u8],
+    offset: u32,
+    size: u32,
+    start: u32,
+    count: u32,
+    restart_index: u32,
+    out: &mut Vec<(u32, u32)>,
+) -> u32 {
+    let mut run_start = 0u32;
+    let mut restarts = 0u32;
+    for e in 0..count {
+        let idx = read_index(bytes, offset, size, start as u64 + e as u64);
+        if idx == restart_index {
+            if e > run_start {
+                out.push((run_start, e - run_start));
+            }
+            run_start = e + 1;
+            restarts += 1;
+        }
+    }
+    if count > run_start {
+        out.push((run_start, count - run_start));
+    }
+    restarts
+}
+
+// ---------------------------------------------------------------------------
+// Segments: assembled primitives over deduplicated vertices
+// ---------------------------------------------------------------------------
+
+/// A primitive over a segment's local vertices.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AssembledPrim {
+    pub v: [u16; 3],
+    /// The local vertex flat inputs take their value from.
+    pub provoking: u16,
+    pub edge_flags: u8,
+}
+
+/// What a front-end job part asks for: primitives `first_prim ..
+/// first_prim + num_prims` of one restart run of one instance of one draw.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct JobPart {
+    pub command: u32,
+    pub state: u32,
+    /// Instance number within the draw (0-based; `instance_index` is
+    /// `start_instance + instance`).
+    pub instance: u32,
+    /// First element of the run, relative to `DrawInfo::start`.
+    pub run_start: u32,
+    pub run_len: u32,
+    pub first_prim: u32,
+    pub num_prims: u32,
+}
+
+/// A batch of assembled primitives and the vertices they use: the unit the
+/// VS runs over (at most [`SEGMENT_MAX_VERTS`] vertices).
+#[derive(Default)]
+pub struct Segment {
+    pub part: JobPart,
+    pub kind: PrimKind,
+    /// Per local vertex, its vertex id (index + bias, or the element
+    /// number): feeds `vertex_index` and the vertex-buffer address.
+    pub vids: Vec<i64>,
+    pub prims: Vec<AssembledPrim>,
+    pub batch: VertexBatch,
+}
+
+impl Segment {
+    fn reset(&mut self, part: JobPart, kind: PrimKind) {
+        self.part = part;
+        self.kind = kind;
+        self.vids.clear();
+        self.prims.clear();
+        self.batch.count = 0;
+        self.batch.groups = 0;
+    }
+}
+
+/// Open-addressing map from vertex id to local slot, reset in O(1) by a
+/// generation stamp.
+pub struct VertexDedup {
+    keys: Vec<i64>,
+    slots: Vec<u16>,
+    stamp: Vec<u32>,
+    generation: u32,
+}
+
+const DEDUP_BITS: u32 = 10;
+
+impl Default for VertexDedup {
+    fn default() -> Self {
+        let n = 1usize << DEDUP_BITS;
+        VertexDedup {
+            keys: vec![0; n],
+            slots: vec![0; n],
+            stamp: vec![0; n],
+            generation: 1,
+        }
+    }
+}
+
+impl VertexDedup {
+    fn clear(&mut self) {
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.stamp.iter_mut().for_each(|s| *s = 0);
+            self.generation = 1;
+        }
+    }
+
+    /// The slot of `vid`, inserting `next` if absent; returns (slot, inserted).
+    #[inline]
+    fn get_or_insert(&mut self, vid: i64, next: u16) -> (u16, bool) {
+        let mask = (1usize << DEDUP_BITS) - 1;
+        let mut h =
+            ((vid as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - DEDUP_BITS)) as usize;
+        loop {
+            if self.stamp[h] != self.generation {
+                self.stamp[h] = self.generation;
+                self.keys[h] = vid;
+                self.slots[h] = next;
+                return (next, true);
+            }
+            if self.keys[h] == vid {
+                return (self.slots[h], false);
+            }
+            h = (h + 1) & mask;
+        }
+    }
+}
+
+/// Index-buffer view of a draw (absent for non-indexed draws).
+#[derive(Clone, Copy)]
+pub struct IndexSource<'a> {
+    pub bytes: &'a [u8],
+    pub offset: u32,
+    pub size: u32,
+}
+
+/// Assembles one job part into segments, appending them to `out` (reusing
+/// the segments already there past `*used`).
+pub fn assemble_part(
+    part: JobPart,
+    info: &DrawInfo,
+    topo: Topology,
+    index: Option<IndexSource<'_>>,
+    dedup: &mut VertexDedup,
+    out: &mut Vec<Segment>,
+    used: &mut usize,
+) {
+    let n = part.run_len;
+    let base_elem = info.start as u64 + part.run_start as u64;
+    let verts_per = topo.kind.vertices();
+    let mut seg_idx = next_segment(out, used, part, topo.kind);
+    dedup.clear();
+
+    let vid_of = |e: u32| -> i64 {
+        match index {
+            Some(ix) => {
+                read_index(ix.bytes, ix.offset, ix.size, base_elem + e as u64) as i64
+                    + info.index_bias as i64
+            }
+            None => (base_elem + e as u64) as i64,
+        }
+    };
+
+    for p in part.first_prim..part.first_prim + part.num_prims {
+        let (elems, pv_elem, edge_flags) = topo.prim(p, n);
+        // Make room: a primitive adds at most `verts_per` vertices (plus a
+        // provoking vertex outside the primitive, for quads).
+        if out[seg_idx].vids.len() + verts_per + 1 > SEGMENT_MAX_VERTS {
+            seg_idx = next_segment(out, used, part, topo.kind);
+            dedup.clear();
+        }
+        let seg = &mut out[seg_idx];
+        let mut slot_of = |e: u32| {
+            let vid = vid_of(e);
+            let next = seg.vids.len() as u16;
+            let (slot, inserted) = dedup.get_or_insert(vid, next);
+            if inserted {
+                seg.vids.push(vid);
+            }
+            slot
+        };
+        let mut local = [0u16; 3];
+        for k in 0..verts_per {
+            local[k] = slot_of(elems[k]);
+        }
+        let provoking = slot_of(pv_elem);
+        seg.prims.push(AssembledPrim {
+            v: local,
+            provoking,
+            edge_flags,
+        });
+    }
+    // Drop a trailing empty segment (a part with no primitives).
+    if out[seg_idx].prims.is_empty() {
+        *used -= 1;
+    }
+}
+
+fn next_segment(out: &mut Vec<Segment>, used: &mut usize, part: JobPart, kind: PrimKind) -> usize {
+    if *used == out.len() {
+        out.push(Segment::default());
+    }
+    let i = *used;
+    out[i].reset(part, kind);
+    *used += 1;
+    i
+}
+
+// ---------------------------------------------------------------------------
+// Vertex element decoding
+// ---------------------------------------------------------------------------
+
+/// How one vertex element is decoded, chosen once per state block.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Decode {
+    /// `n` consecutive f32 (the common case: a copy).
+    F32(u8),
+    /// `n` consecutive unorm8 channels in RGBA order.
+    Unorm8(u8),
+    /// Anything else, through the format description.
+    Generic(&'static FormatDesc),
+}
+
+/// How a VS input slot is fetched.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ElementFetch {
+    /// The element (vertex buffer slot, offset, divisor), or `None` when no
+    /// element feeds the slot (reads (0, 0, 0, 1)).
+    pub buffer: Option<u32>,
+    pub src_offset: u32,
+    pub instance_divisor: u32,
+    pub format: Format,
+    pub decode: Decode,
+    /// Bytes read per element.
+    pub bytes: u32,
+}
+
+/// Plans the fetch of every VS input slot of `block`.
+pub fn plan_elements(block: &StateBlock, vs: &ShaderInfo) -> Vec<ElementFetch> {
+    vs.inputs
+        .iter()
+        .map(|input| {
+            let Some(el) = block.velems.get(input.location as usize) else {
+                return ElementFetch {
+                    buffer: None,
+                    src_offset: 0,
+                    instance_divisor: 0,
+                    format: Format::R32G32B32A32_FLOAT,
+                    decode: Decode::F32(0),
+                    bytes: 0,
+                };
+            };
+            let desc = el.src_format.desc();
+            let decode = classify_decode(desc);
+            ElementFetch {
+                buffer: Some(el.vertex_buffer_index),
+                src_offset: el.src_offset,
+                instance_divisor: el.instance_divisor,
+                format: el.src_format,
+                decode,
+                bytes: desc.block_bytes,
+            }
+        })
+        .collect()
+}
+
+fn classify_decode(d: &'static FormatDesc) -> Decode {
+    let n = d.nr_channels() as u8;
+    let identity = d.swizzle[..n as usize]
+        .iter()
+        .enumerate()
+        .all(|(i, &s)| s as usize == i);
+    if !d.packed
+        && identity
+        && d.channel_type == ChannelType::Float
+        && d.channel_bits[..n as usize].iter().all(|&b| b == 32)
+    {
+        return Decode::F32(n);
+    }
+    if !d.packed
+        && identity
+        && d.channel_type == ChannelType::Unorm
+        && !d.srgb
+        && d.channel_bits[..n as usize].iter().all(|&b| b == 8)
+    {
+        return Decode::Unorm8(n);
+    }
+    Decode::Generic(d)
+}
+
+/// The "missing component" values: (0, 0, 0, 1) as float or integer bits.
+#[inline]
+fn default_bits(integer: bool) -> [u32; 4] {
+    [0, 0, 0, if integer { 1 } else { 1.0f32.to_bits() }]
+}
+
+/// Decodes one element of format `d` from `bytes` into four 32-bit values:
+/// floats (normalised, scaled, half, small floats) as f32 bits, pure
+/// integers as their (sign-extended) integer bits; absent channels read 0,
+/// alpha 1 (`pack.rs` does the per-format work).
+pub fn decode_generic(d: &FormatDesc, bytes: &[u8]) -> [u32; 4] {
+    match d.channel_type {
+        ChannelType::Uint => pack::unpack_rgba_u32(d.format, bytes),
+        ChannelType::Sint => pack::unpack_rgba_i32(d.format, bytes).map(|v| v as u32),
+        _ => pack::unpack_rgba_f32(d.format, bytes).map(f32::to_bits),
+    }
+}
+
+/// A vertex buffer as fetch sees it.
+#[derive(Clone, Copy, Default)]
+pub struct BufferView<'a> {
+    pub bytes: &'a [u8],
+    pub stride: u32,
+    pub offset: u32,
+}
+
+/// Fills `seg.batch`'s inputs, `vertex_id` and `instance_id` from the
+/// vertex buffers.  `buffers[i]` is vertex buffer slot `i`.
+pub fn fetch_segment(
+    seg: &mut Segment,
+    info: &DrawInfo,
+    plan: &[ElementFetch],
+    vs: &ShaderInfo,
+    buffers: &[BufferView<'_>],
+) {
+    let count = seg.vids.len();
+    let groups = count.div_ceil(LANES).max(1);
+    let batch = &mut seg.batch;
+    batch.count = count;
+    batch.groups = groups;
+    resize_lanes(&mut batch.inputs, plan.len() * 4 * groups);
+    resize_lanes(&mut batch.vertex_id, groups);
+    resize_lanes(&mut batch.instance_id, groups);
+
+    let instance_id = info.start_instance.wrapping_add(seg.part.instance);
+    let inst_bits = f32::from_bits(instance_id);
+    batch
+        .instance_id
+        .iter_mut()
+        .for_each(|l| *l = Lanes::splat(inst_bits));
+    {
+        let vid_flat: &mut [f32] = lanes_as_flat_mut(&mut batch.vertex_id);
+        for (i, &v) in seg.vids.iter().enumerate() {
+            vid_flat[i] = f32::from_bits(v as i32 as u32);
+        }
+    }
+
+    for (slot, el) in plan.iter().enumerate() {
+        let integer = vs
+            .inputs
+            .get(slot)
+            .is_some_and(|s| matches!(s.kind, ScalarKind::Sint | ScalarKind::Uint))
+            || el.format.desc().is_integer();
+        let rows = &mut batch.inputs[slot * 4 * groups..(slot + 1) * 4 * groups];
+        let Some(bslot) = el.buffer else {
+            fill_default(rows, groups, integer);
+            continue;
+        };
+        let vb = buffers.get(bslot as usize).copied().unwrap_or_default();
+        let per_instance = el.instance_divisor != 0;
+        let inst_elem = if per_instance {
+            info.start_instance as u64 + (seg.part.instance / el.instance_divisor) as u64
+        } else {
+            0
+        };
+        // Address of vertex `v`: offset + src_offset + stride * index, with
+        // `index` the vertex id (or the instance element).
+        let addr = |vid: i64| -> Option<usize> {
+            let index = if per_instance { inst_elem as i64 } else { vid };
+            if index < 0 {
+                return None;
+            }
+            let a = vb.offset as u64 + el.src_offset as u64 + vb.stride as u64 * index as u64;
+            let end = a.checked_add(el.bytes as u64)?;
+            if end > vb.bytes.len() as u64 {
+                None
+            } else {
+                Some(a as usize)
+            }
+        };
+        let flat = lanes_as_flat_mut(rows);
+        let row_len = groups * LANES;
+        match el.decode {
+            Decode::F32(n) => {
+                let n = n as usize;
+                let defaults = default_bits(false);
+                for (i, &vid) in seg.vids.iter().enumerate() {
+                    match addr(vid) {
+                        Some(a) => {
+                            let src = &vb.bytes[a..a + 4 * n];
+                            for c in 0..4 {
+                                flat[c * row_len + i] = if c < n {
+                                    f32::from_le_bytes([
+                                        src[4 * c],
+                                        src[4 * c + 1],
+                                        src[4 * c + 2],
+                                        src[4 * c + 3],
+                                    ])
+                                } else {
+                                    f32::from_bits(defaults[c])
+                                };
+                            }
+                        }
+                        None => zero_vertex(flat, row_len, i, el.format.desc()),
+                    }
+                }
+            }
+            Decode::Unorm8(n) => {
+                let n = n as usize;
+                for (i, &vid) in seg.vids.iter().enumerate() {
+                    match addr(vid) {
+                        Some(a) => {
+                            for c in 0..4 {
+                                flat[c * row_len + i] = if c < n {
+                                    vb.bytes[a + c] as f32 * (1.0 / 255.0)
+                                } else if c == 3 {
+                                    1.0
+                                } else {
+                                    0.0
+                                };
+                            }
+                        }
+                        None => zero_vertex(flat, row_len, i, el.format.desc()),
+                    }
+                }
+            }
+            Decode::Generic(d) => {
+                for (i, &vid) in seg.vids.iter().enumerate() {
+                    match addr(vid) {
+                        Some(a) => {
+                            let v = decode_generic(d, &vb.bytes[a..a + el.bytes as usize]);
+                            for c in 0..4 {
+                                flat[c * row_len + i] = f32::from_bits(v[c]);
+                            }
+                        }
+                        None => zero_vertex(flat, row_len, i, d),
+                    }
+                }
+            }
+        }
+        // Padding lanes repeat vertex 0 so shaders never see garbage.
+        if count > 0 {
+            for c in 0..4 {
+                let first = flat[c * row_len];
+                flat[c * row_len + count..(c + 1) * row_len].fill(first);
+            }
+        }
+    }
+}
+
+/// An out-of-bounds element: the decode of all-zero bytes.
+fn zero_vertex(flat: &mut [f32], row_len: usize, i: usize, d: &FormatDesc) {
+    let zeros = [0u8; 16];
+    let v = decode_generic(d, &zeros[..(d.block_bytes as usize).min(16)]);
+    for c in 0..4 {
+        flat[c * row_len + i] = f32::from_bits(v[c]);
+    }
+}
+
+fn fill_default(rows: &mut [Lanes], groups: usize, integer: bool) {
+    let d = default_bits(integer);
+    for c in 0..4 {
+        rows[c * groups..(c + 1) * groups]
+            .iter_mut()
+            .for_each(|l| *l = Lanes::splat(f32::from_bits(d[c])));
+    }
+}
+
+/// Grows (never shrinks) a lane buffer to `n` registers.
+pub fn resize_lanes(v: &mut Vec<Lanes>, n: usize) {
+    if v.len() < n {
+        v.resize(n, Lanes::ZERO);
+    }
+    v.truncate(n);
+}
+
+/// A lane buffer as a flat float slice (`LANES` floats per register).
+#[inline]
+pub fn lanes_as_flat_mut(v: &mut [Lanes]) -> &mut [f32] {
+    wide::bytemuck::cast_slice_mut(v)
+}
+
+/// A lane buffer as a flat float slice.
+#[inline]
+pub fn lanes_as_flat(v: &[Lanes]) -> &[f32] {
+    wide::bytemuck::cast_slice(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strip_and_fan_orders_follow_draw() {
+        let last = Topology::new(PrimType::TriangleStrip, false);
+        assert_eq!(last.prim(0, 5).0, [0, 1, 2]);
+        assert_eq!(last.prim(1, 5).0, [2, 1, 3]);
+        let first = Topology::new(PrimType::TriangleStrip, true);
+        assert_eq!(first.prim(1, 5).0, [1, 3, 2]);
+        let fan_first = Topology::new(PrimType::TriangleFan, true);
+        assert_eq!(
+            fan_first.prim(0, 5).0,
+            [1, 2, 0],
+            "provoking = second vertex"
+        );
+        let quads = Topology::new(PrimType::Quads, true);
+        assert_eq!(quads.prim(0, 4).0, [0, 1, 2], "quads split along 0-2");
+        assert_eq!(quads.prim(0, 4).1, 3, "quads always provoke last");
+        assert_eq!(quads.prim(1, 4).0, [0, 2, 3]);
+        let poly_last = Topology::new(PrimType::Polygon, false);
+        assert_eq!(poly_last.prim(1, 5).0, [2, 3, 0]);
+        assert_eq!(poly_last.prim(1, 5).1, 0, "polygon provokes first");
+        assert_eq!(poly_last.prims_in_run(5), 3);
+        let lp = Topology::new(PrimType::LineLoop, false);
+        assert_eq!(lp.prims_in_run(4), 4);
+        assert_eq!(lp.prim(3, 4).0[..2], [3, 0]);
+        let tsa = Topology::new(PrimType::TriangleStripAdjacency, false);
+        assert_eq!(tsa.prims_in_run(8), 2);
+        assert_eq!(tsa.prim(1, 8).0, [4, 2, 6]);
+    }
+
+    #[test]
+    fn restart_splits_runs_before_bias() {
+        let idx: Vec<u8> = [0u16, 1, 2, 0xffff, 3, 4, 5, 0xffff]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        let mut runs = Vec::new();
+        let n = restart_runs(&idx, 0, 2, 0, 8, 0xffff, &mut runs);
+        assert_eq!(runs, vec![(0, 3), (4, 3)]);
+        assert_eq!(n, 2);
+        // Out-of-bounds indices read as zero, never panic.
+        assert_eq!(read_index(&idx, 0, 4, 1000), 0);
+        assert_eq!(read_index(&idx, u32::MAX, 4, u64::MAX / 8), 0);
+    }
+
+    #[test]
+    fn generic_decode_matches_formats() {
+        let d = Format::R16G16_UNORM.desc();
+        let v = decode_generic(d, &[0xff, 0xff, 0, 0x80]);
+        assert_eq!(f32::from_bits(v[0]), 1.0);
+        assert!((f32::from_bits(v[1]) - 32768.0 / 65535.0).abs() < 1e-7);
+        assert_eq!(f32::from_bits(v[3]), 1.0);
+        let d = Format::R8G8B8A8_SNORM.desc();
+        let v = decode_generic(d, &[0x80, 0x7f, 0, 0xff]);
+        assert_eq!(f32::from_bits(v[0]), -1.0);
+        assert_eq!(f32::from_bits(v[1]), 1.0);
+        let d = Format::R16G16B16A16_SINT.desc();
+        let v = decode_generic(d, &[0xff, 0xff, 2, 0, 0, 0, 0, 0]);
+        assert_eq!(v[0] as i32, -1);
+        assert_eq!(v[1], 2);
+        let d = Format::R10G10B10A2_UNORM.desc();
+        let v = decode_generic(d, &[0xff, 0x03, 0, 0xc0]);
+        assert_eq!(f32::from_bits(v[0]), 1.0);
+        assert_eq!(f32::from_bits(v[3]), 1.0);
+        let d = Format::R32G32B32_UINT.desc();
+        assert_eq!(decode_generic(d, &[0; 12])[3], 1, "integer 1 fills alpha");
+    }
+}

@@ -1,0 +1,176 @@
+//! Resource locking for a pass, and the shader-resource views built on it
+//! (the role of llvmpipe's `lp_setup_update_state` resource binding and
+//! `llvmpipe_resource_map` during a scene).
+//!
+//! A system locks every resource it reads or writes for the duration of its
+//! run, in one pass ordered by resource id (so two contexts sharing
+//! resources can never deadlock), reads and writes in the same order.  A
+//! resource that is both written (render target) and read (sampled) in the
+//! same pass is locked for writing and sampled from a snapshot taken at
+//! lock time, so shared slices never alias the bytes tile jobs write.
+
+use std::sync::Arc;
+
+use ferropipe_components::batch::StageResources;
+use ferropipe_components::resource::{PipeResource, ResourceRef, StorageRead, StorageWrite};
+use ferropipe_components::shader::{BoundTexture, ShaderResources};
+use ferropipe_components::state::SamplerState;
+
+enum Held<'a> {
+    Read(StorageRead<'a>),
+    Write {
+        _guard: StorageWrite<'a>,
+        ptr: *mut u8,
+        len: usize,
+        /// Bytes as they were when locked, for readers in the same pass.
+        snapshot: Option<Vec<u8>>,
+    },
+}
+
+/// The locks one system holds.
+pub struct LockSet<'a> {
+    /// Sorted by resource pointer for lookup.
+    held: Vec<(*const PipeResource, Held<'a>)>,
+}
+
+// SAFETY: shared access only hands out slices of read-locked (or snapshot)
+// bytes and raw target pointers; writing through those pointers is governed
+// by `merge::Targets`' contract (disjoint tiles under the held write lock).
+unsafe impl Sync for LockSet<'_> {}
+
+impl<'a> LockSet<'a> {
+    /// Locks `items` (`(resource, write)`), in resource-id order.
+    pub fn acquire(items: impl IntoIterator<Item = (&'a ResourceRef, bool)>) -> Self {
+        let mut list: Vec<(&'a ResourceRef, bool, bool)> = Vec::new();
+        for (r, w) in items {
+            list.push((r, w, !w));
+        }
+        list.sort_by_key(|(r, _, _)| (r.id, Arc::as_ptr(r) as usize));
+        // Merge duplicates: write wins, remember whether it is also read.
+        let mut merged: Vec<(&'a ResourceRef, bool, bool)> = Vec::with_capacity(list.len());
+        for (r, w, rd) in list {
+            if let Some(last) = merged.last_mut()
+                && Arc::ptr_eq(last.0, r)
+            {
+                last.1 |= w;
+                last.2 |= rd;
+                continue;
+            }
+            merged.push((r, w, rd));
+        }
+        let mut held = Vec::with_capacity(merged.len());
+        for (r, write, read) in merged {
+            let h = if write {
+                let mut g = r.storage.write();
+                let ptr = g.as_mut_ptr();
+                let len = g.len();
+                let snapshot = read.then(|| g.to_vec());
+                Held::Write {
+                    _guard: g,
+                    ptr,
+                    len,
+                    snapshot,
+                }
+            } else {
+                Held::Read(r.storage.read())
+            };
+            held.push((Arc::as_ptr(r), h));
+        }
+        held.sort_by_key(|(p, _)| *p as usize);
+        LockSet { held }
+    }
+
+    fn find(&self, r: &PipeResource) -> Option<&Held<'a>> {
+        let key = r as *const PipeResource as usize;
+        self.held
+            .binary_search_by_key(&key, |(p, _)| *p as usize)
+            .ok()
+            .map(|i| &self.held[i].1)
+    }
+
+    /// The bytes of a resource locked for reading (or its snapshot).
+    pub fn bytes(&self, r: &PipeResource) -> &[u8] {
+        match self.find(r) {
+            Some(Held::Read(g)) => g,
+            Some(Held::Write {
+                snapshot: Some(s), ..
+            }) => s,
+            _ => &[],
+        }
+    }
+
+    /// The memory of a resource locked for writing.
+    pub fn target(&self, r: &PipeResource) -> Option<(*mut u8, usize)> {
+        match self.find(r) {
+            Some(Held::Write { ptr, len, .. }) => Some((*ptr, *len)),
+            _ => None,
+        }
+    }
+}
+
+/// Resources a stage reads, for [`LockSet::acquire`].
+pub fn stage_resource_refs(s: &StageResources) -> impl Iterator<Item = (&ResourceRef, bool)> {
+    s.constant_buffers
+        .iter()
+        .filter_map(|c| c.buffer.as_ref())
+        .chain(s.sampler_views.iter().flatten().map(|v| &v.resource))
+        .map(|r| (r, false))
+}
+
+/// One stage's resources resolved to byte slices.
+pub struct PreparedStage<'a> {
+    constants: Vec<&'a [u8]>,
+    textures: Vec<Option<BoundTexture<'a>>>,
+    samplers: Vec<Option<&'a SamplerState>>,
+}
+
+impl<'a> PreparedStage<'a> {
+    pub fn new(s: &'a StageResources, locks: &'a LockSet<'a>) -> Self {
+        let constants = s
+            .constant_buffers
+            .iter()
+            .map(|c| {
+                if let Some(u) = &c.user_buffer {
+                    return &u[..];
+                }
+                let Some(buf) = &c.buffer else { return &[][..] };
+                let bytes = locks.bytes(buf);
+                let start = (c.buffer_offset as usize).min(bytes.len());
+                let end = if c.buffer_size == 0 {
+                    bytes.len()
+                } else {
+                    start
+                        .saturating_add(c.buffer_size as usize)
+                        .min(bytes.len())
+                };
+                &bytes[start..end]
+            })
+            .collect();
+        let textures = s
+            .sampler_views
+            .iter()
+            .map(|v| {
+                v.as_ref().map(|v| BoundTexture {
+                    view: &v.desc,
+                    layout: &v.resource.layout,
+                    resource_format: v.resource.templ.format,
+                    data: locks.bytes(&v.resource),
+                })
+            })
+            .collect();
+        let samplers = s.samplers.iter().map(|s| s.as_deref()).collect();
+        PreparedStage {
+            constants,
+            textures,
+            samplers,
+        }
+    }
+
+    pub fn resources(&self) -> ShaderResources<'_> {
+        ShaderResources {
+            constants: &self.constants,
+            textures: &self.textures,
+            samplers: &self.samplers,
+        }
+    }
+}

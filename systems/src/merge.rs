@@ -1,0 +1,996 @@
+//! Equivalent of llvmpipe's `lp_bld_depth.c` (depth, stencil, depth bounds),
+//! `lp_bld_alpha.c` and `lp_bld_blend.c` / `lp_bld_blend_aos.c` (blending,
+//! logic ops, colour masks) and the store half of `lp_state_fs.c`: the only
+//! stage that writes render targets.
+//!
+//! Everything works on one 4x2 fragment group (8 lanes, see `shader.rs`)
+//! at a time, with an 8-bit live-lane mask.  Order per group, as GL
+//! specifies: alpha test, stencil test, depth (+ bounds) test and writes,
+//! occlusion count, then per colour buffer blend or logic op, colour mask and
+//! store.  Raster calls [`depth_stencil_test`] itself when the state allows
+//! early depth; the function is the same.
+//!
+//! Render targets are accessed through raw pointers ([`Targets`]): the back
+//! end holds the resources' write locks for the whole pass and every tile
+//! job touches only its own 64x64 pixels, so the writes never alias.
+
+use ferropipe_components::batch::{ClearValue, StateBlock};
+use ferropipe_components::enums::{BlendFactor, BlendFunc, ClearFlags, Func, LogicOp, StencilOp};
+use ferropipe_components::format::{ChannelType, Format, FormatDesc, FormatKind};
+use ferropipe_components::pack;
+use ferropipe_components::shader::{FRAG_LANE_X, FRAG_LANE_Y, LANES, Lanes, Semantic, ShaderInfo};
+use ferropipe_components::state::{MAX_COLOR_BUFS, RtBlendState, StencilState};
+use ferropipe_components::view::Surface;
+
+// ---------------------------------------------------------------------------
+// Formats
+// ---------------------------------------------------------------------------
+
+/// How a colour buffer's pixels are read and written.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ColorFormat {
+    /// Four 8-bit unorm channels in some byte order (RGBA8, BGRA8, ... and
+    /// their sRGB variants): the fast path.  `byte[c]` is the byte holding
+    /// RGBA channel `c`, or 255 if absent (X channels read 1).
+    Unorm8x4 { byte: [u8; 4], srgb: bool },
+    /// Anything else the format table describes.
+    Generic(&'static FormatDesc),
+}
+
+impl ColorFormat {
+    /// The handling of `format`, or `None` if it cannot be a render target.
+    pub fn classify(format: Format) -> Option<ColorFormat> {
+        let d = format.desc();
+        if d.kind != FormatKind::Color {
+            return None;
+        }
+        match d.channel_type {
+            ChannelType::Uscaled | ChannelType::Sscaled | ChannelType::Void => return None,
+            _ => {}
+        }
+        if d.block_bytes == 4
+            && !d.packed
+            && d.channel_type == ChannelType::Unorm
+            && d.channel_bits == [8, 8, 8, 8]
+        {
+            let mut byte = [255u8; 4];
+            for (c, &s) in d.swizzle.iter().enumerate() {
+                if s < 4 {
+                    byte[c] = s;
+                }
+            }
+            return Some(ColorFormat::Unorm8x4 { byte, srgb: d.srgb });
+        }
+        Some(ColorFormat::Generic(d))
+    }
+
+    pub fn desc(&self, format: Format) -> &'static FormatDesc {
+        match self {
+            ColorFormat::Generic(d) => d,
+            _ => format.desc(),
+        }
+    }
+}
+
+/// How a depth/stencil buffer stores its values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DepthFormat {
+    Z16,
+    Z32Unorm,
+    Z32Float,
+    /// 32-bit word: depth bits `shift .. shift + 24`, stencil (if any) in
+    /// the other byte.
+    Z24 {
+        shift: u32,
+        stencil: bool,
+    },
+    Z32FloatS8,
+    S8,
+}
+
+impl DepthFormat {
+    pub fn classify(format: Format) -> Option<DepthFormat> {
+        Some(match format {
+            Format::Z16_UNORM => DepthFormat::Z16,
+            Format::Z32_UNORM => DepthFormat::Z32Unorm,
+            Format::Z32_FLOAT => DepthFormat::Z32Float,
+            Format::Z24_UNORM_S8_UINT => DepthFormat::Z24 {
+                shift: 0,
+                stencil: true,
+            },
+            Format::Z24X8_UNORM => DepthFormat::Z24 {
+                shift: 0,
+                stencil: false,
+            },
+            Format::S8_UINT_Z24_UNORM => DepthFormat::Z24 {
+                shift: 8,
+                stencil: true,
+            },
+            Format::X8Z24_UNORM => DepthFormat::Z24 {
+                shift: 8,
+                stencil: false,
+            },
+            Format::Z32_FLOAT_S8X24_UINT => DepthFormat::Z32FloatS8,
+            Format::S8_UINT => DepthFormat::S8,
+            _ => return None,
+        })
+    }
+
+    pub fn has_depth(self) -> bool {
+        self != DepthFormat::S8
+    }
+
+    pub fn has_stencil(self) -> bool {
+        matches!(
+            self,
+            DepthFormat::Z24 { stencil: true, .. } | DepthFormat::Z32FloatS8 | DepthFormat::S8
+        )
+    }
+
+    /// Bits of a unorm depth value (0 for float).
+    fn unorm_bits(self) -> u32 {
+        match self {
+            DepthFormat::Z16 => 16,
+            DepthFormat::Z24 { .. } => 24,
+            DepthFormat::Z32Unorm => 32,
+            _ => 0,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Targets
+// ---------------------------------------------------------------------------
+
+/// One bound colour or depth buffer as raw memory.
+#[derive(Clone, Copy, Debug)]
+pub struct TargetMemory {
+    pub ptr: *mut u8,
+    pub len: usize,
+    /// Byte offset of pixel (0, 0) of the surface's level and layer.
+    pub base: usize,
+    pub row_stride: usize,
+    pub bpp: usize,
+    /// Surface size: pixels outside are never touched.
+    pub width: u32,
+    pub height: u32,
+}
+
+impl TargetMemory {
+    /// Byte offset of pixel (x, y), or `None` outside the surface.
+    #[inline]
+    fn offset(&self, x: i32, y: i32) -> Option<usize> {
+        if x < 0 || y < 0 || x as u32 >= self.width || y as u32 >= self.height {
+            return None;
+        }
+        let o = self.base + y as usize * self.row_stride + x as usize * self.bpp;
+        (o + self.bpp <= self.len).then_some(o)
+    }
+
+    /// The bytes of pixel (x, y).
+    ///
+    /// # Safety
+    /// The caller must be the only one accessing this pixel (tile jobs own
+    /// disjoint pixels) while the memory's write lock is held.
+    #[inline]
+    unsafe fn pixel<'a>(self, x: i32, y: i32) -> Option<&'a mut [u8]> {
+        let o = self.offset(x, y)?;
+        // SAFETY: `offset` checked the range against `len`; exclusivity is
+        // the caller's contract (disjoint tiles under a held write lock).
+        Some(unsafe { std::slice::from_raw_parts_mut(self.ptr.add(o), self.bpp) })
+    }
+}
+
+/// A colour buffer target.
+#[derive(Clone, Copy, Debug)]
+pub struct ColorTarget {
+    pub mem: TargetMemory,
+    pub format: Format,
+    pub kind: ColorFormat,
+    /// Bytes of the pixel that hold any channel (see [`colormask_bytes`]).
+    pub full_mask: [u8; 16],
+}
+
+impl ColorTarget {
+    pub fn new(mem: TargetMemory, format: Format) -> Option<Self> {
+        Some(ColorTarget {
+            mem,
+            format,
+            kind: ColorFormat::classify(format)?,
+            full_mask: colormask_bytes(format.desc(), 0xf),
+        })
+    }
+}
+
+/// The depth/stencil target.
+#[derive(Clone, Copy, Debug)]
+pub struct DepthTarget {
+    pub mem: TargetMemory,
+    pub format: DepthFormat,
+}
+
+/// The framebuffer of a scene as raw memory (see the module docs).
+#[derive(Clone, Debug, Default)]
+pub struct Targets {
+    pub color: Vec<Option<ColorTarget>>,
+    pub depth: Option<DepthTarget>,
+}
+
+// SAFETY: the pointers reach render-target storage whose write locks the back
+// end holds while `Targets` is shared; tile jobs write disjoint pixels.
+unsafe impl Send for Targets {}
+// SAFETY: as above.
+unsafe impl Sync for Targets {}
+
+impl TargetMemory {
+    /// Describes `surface` inside memory `ptr`/`len` (from its write guard).
+    pub fn for_surface(surface: &Surface, ptr: *mut u8, len: usize) -> Option<TargetMemory> {
+        let res = &surface.resource;
+        let level = res.layout.levels.get(surface.desc.level as usize)?;
+        let layer = surface.desc.first_layer.min(level.depth.saturating_sub(1));
+        Some(TargetMemory {
+            ptr,
+            len,
+            base: level.offset + layer as usize * level.slice_stride,
+            row_stride: level.row_stride,
+            bpp: res.layout.bpp as usize,
+            width: level.width,
+            height: level.height,
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Plans
+// ---------------------------------------------------------------------------
+
+/// One face's stencil test, resolved.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StencilFace {
+    pub func: Func,
+    pub fail_op: StencilOp,
+    pub zfail_op: StencilOp,
+    pub zpass_op: StencilOp,
+    pub valuemask: u8,
+    pub writemask: u8,
+    pub reference: u8,
+}
+
+/// One colour buffer's merge.
+#[derive(Clone, Copy, Debug)]
+pub struct RtPlan {
+    /// FS output slot feeding the buffer (none: writes nothing).
+    pub slot: Option<usize>,
+    /// Second source for dual-source blending.
+    pub slot1: Option<usize>,
+    pub blend: RtBlendState,
+    /// Pure-integer format: no blending, values are bit patterns.
+    pub integer: bool,
+}
+
+/// The merge state of one state block.
+#[derive(Clone, Debug)]
+pub struct MergePlan {
+    /// Depth test function and write enable; `None` when the depth test is
+    /// off (GL: no depth writes either) or there is no depth buffer.
+    pub depth: Option<(Func, bool)>,
+    pub depth_bounds: Option<(f32, f32)>,
+    pub stencil_enabled: bool,
+    /// `[front, back]`.
+    pub stencil: [StencilFace; 2],
+    pub alpha_test: Option<(Func, f32)>,
+    pub rts: Vec<RtPlan>,
+    pub logicop: Option<LogicOp>,
+    pub clamp_fragment_color: bool,
+    pub blend_color: [f32; 4],
+    /// Clamp depth to the viewport range (`depth_clamp`).
+    pub depth_clamp: bool,
+}
+
+impl MergePlan {
+    pub fn new(block: &StateBlock, fs: &ShaderInfo) -> MergePlan {
+        let dsa = &*block.dsa;
+        let fb = &*block.framebuffer;
+        let zs = fb
+            .zsbuf
+            .as_ref()
+            .and_then(|s| DepthFormat::classify(s.desc.format));
+        let has_depth = zs.is_some_and(|f| f.has_depth());
+        let has_stencil = zs.is_some_and(|f| f.has_stencil());
+        let depth =
+            (dsa.depth_enabled && has_depth).then_some((dsa.depth_func, dsa.depth_writemask));
+        let depth_bounds = (dsa.depth_bounds_test && has_depth)
+            .then_some((dsa.depth_bounds_min, dsa.depth_bounds_max));
+        let face = |s: &StencilState, r: u8| StencilFace {
+            func: s.func,
+            fail_op: s.fail_op,
+            zfail_op: s.zfail_op,
+            zpass_op: s.zpass_op,
+            valuemask: s.valuemask,
+            writemask: s.writemask,
+            reference: r,
+        };
+        let refs = block.stencil_ref.ref_value;
+        let front = face(&dsa.stencil[0], refs[0]);
+        let back = if dsa.stencil[1].enabled {
+            face(&dsa.stencil[1], refs[1])
+        } else {
+            front
+        };
+        let stencil_enabled = dsa.stencil[0].enabled && has_stencil;
+        let alpha_test = dsa
+            .alpha_enabled
+            .then_some((dsa.alpha_func, dsa.alpha_ref_value));
+        let blend = &*block.blend;
+        let mut rts = Vec::with_capacity(fb.cbufs.len());
+        for (i, cb) in fb.cbufs.iter().enumerate().take(MAX_COLOR_BUFS) {
+            let color_slot = |src: u8| {
+                fs.outputs.iter().position(|o| {
+                    o.location as usize == i
+                        && o.blend_src == src
+                        && !matches!(
+                            o.semantic,
+                            Semantic::Depth | Semantic::SampleMask | Semantic::Position
+                        )
+                })
+            };
+            let integer = cb
+                .as_ref()
+                .is_some_and(|s| s.desc.format.desc().is_integer());
+            rts.push(RtPlan {
+                slot: color_slot(0),
+                slot1: if i == 0 { color_slot(1) } else { None },
+                blend: *blend.rt_state(i),
+                integer,
+            });
+        }
+        MergePlan {
+            depth,
+            depth_bounds,
+            stencil_enabled,
+            stencil: [front, back],
+            alpha_test,
+            rts,
+            logicop: blend.logicop_enable.then_some(blend.logicop_func),
+            clamp_fragment_color: block.rasterizer.clamp_fragment_color,
+            blend_color: block.blend_color.color,
+            depth_clamp: block.rasterizer.depth_clamp,
+        }
+    }
+
+    /// Whether a covered pixel's colour ends up independent of what the
+    /// buffers held before (no blending or logic op reading the
+    /// destination, every channel of every bound buffer written).
+    pub fn overwrites_color(&self) -> bool {
+        self.logicop.is_none_or(|op| op == LogicOp::Copy)
+            && self.rts.iter().all(|rt| {
+                rt.slot.is_some() && !rt.blend.blend_enable && rt.blend.colormask & 0xf == 0xf
+            })
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Depth and stencil
+// ---------------------------------------------------------------------------
+
+#[inline]
+fn stencil_op(op: StencilOp, s: u8, r: u8) -> u8 {
+    match op {
+        StencilOp::Keep => s,
+        StencilOp::Zero => 0,
+        StencilOp::Replace => r,
+        StencilOp::Incr => s.saturating_add(1),
+        StencilOp::Decr => s.saturating_sub(1),
+        StencilOp::IncrWrap => s.wrapping_add(1),
+        StencilOp::DecrWrap => s.wrapping_sub(1),
+        StencilOp::Invert => !s,
+    }
+}
+
+/// Converts a fragment depth to the buffer's representation for comparison
+/// (unorm formats: round(z * (2^n - 1)) of z clamped to [0, 1]).
+#[inline]
+fn depth_to_unorm(z: f32, bits: u32) -> u32 {
+    let max = ((1u64 << bits) - 1) as f64;
+    let z = if z.is_nan() { 0.0 } else { z.clamp(0.0, 1.0) };
+    (z as f64 * max).round_ties_even() as u32
+}
+
+/// Runs the stencil and depth (and bounds) tests of one group against the
+/// depth target and applies their writes.  `z` holds the fragments' depth
+/// (already clamped as the state requires).  Returns the surviving mask.
+#[allow(clippy::too_many_arguments)]
+pub fn depth_stencil_test(
+    plan: &MergePlan,
+    target: &DepthTarget,
+    gx: i32,
+    gy: i32,
+    z: &Lanes,
+    mask: u8,
+    front: bool,
+) -> u8 {
+    let fmt = target.format;
+    let zs = z.as_array();
+    let face = &plan.stencil[if front { 0 } else { 1 }];
+    let mut out = 0u8;
+    for l in 0..LANES {
+        if mask & (1 << l) == 0 {
+            continue;
+        }
+        let x = gx + FRAG_LANE_X[l] as i32;
+        let y = gy + FRAG_LANE_Y[l] as i32;
+        // SAFETY: tile jobs own disjoint pixels (module docs).
+        let Some(px) = (unsafe { target.mem.pixel(x, y) }) else {
+            continue;
+        };
+        let (stored_z, stored_s) = read_zs(fmt, px);
+        let zf = zs[l];
+        // Depth bounds compare the *stored* depth.
+        if let Some((lo, hi)) = plan.depth_bounds {
+            let dz = stored_depth_as_float(fmt, stored_z);
+            if !(dz >= lo && dz <= hi) {
+                continue;
+            }
+        }
+        let mut new_s = stored_s;
+        let mut pass = true;
+        if plan.stencil_enabled {
+            let r = face.reference & face.valuemask;
+            let v = stored_s & face.valuemask;
+            if !face.func.test(r, v) {
+                new_s = stencil_op(face.fail_op, stored_s, face.reference);
+                pass = false;
+            }
+        }
+        let mut new_z = None;
+        if pass {
+            if let Some((func, write)) = plan.depth {
+                let zpass = match fmt.unorm_bits() {
+                    0 => func.test(zf, f32::from_bits(stored_z)),
+                    bits => {
+                        let zi = depth_to_unorm(zf, bits);
+                        func.test(zi, stored_z)
+                    }
+                };
+                if zpass {
+                    if write {
+                        new_z = Some(match fmt.unorm_bits() {
+                            0 => zf.to_bits(),
+                            bits => depth_to_unorm(zf, bits),
+                        });
+                    }
+                    if plan.stencil_enabled {
+                        new_s = stencil_op(face.zpass_op, stored_s, face.reference);
+                    }
+                } else {
+                    pass = false;
+                    if plan.stencil_enabled {
+                        new_s = stencil_op(face.zfail_op, stored_s, face.reference);
+                    }
+                }
+            } else if plan.stencil_enabled {
+                new_s = stencil_op(face.zpass_op, stored_s, face.reference);
+            }
+        }
+        let s_write = if plan.stencil_enabled {
+            Some((stored_s & !face.writemask) | (new_s & face.writemask))
+        } else {
+            None
+        };
+        write_zs(fmt, px, new_z, s_write.filter(|&s| s != stored_s));
+        if pass {
+            out |= 1 << l;
+        }
+    }
+    out
+}
+
+/// (depth bits or f32 bits, stencil) of a stored pixel.
+#[inline]
+fn read_zs(fmt: DepthFormat, px: &[u8]) -> (u32, u8) {
+    let word = |o: usize| u32::from_le_bytes([px[o], px[o + 1], px[o + 2], px[o + 3]]);
+    match fmt {
+        DepthFormat::Z16 => (u16::from_le_bytes([px[0], px[1]]) as u32, 0),
+        DepthFormat::Z32Unorm | DepthFormat::Z32Float => (word(0), 0),
+        DepthFormat::Z24 { shift, stencil } => {
+            let w = word(0);
+            let z = (w >> shift) & 0xff_ffff;
+            let s = if stencil {
+                if shift == 0 { (w >> 24) as u8 } else { w as u8 }
+            } else {
+                0
+            };
+            (z, s)
+        }
+        DepthFormat::Z32FloatS8 => (word(0), px[4]),
+        DepthFormat::S8 => (0, px[0]),
+    }
+}
+
+#[inline]
+fn write_zs(fmt: DepthFormat, px: &mut [u8], z: Option<u32>, s: Option<u8>) {
+    if z.is_none() && s.is_none() {
+        return;
+    }
+    match fmt {
+        DepthFormat::Z16 => {
+            if let Some(z) = z {
+                px[..2].copy_from_slice(&(z as u16).to_le_bytes());
+            }
+        }
+        DepthFormat::Z32Unorm | DepthFormat::Z32Float => {
+            if let Some(z) = z {
+                px[..4].copy_from_slice(&z.to_le_bytes());
+            }
+        }
+        DepthFormat::Z24 { shift, stencil } => {
+            let mut w = u32::from_le_bytes([px[0], px[1], px[2], px[3]]);
+            if let Some(z) = z {
+                w = (w & !(0xff_ffff << shift)) | ((z & 0xff_ffff) << shift);
+            }
+            if let (Some(s), true) = (s, stencil) {
+                let sshift = if shift == 0 { 24 } else { 0 };
+                w = (w & !(0xff << sshift)) | ((s as u32) << sshift);
+            }
+            px[..4].copy_from_slice(&w.to_le_bytes());
+        }
+        DepthFormat::Z32FloatS8 => {
+            if let Some(z) = z {
+                px[..4].copy_from_slice(&z.to_le_bytes());
+            }
+            if let Some(s) = s {
+                px[4] = s;
+            }
+        }
+        DepthFormat::S8 => {
+            if let Some(s) = s {
+                px[0] = s;
+            }
+        }
+    }
+}
+
+fn stored_depth_as_float(fmt: DepthFormat, z: u32) -> f32 {
+    match fmt.unorm_bits() {
+        0 => f32::from_bits(z),
+        bits => (z as f64 / ((1u64 << bits) - 1) as f64) as f32,
+    }
+}
+
+/// Clears one tile's part of the depth/stencil target.
+pub fn clear_depth_stencil(
+    target: &DepthTarget,
+    rect: (i32, i32, i32, i32),
+    flags: ClearFlags,
+    v: &ClearValue,
+) {
+    let fmt = target.format;
+    let z = flags
+        .contains(ClearFlags::DEPTH)
+        .then(|| match fmt.unorm_bits() {
+            0 => (v.depth as f32).to_bits(),
+            bits => depth_to_unorm(v.depth as f32, bits),
+        });
+    let s = flags
+        .contains(ClearFlags::STENCIL)
+        .then_some(v.stencil as u8);
+    if z.is_none() && s.is_none() {
+        return;
+    }
+    for y in rect.1..rect.3 {
+        for x in rect.0..rect.2 {
+            // SAFETY: tile jobs own disjoint pixels (module docs).
+            if let Some(px) = unsafe { target.mem.pixel(x, y) } {
+                write_zs(fmt, px, z, s);
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Colour: pixel encode/decode
+// ---------------------------------------------------------------------------
+
+/// Bits of a pixel (little-endian bit string) holding RGBA channel `c` of
+/// `d`: `(offset, length)`, length 0 when the format lacks the channel.
+fn channel_bits(d: &FormatDesc, c: usize) -> (u32, u32) {
+    let s = d.swizzle[c];
+    if s > 3 {
+        return (0, 0);
+    }
+    let off: u32 = d.channel_bits[..s as usize].iter().map(|&b| b as u32).sum();
+    (off, d.channel_bits[s as usize] as u32)
+}
+
+/// Per-byte mask of the pixel bits the colour mask `colormask` (R=1, G=2,
+/// B=4, A=8) lets a store change.
+pub fn colormask_bytes(d: &FormatDesc, colormask: u8) -> [u8; 16] {
+    let mut m = [0u8; 16];
+    for c in 0..4 {
+        if colormask & (1 << c) == 0 {
+            continue;
+        }
+        let (off, len) = channel_bits(d, c);
+        for bit in off..(off + len).min(128) {
+            m[(bit / 8) as usize] |= 1 << (bit % 8);
+        }
+    }
+    m
+}
+
+/// Reads a pixel as RGBA values (float bits, or integer bits for integer
+/// formats); absent channels read 0 (alpha 1).
+pub fn read_color(kind: ColorFormat, format: Format, px: &[u8]) -> [u32; 4] {
+    match kind {
+        ColorFormat::Unorm8x4 { byte, srgb } => {
+            let srgb_table = pack::srgb8_to_linear();
+            let mut out = [0u32; 4];
+            for c in 0..4 {
+                out[c] = if byte[c] == 255 {
+                    if c == 3 { 1.0f32.to_bits() } else { 0 }
+                } else {
+                    let b = px[byte[c] as usize];
+                    if srgb && c < 3 {
+                        srgb_table[b as usize]
+                    } else {
+                        b as f32 * (1.0 / 255.0)
+                    }
+                    .to_bits()
+                };
+            }
+            out
+        }
+        ColorFormat::Generic(d) => match d.channel_type {
+            ChannelType::Uint => pack::unpack_rgba_u32(format, px),
+            ChannelType::Sint => pack::unpack_rgba_i32(format, px).map(|v| v as u32),
+            _ => pack::unpack_rgba_f32(format, px).map(f32::to_bits),
+        },
+    }
+}
+
+/// Unorm8 encoding of a float (`pack.rs` rules: clamp, round half to even).
+#[inline]
+fn unorm8(f: f32) -> u8 {
+    let f = if f > 0.0 { f.min(1.0) } else { 0.0 };
+    (f * 255.0).round_ties_even() as u8
+}
+
+/// Writes RGBA values (float bits, or integer bits for integer formats) to
+/// a pixel, changing only the channels `colormask` selects.  With
+/// `logicop`, the operation combines the encoded source and destination
+/// bits (bitwise, so per channel), as llvmpipe does on packed values.
+fn write_color(
+    target: &ColorTarget,
+    px: &mut [u8],
+    v: [u32; 4],
+    colormask: u8,
+    logicop: Option<LogicOp>,
+) {
+    if let (ColorFormat::Unorm8x4 { byte, srgb }, None) = (target.kind, logicop) {
+        for c in 0..4 {
+            if colormask & (1 << c) == 0 || byte[c] == 255 {
+                continue;
+            }
+            let f = f32::from_bits(v[c]);
+            let f = if srgb && c < 3 {
+                pack::linear_to_srgb(f)
+            } else {
+                f
+            };
+            px[byte[c] as usize] = unorm8(f);
+        }
+        return;
+    }
+    let bpp = px.len().min(16);
+    let mut tmp = [0u8; 16];
+    let format = target.format;
+    match format.desc().channel_type {
+        ChannelType::Uint => pack::pack_rgba_u32(format, v, &mut tmp[..bpp]),
+        ChannelType::Sint => pack::pack_rgba_i32(format, v.map(|x| x as i32), &mut tmp[..bpp]),
+        _ => pack::pack_rgba_f32(format, v.map(f32::from_bits), &mut tmp[..bpp]),
+    }
+    if let Some(op) = logicop {
+        for (t, d) in tmp[..bpp].iter_mut().zip(px.iter()) {
+            *t = op.apply(*t as u32, *d as u32) as u8;
+        }
+    }
+    let m = if colormask & 0xf == 0xf {
+        &target.full_mask
+    } else {
+        &colormask_bytes(format.desc(), colormask)
+    };
+    for i in 0..bpp {
+        px[i] = (tmp[i] & m[i]) | (px[i] & !m[i]);
+    }
+}
+
+/// Clears one tile's part of a colour buffer.
+pub fn clear_color(target: &ColorTarget, rect: (i32, i32, i32, i32), value: &ClearValue) {
+    let mut pixel = [0u8; 16];
+    let bpp = target.mem.bpp.min(16);
+    pack::pack_color_union(
+        target.format,
+        ferropipe_components::state::ColorUnion(value.color.map(f32::to_bits)),
+        &mut pixel[..bpp],
+    );
+    for y in rect.1..rect.3 {
+        let x0 = rect.0.max(0);
+        let x1 = rect.2.min(target.mem.width as i32);
+        if x0 >= x1 {
+            continue;
+        }
+        // SAFETY: tile jobs own disjoint pixels (module docs); the row span
+        // lies inside the surface (x clamped to its width, `pixel` checks y).
+        let Some(first) = (unsafe { target.mem.pixel(x0, y) }) else {
+            continue;
+        };
+        let row_ptr = first.as_mut_ptr();
+        let n = (x1 - x0) as usize;
+        if target.mem.offset(x1 - 1, y).is_none() {
+            continue;
+        }
+        // SAFETY: pixels x0..x1 of row y are inside the surface (checked
+        // above) and owned by this tile job.
+        let row = unsafe { std::slice::from_raw_parts_mut(row_ptr, n * target.mem.bpp) };
+        for p in row.chunks_exact_mut(target.mem.bpp) {
+            p.copy_from_slice(&pixel[..bpp]);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Blending
+// ---------------------------------------------------------------------------
+
+/// RGBA of 8 lanes.
+pub type Quad = [Lanes; 4];
+
+#[inline]
+fn factor(f: BlendFactor, c: usize, src: &Quad, src1: &Quad, dst: &Quad, cc: &Quad) -> Lanes {
+    let one = Lanes::ONE;
+    match f {
+        BlendFactor::One => one,
+        BlendFactor::Zero => Lanes::ZERO,
+        BlendFactor::SrcColor => src[c],
+        BlendFactor::SrcAlpha => src[3],
+        BlendFactor::DstColor => dst[c],
+        BlendFactor::DstAlpha => dst[3],
+        BlendFactor::SrcAlphaSaturate => {
+            if c == 3 {
+                one
+            } else {
+                src[3].min(one - dst[3])
+            }
+        }
+        BlendFactor::ConstColor => cc[c],
+        BlendFactor::ConstAlpha => cc[3],
+        BlendFactor::Src1Color => src1[c],
+        BlendFactor::Src1Alpha => src1[3],
+        BlendFactor::InvSrcColor => one - src[c],
+        BlendFactor::InvSrcAlpha => one - src[3],
+        BlendFactor::InvDstAlpha => one - dst[3],
+        BlendFactor::InvDstColor => one - dst[c],
+        BlendFactor::InvConstColor => one - cc[c],
+        BlendFactor::InvConstAlpha => one - cc[3],
+        BlendFactor::InvSrc1Color => one - src1[c],
+        BlendFactor::InvSrc1Alpha => one - src1[3],
+    }
+}
+
+#[inline]
+fn blend_func(f: BlendFunc, s: Lanes, sf: Lanes, d: Lanes, df: Lanes) -> Lanes {
+    match f {
+        BlendFunc::Add => s * sf + d * df,
+        BlendFunc::Subtract => s * sf - d * df,
+        BlendFunc::ReverseSubtract => d * df - s * sf,
+        BlendFunc::Min => s.min(d),
+        BlendFunc::Max => s.max(d),
+    }
+}
+
+/// Blends `src` over `dst` per `rt` (all four channels; the colour mask is
+/// applied at the store).
+pub fn blend(rt: &RtBlendState, src: &Quad, src1: &Quad, dst: &Quad, cc: &Quad) -> Quad {
+    let mut out = *dst;
+    for (c, o) in out.iter_mut().enumerate() {
+        let (func, sf, df) = if c < 3 {
+            (rt.rgb_func, rt.rgb_src_factor, rt.rgb_dst_factor)
+        } else {
+            (rt.alpha_func, rt.alpha_src_factor, rt.alpha_dst_factor)
+        };
+        let s = factor(sf, c, src, src1, dst, cc);
+        let d = factor(df, c, src, src1, dst, cc);
+        *o = blend_func(func, src[c], s, dst[c], d);
+    }
+    out
+}
+
+/// Per-colour-buffer data for merging one fragment group.
+pub struct GroupColors<'a> {
+    /// FS outputs, value-major (`[slot][comp][group]`).
+    pub outputs: &'a [Lanes],
+    /// Groups in the FS call.
+    pub groups: usize,
+    /// This group's index.
+    pub g: usize,
+}
+
+impl GroupColors<'_> {
+    #[inline]
+    fn quad(&self, slot: usize) -> Quad {
+        let at = |c: usize| self.outputs[(slot * 4 + c) * self.groups + self.g];
+        [at(0), at(1), at(2), at(3)]
+    }
+}
+
+/// Colour clamp to [0, 1] (`clamp_fragment_color`, unorm targets).
+#[inline]
+fn clamp01(q: &mut Quad) {
+    for l in q.iter_mut() {
+        *l = l.max(Lanes::ZERO).min(Lanes::ONE);
+    }
+}
+
+/// Applies the alpha test to a group; returns the surviving mask.
+pub fn alpha_test(plan: &MergePlan, colors: &GroupColors<'_>, mask: u8) -> u8 {
+    let Some((func, reference)) = plan.alpha_test else {
+        return mask;
+    };
+    let Some(slot) = plan.rts.first().and_then(|rt| rt.slot) else {
+        return mask;
+    };
+    let mut a = colors.quad(slot)[3];
+    if plan.clamp_fragment_color {
+        a = a.max(Lanes::ZERO).min(Lanes::ONE);
+    }
+    let a = a.as_array();
+    let mut out = 0;
+    for (l, &av) in a.iter().enumerate() {
+        if mask & (1 << l) != 0 && func.test(av, reference) {
+            out |= 1 << l;
+        }
+    }
+    out
+}
+
+/// Blends and stores one group's colours into every colour buffer.
+pub fn store_colors(
+    plan: &MergePlan,
+    targets: &Targets,
+    gx: i32,
+    gy: i32,
+    mask: u8,
+    colors: &GroupColors<'_>,
+) {
+    if mask == 0 {
+        return;
+    }
+    let cc = plan.blend_color.map(Lanes::splat);
+    for (i, rt) in plan.rts.iter().enumerate() {
+        let Some(slot) = rt.slot else { continue };
+        let Some(Some(target)) = targets.color.get(i) else {
+            continue;
+        };
+        let colormask = rt.blend.colormask & 0xf;
+        if colormask == 0 {
+            continue;
+        }
+        let mut src = colors.quad(slot);
+        let clamp = !rt.integer && (plan.clamp_fragment_color || target_is_unorm(target));
+        let mut src1 = rt.slot1.map_or([Lanes::ZERO; 4], |s| colors.quad(s));
+        if clamp {
+            clamp01(&mut src);
+            clamp01(&mut src1);
+        }
+        let blending = rt.blend.blend_enable && !rt.integer && plan.logicop.is_none();
+        let srcs = [
+            src[0].to_array(),
+            src[1].to_array(),
+            src[2].to_array(),
+            src[3].to_array(),
+        ];
+        let mut dst_q = [[0f32; LANES]; 4];
+        let mut pixels: [Option<&mut [u8]>; LANES] = Default::default();
+        for (l, p) in pixels.iter_mut().enumerate() {
+            if mask & (1 << l) == 0 {
+                continue;
+            }
+            let x = gx + FRAG_LANE_X[l] as i32;
+            let y = gy + FRAG_LANE_Y[l] as i32;
+            // SAFETY: tile jobs own disjoint pixels (module docs).
+            *p = unsafe { target.mem.pixel(x, y) };
+            if blending && let Some(px) = p.as_deref() {
+                let d = read_color(target.kind, target.format, px);
+                for c in 0..4 {
+                    dst_q[c][l] = f32::from_bits(d[c]);
+                }
+            }
+        }
+        let result: [[f32; LANES]; 4] = if blending {
+            let mut cc = cc;
+            let mut dst = dst_q.map(Lanes::new);
+            if clamp {
+                clamp01(&mut cc);
+                clamp01(&mut dst);
+            }
+            let r = blend(&rt.blend, &src, &src1, &dst, &cc);
+            r.map(|l| l.to_array())
+        } else {
+            srcs
+        };
+        for (l, p) in pixels.iter_mut().enumerate() {
+            if let Some(px) = p {
+                let v = [
+                    result[0][l].to_bits(),
+                    result[1][l].to_bits(),
+                    result[2][l].to_bits(),
+                    result[3][l].to_bits(),
+                ];
+                write_color(target, px, v, colormask, plan.logicop);
+            }
+        }
+    }
+}
+
+fn target_is_unorm(t: &ColorTarget) -> bool {
+    match t.kind {
+        ColorFormat::Unorm8x4 { .. } => true,
+        ColorFormat::Generic(d) => d.channel_type == ChannelType::Unorm,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stencil_ops_saturate_and_wrap() {
+        assert_eq!(stencil_op(StencilOp::Incr, 255, 0), 255);
+        assert_eq!(stencil_op(StencilOp::IncrWrap, 255, 0), 0);
+        assert_eq!(stencil_op(StencilOp::Decr, 0, 0), 0);
+        assert_eq!(stencil_op(StencilOp::DecrWrap, 0, 0), 255);
+        assert_eq!(stencil_op(StencilOp::Invert, 0x0f, 0), 0xf0);
+        assert_eq!(stencil_op(StencilOp::Replace, 3, 9), 9);
+    }
+
+    #[test]
+    fn generic_color_round_trip() {
+        let mem = TargetMemory {
+            ptr: std::ptr::null_mut(),
+            len: 0,
+            base: 0,
+            row_stride: 0,
+            bpp: 0,
+            width: 0,
+            height: 0,
+        };
+        for f in [
+            Format::B5G6R5_UNORM,
+            Format::R16G16B16A16_FLOAT,
+            Format::R10G10B10A2_UNORM,
+        ] {
+            let t = ColorTarget::new(mem, f).unwrap();
+            let mut px = [0u8; 16];
+            let bpp = f.desc().block_bytes as usize;
+            let v = [1.0f32, 0.0, 1.0, 1.0].map(f32::to_bits);
+            write_color(&t, &mut px[..bpp], v, 0xf, None);
+            assert_eq!(read_color(t.kind, f, &px[..bpp]), v, "{f}");
+            // The colour mask keeps the other channels' bits exactly.
+            let zero = [0.0f32; 4].map(f32::to_bits);
+            write_color(&t, &mut px[..bpp], zero, 0b0010, None);
+            assert_eq!(read_color(t.kind, f, &px[..bpp]), v, "{f} mask G");
+            write_color(&t, &mut px[..bpp], zero, 0b0001, None);
+            assert_eq!(f32::from_bits(read_color(t.kind, f, &px[..bpp])[0]), 0.0);
+        }
+        let t = ColorTarget::new(mem, Format::B8G8R8A8_UNORM).unwrap();
+        let mut px = [0u8; 4];
+        write_color(
+            &t,
+            &mut px,
+            [1.0f32, 0.5, 0.0, 1.0].map(f32::to_bits),
+            0xf,
+            None,
+        );
+        assert_eq!(px, [0, 128, 255, 255]);
+    }
+}

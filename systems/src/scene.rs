@@ -1,0 +1,716 @@
+//! Equivalent of llvmpipe's `lp_setup.c` scene management and `lp_scene.c`:
+//! executing a recorded scene.  The front end runs in *waves* of jobs (each
+//! job a run of primitives from one or more draws), the back end runs once
+//! the bins hold the whole scene or reach [`SCENE_BIN_BUDGET`], and then the
+//! front end carries on (llvmpipe's "flush and restart" when scene memory
+//! runs out).
+//!
+//! This file holds the scheduling glue: the [`SceneExecution`] resource, the
+//! wave planner, one system per pipeline stage (each parallel over the
+//! wave's jobs or the scene's tiles on the [`PipelineExecutor`]), and
+//! [`execute_scene`], the loop that runs the schedules.
+
+use std::sync::Arc;
+
+use bevy_ecs::prelude::*;
+use ferropipe_components::batch::{
+    BinnedJob, ClearValue, ClippedPrims, Command, DrawCounters, JobBins, Plane, RecordedScene,
+    SetupPrim, SetupPrims,
+};
+use ferropipe_components::draw::DrawInfo;
+use ferropipe_components::enums::ClearFlags;
+use ferropipe_components::resource::ResourceRef;
+
+use crate::bin::{BinScratch, TileGrid, bin_clear, bin_prims};
+use crate::clip::{ClipCounters, ClipScratch, clip_segment};
+use crate::derived::DerivedState;
+use crate::fetch::{
+    BufferView, IndexSource, JobPart, Segment, Topology, VertexDedup, assemble_part, fetch_segment,
+    restart_runs,
+};
+use crate::locks::{LockSet, PreparedStage, stage_resource_refs};
+use crate::merge::{ColorTarget, DepthFormat, DepthTarget, TargetMemory, Targets};
+use crate::pool::ExecutorRef;
+use crate::raster::{ScratchPool, TileContext, TileCount, TileScratch, rasterize_tile};
+use crate::setup::setup_prims;
+use crate::shade::shade_batch;
+
+/// Primitives per front-end job: enough to amortise per-job costs (a
+/// job's bins are scanned by every tile), few enough that a wave of jobs
+/// keeps every worker busy.
+pub const JOB_PRIMS: u32 = 2048;
+
+/// Binned data (set-up primitives, planes, bin entries) after which the
+/// back end runs mid-scene and the bins start over: bounds scene memory
+/// whatever the number of draws, like llvmpipe's `LP_SCENE_MAX_SIZE`.
+pub const SCENE_BIN_BUDGET: usize = 96 << 20;
+
+/// The worker pool the heavy systems split their work over.
+#[derive(Resource, Clone)]
+pub struct PipelineExecutor(pub ExecutorRef);
+
+/// A front-end job: its plan, then each stage's output.
+#[derive(Default)]
+pub struct FrontJob {
+    /// The primitive runs the job assembles, in order.
+    pub parts: Vec<JobPart>,
+    /// A clear job (no parts).
+    pub clear: Option<(ClearFlags, ClearValue)>,
+    /// Fetch → shade: assembled segments (only `used` are live).
+    pub segments: Vec<Segment>,
+    pub used: usize,
+    /// Clip → setup.
+    pub clipped: ClippedPrims,
+    /// Setup → bin → raster.
+    pub out: BinnedJob,
+    /// Per-command counters collected by the front end.
+    pub counters: Vec<(u32, DrawCounters)>,
+    dedup: VertexDedup,
+    clip_scratch: ClipScratch,
+    bin_scratch: BinScratch,
+}
+
+impl FrontJob {
+    fn reset(&mut self) {
+        self.parts.clear();
+        self.clear = None;
+        self.used = 0;
+        self.clipped.verts.clear();
+        self.clipped.prims.clear();
+        self.counters.clear();
+    }
+
+    fn count(&mut self, command: u32, f: impl FnOnce(&mut DrawCounters)) {
+        match self.counters.last_mut() {
+            Some((c, d)) if *c == command => f(d),
+            _ => {
+                let mut d = DrawCounters::default();
+                f(&mut d);
+                self.counters.push((command, d));
+            }
+        }
+    }
+}
+
+/// Where planning stands in the command stream.
+#[derive(Default)]
+struct Planner {
+    command: usize,
+    instance: u32,
+    run: usize,
+    prim: u32,
+    /// Restart runs of the current command (`(start, len)`).
+    runs: Vec<(u32, u32)>,
+    runs_for: Option<usize>,
+}
+
+/// State of the scene being executed (systems read and write it).
+#[derive(Resource, Default)]
+pub struct SceneExecution {
+    pub states: Vec<DerivedState>,
+    pub grid: TileGrid,
+    /// Per command: its samples are counted by an active query (its bin
+    /// entries may not be skipped).
+    pub counted: Vec<bool>,
+    /// The current wave.
+    pub wave: Vec<FrontJob>,
+    /// Jobs binned since the back end last ran, in submission order.
+    pub binned: Vec<BinnedJob>,
+    pub binned_bytes: usize,
+    /// All commands planned.
+    pub planned_all: bool,
+    /// Per-tile counts of the last back-end pass.
+    pub tile_counts: Vec<Vec<TileCount>>,
+    /// Per-command counters of the scene.
+    pub counters: Vec<DrawCounters>,
+    planner: Planner,
+    /// Spare jobs and binned buffers, reused across waves and scenes.
+    spare_jobs: Vec<FrontJob>,
+    spare_binned: Vec<BinnedJob>,
+    scratch: Arc<ScratchPool>,
+    /// Resources the front end reads (vertex and index buffers; VS).
+    vertex_resources: Vec<ResourceRef>,
+    vs_resources: Vec<ResourceRef>,
+    /// Resources the back end writes (targets) and reads (FS).
+    targets: Vec<ResourceRef>,
+    fs_resources: Vec<ResourceRef>,
+}
+
+impl SceneExecution {
+    /// Whether the front end has nothing left to do.
+    pub fn front_done(&self) -> bool {
+        self.planned_all && self.wave.is_empty()
+    }
+}
+
+/// Prepares `exec` for `scene`: derived state per block, the tile grid, the
+/// resource lists to lock.
+pub fn begin_scene(scene: &RecordedScene, exec: &mut SceneExecution, counted: &[bool]) {
+    exec.states.clear();
+    exec.states
+        .extend(scene.states.iter().map(|b| DerivedState::new(b.clone())));
+    let fb = scene.framebuffer.as_deref().cloned().unwrap_or_default();
+    exec.grid = TileGrid::new(fb.width, fb.height);
+    exec.counted.clear();
+    exec.counted.extend_from_slice(counted);
+    exec.counted.resize(scene.commands.len(), false);
+    exec.counters.clear();
+    exec.counters
+        .resize(scene.commands.len(), DrawCounters::default());
+    exec.planner = Planner::default();
+    exec.planned_all = scene.commands.is_empty();
+    exec.binned_bytes = 0;
+
+    let mut vr = Vec::new();
+    let mut vsr = Vec::new();
+    let mut fsr = Vec::new();
+    let mut seen_blocks: std::collections::HashSet<(usize, usize)> = Default::default();
+    for b in &scene.states {
+        if let Some(ib) = &b.index_buffer.buffer {
+            vr.push(ib.clone());
+        }
+        for vb in b.vertex_buffers.iter() {
+            if let Some(r) = &vb.buffer {
+                vr.push(r.clone());
+            }
+        }
+        for (stage, list) in [(&b.vs_resources, &mut vsr), (&b.fs_resources, &mut fsr)] {
+            let key = (
+                Arc::as_ptr(&stage.constant_buffers) as usize,
+                Arc::as_ptr(&stage.sampler_views) as usize,
+            );
+            if seen_blocks.insert(key) {
+                list.extend(stage_resource_refs(stage).map(|(r, _)| r.clone()));
+            }
+        }
+    }
+    dedup_refs(&mut vr);
+    dedup_refs(&mut vsr);
+    dedup_refs(&mut fsr);
+    exec.vertex_resources = vr;
+    exec.vs_resources = vsr;
+    exec.fs_resources = fsr;
+    let mut targets: Vec<ResourceRef> = fb
+        .cbufs
+        .iter()
+        .flatten()
+        .map(|s| s.resource.clone())
+        .chain(fb.zsbuf.iter().map(|s| s.resource.clone()))
+        .collect();
+    dedup_refs(&mut targets);
+    exec.targets = targets;
+}
+
+fn dedup_refs(v: &mut Vec<ResourceRef>) {
+    v.sort_by_key(|r| Arc::as_ptr(r) as usize);
+    v.dedup_by(|a, b| Arc::ptr_eq(a, b));
+}
+
+/// Forgets the scene's per-block state and releases resource references.
+pub fn end_scene(exec: &mut SceneExecution) {
+    exec.states.clear();
+    exec.vertex_resources.clear();
+    exec.vs_resources.clear();
+    exec.fs_resources.clear();
+    exec.targets.clear();
+    exec.planner = Planner::default();
+}
+
+// ---------------------------------------------------------------------------
+// Planning
+// ---------------------------------------------------------------------------
+
+/// Fills `job` from the planner's position; returns false when no command
+/// is left.
+fn plan_job(
+    scene: &RecordedScene,
+    states: &[DerivedState],
+    locks: &LockSet<'_>,
+    planner: &mut Planner,
+    counters: &mut [DrawCounters],
+    job: &mut FrontJob,
+) -> bool {
+    let mut prims_in_job = 0u32;
+    while planner.command < scene.commands.len() {
+        let ci = planner.command;
+        match &scene.commands[ci] {
+            Command::Clear { buffers, value } => {
+                if !job.parts.is_empty() {
+                    return true;
+                }
+                job.clear = Some((*buffers, *value));
+                planner.command += 1;
+                return true;
+            }
+            Command::Draw { state, info } => {
+                let ds = &states[*state as usize];
+                let topo = Topology::new(info.mode, ds.flatshade_first);
+                if planner.runs_for != Some(ci) {
+                    plan_runs(info, ds, locks, planner);
+                    planner.runs_for = Some(ci);
+                    planner.instance = 0;
+                    planner.run = 0;
+                    planner.prim = 0;
+                    let elems: u64 = planner.runs.iter().map(|r| r.1 as u64).sum();
+                    let prims: u64 = planner
+                        .runs
+                        .iter()
+                        .map(|r| topo.prims_in_run(r.1) as u64)
+                        .sum();
+                    let c = &mut counters[ci];
+                    c.ia_vertices += elems * info.instance_count as u64;
+                    c.ia_primitives += prims * info.instance_count as u64;
+                }
+                while planner.instance < info.instance_count {
+                    while planner.run < planner.runs.len() {
+                        let (rs, rl) = planner.runs[planner.run];
+                        let total = topo.prims_in_run(rl);
+                        if planner.prim < total {
+                            let take = (total - planner.prim).min(JOB_PRIMS - prims_in_job);
+                            job.parts.push(JobPart {
+                                command: ci as u32,
+                                state: *state,
+                                instance: planner.instance,
+                                run_start: rs,
+                                run_len: rl,
+                                first_prim: planner.prim,
+                                num_prims: take,
+                            });
+                            planner.prim += take;
+                            prims_in_job += take;
+                            if prims_in_job >= JOB_PRIMS {
+                                return true;
+                            }
+                        }
+                        planner.run += 1;
+                        planner.prim = 0;
+                    }
+                    planner.instance += 1;
+                    planner.run = 0;
+                }
+                planner.command += 1;
+            }
+        }
+    }
+    !job.parts.is_empty()
+}
+
+fn plan_runs(info: &DrawInfo, ds: &DerivedState, locks: &LockSet<'_>, planner: &mut Planner) {
+    planner.runs.clear();
+    if info.count == 0 || info.instance_count == 0 {
+        return;
+    }
+    if info.indexed && info.primitive_restart {
+        let ib = &ds.block.index_buffer;
+        let bytes = ib.buffer.as_deref().map_or(&[][..], |r| locks.bytes(r));
+        restart_runs(
+            bytes,
+            ib.offset,
+            ib.index_size,
+            info.start,
+            info.count,
+            info.restart_index,
+            &mut planner.runs,
+        );
+    } else {
+        planner.runs.push((0, info.count));
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Front-end systems
+// ---------------------------------------------------------------------------
+
+/// Runs `f(job)` for every job of the wave on the pool.
+fn for_each_job(exec: &ExecutorRef, wave: &mut [FrontJob], f: &(dyn Fn(&mut FrontJob) + Sync)) {
+    let cells: Vec<std::sync::Mutex<&mut FrontJob>> =
+        wave.iter_mut().map(std::sync::Mutex::new).collect();
+    exec.for_each(cells.len(), &|i| {
+        let mut job = cells[i].lock().unwrap_or_else(|e| e.into_inner());
+        f(&mut job);
+    });
+}
+
+/// Fetch: plans the next wave of jobs, then assembles primitives and
+/// fetches vertex attributes into SoA lanes, in parallel over jobs.
+pub fn fetch_vertices(
+    pool: Res<PipelineExecutor>,
+    scene: Res<RecordedScene>,
+    mut exec: ResMut<SceneExecution>,
+) {
+    ferropipe_profiling::scope!("fetch_vertices");
+    let exec = &mut *exec;
+    let resources = std::mem::take(&mut exec.vertex_resources);
+    {
+        let locks = LockSet::acquire(resources.iter().map(|r| (r, false)));
+        // Plan the wave.
+        let wave_jobs = (pool.0.threads() * 2).max(4);
+        while exec.wave.len() < wave_jobs && !exec.planned_all {
+            let mut job = exec.spare_jobs.pop().unwrap_or_default();
+            job.reset();
+            if plan_job(
+                &scene,
+                &exec.states,
+                &locks,
+                &mut exec.planner,
+                &mut exec.counters,
+                &mut job,
+            ) {
+                exec.wave.push(job);
+            } else {
+                exec.spare_jobs.push(job);
+            }
+            if exec.planner.command >= scene.commands.len() {
+                exec.planned_all = true;
+            }
+        }
+        let states = &exec.states;
+        let scene = &*scene;
+        let locks = &locks;
+        for_each_job(&pool.0, &mut exec.wave, &|job: &mut FrontJob| {
+            let FrontJob {
+                parts,
+                segments,
+                used,
+                dedup,
+                ..
+            } = job;
+            for part in parts.iter() {
+                let Command::Draw { info, .. } = &scene.commands[part.command as usize] else {
+                    continue;
+                };
+                let ds = &states[part.state as usize];
+                let topo = Topology::new(info.mode, ds.flatshade_first);
+                let ib = &ds.block.index_buffer;
+                let index = if info.indexed {
+                    Some(IndexSource {
+                        bytes: ib.buffer.as_deref().map_or(&[][..], |r| locks.bytes(r)),
+                        offset: ib.offset,
+                        size: ib.index_size,
+                    })
+                } else {
+                    None
+                };
+                let first_new = *used;
+                assemble_part(*part, info, topo, index, dedup, segments, used);
+                let buffers: Vec<BufferView<'_>> = ds
+                    .block
+                    .vertex_buffers
+                    .iter()
+                    .map(|vb| BufferView {
+                        bytes: vb.buffer.as_deref().map_or(&[][..], |r| locks.bytes(r)),
+                        stride: vb.stride,
+                        offset: vb.buffer_offset,
+                    })
+                    .collect();
+                for seg in &mut segments[first_new..*used] {
+                    fetch_segment(seg, info, &ds.fetch, &ds.vs_info, &buffers);
+                }
+            }
+        });
+    }
+    exec.vertex_resources = resources;
+}
+
+/// Shade: runs the vertex shader over every segment of the wave.
+pub fn shade_vertices(pool: Res<PipelineExecutor>, mut exec: ResMut<SceneExecution>) {
+    ferropipe_profiling::scope!("shade_vertices");
+    let exec = &mut *exec;
+    let resources = std::mem::take(&mut exec.vs_resources);
+    {
+        let locks = LockSet::acquire(resources.iter().map(|r| (r, false)));
+        let states = &exec.states;
+        let locks = &locks;
+        for_each_job(&pool.0, &mut exec.wave, &|job: &mut FrontJob| {
+            let mut prepared: Option<(u32, PreparedStage<'_>)> = None;
+            let n = job.used;
+            for si in 0..n {
+                let state = job.segments[si].part.state;
+                let ds = &states[state as usize];
+                if prepared.as_ref().is_none_or(|(s, _)| *s != state) {
+                    prepared = Some((state, PreparedStage::new(&ds.block.vs_resources, locks)));
+                }
+                let res = prepared
+                    .as_ref()
+                    .map(|(_, p)| p.resources())
+                    .unwrap_or_default();
+                let seg = &mut job.segments[si];
+                shade_batch(&mut seg.batch, ds, &res);
+                let cmd = seg.part.command;
+                let count = seg.batch.count as u64;
+                job.count(cmd, |c| c.vs_invocations += count);
+            }
+        });
+    }
+    exec.vs_resources = resources;
+}
+
+/// Clip: clips, culls trivially, applies the viewport, links attributes.
+pub fn clip_primitives(pool: Res<PipelineExecutor>, mut exec: ResMut<SceneExecution>) {
+    ferropipe_profiling::scope!("clip_primitives");
+    let exec = &mut *exec;
+    let states = &exec.states;
+    for_each_job(&pool.0, &mut exec.wave, &|job: &mut FrontJob| {
+        let FrontJob {
+            segments,
+            used,
+            clipped,
+            clip_scratch,
+            ..
+        } = job;
+        let mut counts: Vec<(u32, ClipCounters)> = Vec::new();
+        for seg in &segments[..*used] {
+            let ds = &states[seg.part.state as usize];
+            let mut c = ClipCounters::default();
+            clip_segment(
+                seg,
+                ds,
+                seg.part.command,
+                seg.part.state,
+                clipped,
+                clip_scratch,
+                &mut c,
+            );
+            counts.push((seg.part.command, c));
+        }
+        for (cmd, c) in counts {
+            job.count(cmd, |d| {
+                d.c_invocations += c.c_invocations;
+                d.c_primitives += c.c_primitives;
+            });
+        }
+    });
+}
+
+/// Setup: fixed-point edges and plane equations.
+pub fn setup_primitives(pool: Res<PipelineExecutor>, mut exec: ResMut<SceneExecution>) {
+    ferropipe_profiling::scope!("setup_primitives");
+    let exec = &mut *exec;
+    let states = &exec.states;
+    for_each_job(&pool.0, &mut exec.wave, &|job: &mut FrontJob| {
+        job.out.prims.prims.clear();
+        job.out.prims.planes.clear();
+        setup_prims(&job.clipped, states, &mut job.out.prims);
+    });
+}
+
+/// Bin: sorts each job's primitives into tiles, then hands the jobs to the
+/// back end in submission order.
+pub fn bin_primitives(pool: Res<PipelineExecutor>, mut exec: ResMut<SceneExecution>) {
+    ferropipe_profiling::scope!("bin_primitives");
+    let exec = &mut *exec;
+    let states = &exec.states;
+    let grid = exec.grid;
+    let counted = &exec.counted;
+    let opaque_clear = |buffers: ClearFlags| -> bool {
+        // A clear replaces everything only if it writes every attachment.
+        let fb = states
+            .first()
+            .map(|s| s.block.framebuffer.clone())
+            .unwrap_or_default();
+        let colors_ok =
+            fb.cbufs.iter().enumerate().all(|(i, c)| {
+                c.is_none() || buffers.bits() & (ClearFlags::COLOR0.bits() << i) != 0
+            });
+        let zs_ok = fb.zsbuf.as_ref().is_none_or(|z| {
+            let f = DepthFormat::classify(z.desc.format);
+            let need_d = f.is_some_and(|f| f.has_depth());
+            let need_s = f.is_some_and(|f| f.has_stencil());
+            (!need_d || buffers.contains(ClearFlags::DEPTH))
+                && (!need_s || buffers.contains(ClearFlags::STENCIL))
+        });
+        colors_ok && zs_ok
+    };
+    for_each_job(&pool.0, &mut exec.wave, &|job: &mut FrontJob| {
+        if let Some((buffers, value)) = job.clear {
+            job.out.prims.prims.clear();
+            job.out.prims.planes.clear();
+            bin_clear(
+                &grid,
+                buffers,
+                value,
+                opaque_clear(buffers),
+                &mut job.out.bins,
+            );
+            return;
+        }
+        let FrontJob {
+            out, bin_scratch, ..
+        } = job;
+        bin_prims(
+            &out.prims,
+            states,
+            &grid,
+            &|cmd| counted.get(cmd as usize).copied().unwrap_or(false),
+            bin_scratch,
+            &mut out.bins,
+        );
+    });
+    // Hand over in order.
+    for mut job in exec.wave.drain(..) {
+        for (cmd, c) in job.counters.drain(..) {
+            if let Some(d) = exec.counters.get_mut(cmd as usize) {
+                d.accumulate(&c);
+            }
+        }
+        let mut binned = exec.spare_binned.pop().unwrap_or_default();
+        std::mem::swap(&mut binned, &mut job.out);
+        exec.binned_bytes += binned_size(&binned);
+        exec.binned.push(binned);
+        exec.spare_jobs.push(job);
+    }
+}
+
+fn binned_size(b: &BinnedJob) -> usize {
+    b.prims.prims.len() * std::mem::size_of::<SetupPrim>()
+        + b.prims.planes.len() * std::mem::size_of::<Plane>()
+        + b.bins.entries.len() * 8
+        + b.bins.tile_start.len() * 4
+}
+
+// ---------------------------------------------------------------------------
+// Back-end systems
+// ---------------------------------------------------------------------------
+
+/// Raster (with fragment and merge fused per batch, see raster.rs): renders
+/// every tile of the scene in parallel.
+pub fn rasterize_tiles(
+    pool: Res<PipelineExecutor>,
+    scene: Res<RecordedScene>,
+    mut exec: ResMut<SceneExecution>,
+) {
+    ferropipe_profiling::scope!("rasterize_tiles");
+    let exec = &mut *exec;
+    if exec.binned.is_empty() {
+        return;
+    }
+    let Some(fb) = scene.framebuffer.clone() else {
+        return;
+    };
+    let targets_res = std::mem::take(&mut exec.targets);
+    let fs_res = std::mem::take(&mut exec.fs_resources);
+    {
+        let locks = LockSet::acquire(
+            targets_res
+                .iter()
+                .map(|r| (r, true))
+                .chain(fs_res.iter().map(|r| (r, false))),
+        );
+        let mut targets = Targets::default();
+        for cb in &fb.cbufs {
+            targets.color.push(cb.as_ref().and_then(|s| {
+                let (ptr, len) = locks.target(&s.resource)?;
+                ColorTarget::new(TargetMemory::for_surface(s, ptr, len)?, s.desc.format)
+            }));
+        }
+        targets.depth = fb.zsbuf.as_ref().and_then(|s| {
+            let (ptr, len) = locks.target(&s.resource)?;
+            Some(DepthTarget {
+                mem: TargetMemory::for_surface(s, ptr, len)?,
+                format: DepthFormat::classify(s.desc.format)?,
+            })
+        });
+        let prepared: Vec<PreparedStage<'_>> = exec
+            .states
+            .iter()
+            .map(|ds| PreparedStage::new(&ds.block.fs_resources, &locks))
+            .collect();
+        let fs_resources: Vec<_> = prepared.iter().map(|p| p.resources()).collect();
+        let ctx = TileContext {
+            grid: exec.grid,
+            jobs: &exec.binned,
+            states: &exec.states,
+            targets: &targets,
+            fs_resources: &fs_resources,
+        };
+        let n = exec.grid.tiles();
+        exec.tile_counts.resize_with(n, Vec::new);
+        let slots: Vec<std::sync::Mutex<&mut Vec<TileCount>>> = exec
+            .tile_counts
+            .iter_mut()
+            .map(std::sync::Mutex::new)
+            .collect();
+        let pool_scratch = exec.scratch.clone();
+        pool.0.for_each(n, &|t| {
+            ferropipe_profiling::scope!("rasterize_tile");
+            let mut scratch: TileScratch = pool_scratch.take();
+            let mut stats = slots[t].lock().unwrap_or_else(|e| e.into_inner());
+            stats.clear();
+            rasterize_tile(&ctx, t, &mut scratch, &mut stats);
+            pool_scratch.give(scratch);
+        });
+    }
+    exec.targets = targets_res;
+    exec.fs_resources = fs_res;
+}
+
+/// Fragment: attributes the tile pass's fragment-shader invocations to
+/// their commands (`ps_invocations`).
+pub fn reduce_fragment_counts(mut exec: ResMut<SceneExecution>) {
+    let exec = &mut *exec;
+    for tile in &exec.tile_counts {
+        for c in tile {
+            if let Some(d) = exec.counters.get_mut(c.command as usize) {
+                d.ps_invocations += c.ps_invocations;
+            }
+        }
+    }
+}
+
+/// Merge: attributes passed samples (occlusion) to their commands, and
+/// recycles the bins for the rest of the scene.
+pub fn reduce_merge_counts(mut exec: ResMut<SceneExecution>) {
+    let exec = &mut *exec;
+    for tile in &mut exec.tile_counts {
+        for c in tile.iter() {
+            if let Some(d) = exec.counters.get_mut(c.command as usize) {
+                d.samples_passed += c.samples_passed;
+            }
+        }
+        tile.clear();
+    }
+    let binned = std::mem::take(&mut exec.binned);
+    exec.spare_binned.extend(binned);
+    exec.binned_bytes = 0;
+}
+
+/// Runs a recorded scene: front-end waves until the bins are full or the
+/// scene is exhausted, then the back end, until done.  `counted[i]` marks
+/// commands whose samples an active query counts.  Counters end up in
+/// `RecordedScene::counters`.
+pub fn execute_scene(world: &mut World, counted: &[bool]) {
+    ferropipe_profiling::scope!("execute_scene");
+    if world.resource::<RecordedScene>().is_empty() {
+        return;
+    }
+    world.resource_scope(|world, mut exec: Mut<SceneExecution>| {
+        let scene = world.resource::<RecordedScene>();
+        begin_scene(scene, &mut exec, counted);
+    });
+    loop {
+        world.run_schedule(crate::FrontEnd);
+        let (done, full) = {
+            let e = world.resource::<SceneExecution>();
+            (e.front_done(), e.binned_bytes >= SCENE_BIN_BUDGET)
+        };
+        if done || full {
+            world.run_schedule(crate::BackEnd);
+        }
+        if done {
+            break;
+        }
+    }
+    world.resource_scope(|world, mut exec: Mut<SceneExecution>| {
+        let mut scene = world.resource_mut::<RecordedScene>();
+        scene.counters = std::mem::take(&mut exec.counters);
+        end_scene(&mut exec);
+    });
+}
+
+#[allow(dead_code)]
+fn _assert_send() {
+    fn is_send<T: Send>() {}
+    is_send::<FrontJob>();
+    is_send::<JobBins>();
+    is_send::<SetupPrims>();
+}

@@ -1,0 +1,844 @@
+//! Equivalent of llvmpipe's `lp_setup_tri.c`, `lp_setup_line.c` and
+//! `lp_setup_point.c` (with the coefficient math of `lp_state_setup.c`):
+//! fixed-point snapping, culling, edge functions with exact fill-rule
+//! tie-breaking, bounding boxes, and the plane equations of depth, 1/w and
+//! every fragment-shader input.
+//!
+//! # Fixed point and edge functions
+//! Window positions, minus the pixel-centre offset (0.5 with
+//! `half_pixel_center`), are rounded (ties to even, as SSE's `cvtps2dq`) to
+//! [`FIXED_ORDER`] = 8 sub-pixel bits.  Pixel `(px, py)`'s sample then sits at
+//! the fixed-point point `(256 px, 256 py)`.
+//!
+//! For an edge from `(xa, ya)` to `(xb, yb)` of a counter-clockwise (in
+//! window space, y down) primitive, llvmpipe evaluates
+//! `V = c - dcdx * 256 px + dcdy * 256 py` with `dcdx = ya - yb`,
+//! `dcdy = xa - xb`, `c = dcdx * xa - dcdy * ya`, and a pixel is inside iff
+//! `V > 0`.  Ties (a sample exactly on the edge) are broken by adding 1 to
+//! `c` for left edges (`dcdx < 0`) and, for horizontal edges, for top edges
+//! (`dcdy > 0`) under the top-left rule or bottom edges (`dcdy < 0`) under
+//! `bottom_edge_rule`.
+//!
+//! Since `256 (-dcdx px + dcdy py)` is a multiple of 256, `V > 0` is exactly
+//! `E = ceil(c / 256) + a px + b py > 0` with `a = -dcdx`, `b = dcdy` — the
+//! form stored in [`SetupPrim`].  With positions inside the guard band
+//! (|x| <= 2^14 px, so deltas < 2^23 fixed units), `E` over any 64x64 tile a
+//! partially-covering edge crosses stays below 2^31: the raster stage works
+//! in `i32` lanes, after narrowing `c` at tile (bin.rs) and block level.
+//!
+//! # Plane equations
+//! Attributes use the same convention as llvmpipe: perspective-correct
+//! inputs are planes of `a / w` divided per pixel by the plane of `1 / w`;
+//! linear inputs are planes of `a`; flat inputs take the provoking vertex's
+//! value.  Gradients are computed from the snapped positions, so they agree
+//! with the coverage and never divide by a zero area.
+
+use ferropipe_components::batch::{
+    ClippedPrim, ClippedPrims, FIXED_ONE, FIXED_ORDER, GUARD_BAND, MAX_EDGES, Plane, PrimKind,
+    SetupPrim, SetupPrims,
+};
+use ferropipe_components::enums::{Face, SpriteCoordMode};
+use ferropipe_components::shader::Interpolation;
+
+use crate::derived::{DerivedState, FsInputSource, Rect};
+
+/// Largest point size (llvmpipe's `LP_MAX_POINT_WIDTH`).
+pub const MAX_POINT_WIDTH: f32 = 255.0;
+
+/// Rounds to the nearest integer, ties to even (SSE `cvtps2dq`), clamped to
+/// the guard band so degenerate inputs can never overflow later math.
+#[inline]
+pub fn snap(v: f32) -> i32 {
+    const LIMIT: f32 = (GUARD_BAND + 2.0) * FIXED_ONE as f32;
+    let s = (v * FIXED_ONE as f32).round_ties_even();
+    if s.is_nan() {
+        0
+    } else {
+        s.clamp(-LIMIT, LIMIT) as i32
+    }
+}
+
+/// `ceil(c / 256)` for the reduced edge form.
+#[inline]
+fn ceil_fixed(c: i64) -> i64 {
+    (c + (FIXED_ONE as i64 - 1)) >> FIXED_ORDER
+}
+
+/// Edge function (reduced form `(a, b, c)`) of the edge from `(xa, ya)` to
+/// `(xb, yb)` of a counter-clockwise primitive, with the fill-rule bias.
+#[inline]
+pub fn edge(xa: i32, ya: i32, xb: i32, yb: i32, bottom_edge_rule: bool) -> (i32, i32, i64) {
+    let dcdx = ya - yb;
+    let dcdy = xa - xb;
+    let mut c = dcdx as i64 * xa as i64 - dcdy as i64 * ya as i64;
+    let include = if dcdx < 0 {
+        true
+    } else if dcdx == 0 {
+        if bottom_edge_rule { dcdy < 0 } else { dcdy > 0 }
+    } else {
+        false
+    };
+    if include {
+        c += 1;
+    }
+    (-dcdx, dcdy, ceil_fixed(c))
+}
+
+/// Sets up every primitive of `clipped` into `out`.
+pub fn setup_prims(clipped: &ClippedPrims, states: &[DerivedState], out: &mut SetupPrims) {
+    for prim in &clipped.prims {
+        let ds = &states[prim.state as usize];
+        if ds.rasterizer_discard {
+            continue;
+        }
+        match prim.kind {
+            PrimKind::Triangle => setup_triangle(clipped, prim, ds, out),
+            PrimKind::Line => setup_line(clipped, prim, ds, out),
+            PrimKind::Point => setup_point(clipped, prim, ds, out),
+        }
+    }
+}
+
+#[inline]
+fn vertex(clipped: &ClippedPrims, i: u32) -> &[f32] {
+    let s = clipped.stride;
+    &clipped.verts[i as usize * s..(i as usize + 1) * s]
+}
+
+/// Gradients of a triangle in the offset pixel space.
+struct TriGrad {
+    x0: f32,
+    y0: f32,
+    e1x: f32,
+    e1y: f32,
+    e2x: f32,
+    e2y: f32,
+    inv_det: f32,
+    ref_x: f32,
+    ref_y: f32,
+}
+
+impl TriGrad {
+    #[inline]
+    fn plane(&self, a: [f32; 3]) -> Plane {
+        let d1 = a[1] - a[0];
+        let d2 = a[2] - a[0];
+        let dadx = (d1 * self.e2y - d2 * self.e1y) * self.inv_det;
+        let dady = (d2 * self.e1x - d1 * self.e2x) * self.inv_det;
+        Plane {
+            a0: a[0] + dadx * (self.ref_x - self.x0) + dady * (self.ref_y - self.y0),
+            dadx,
+            dady,
+        }
+    }
+}
+
+fn clip_bbox(ds: &DerivedState, viewport: u8, r: Rect) -> Rect {
+    ds.draw_regions[viewport as usize].intersect(&r)
+}
+
+fn clip_tri_bbox(ds: &DerivedState, viewport: u8, r: Rect) -> Rect {
+    ds.tri_regions[viewport as usize].intersect(&r)
+}
+
+/// A set-up record for `prim` over `bbox`, with `edges` filled in and its
+/// planes starting at the next plane of `out`.
+fn new_prim(
+    prim: &ClippedPrim,
+    kind: PrimKind,
+    front_facing: bool,
+    bbox: &Rect,
+    edges: &[(i32, i32, i64)],
+    out: &SetupPrims,
+) -> SetupPrim {
+    let mut sp = SetupPrim {
+        num_edges: edges.len() as u8,
+        kind,
+        front_facing,
+        viewport: prim.viewport,
+        x0: bbox.x0,
+        y0: bbox.y0,
+        x1: bbox.x1,
+        y1: bbox.y1,
+        ref_x: bbox.x0,
+        ref_y: bbox.y0,
+        state: prim.state,
+        command: prim.command,
+        planes: out.planes.len() as u32,
+        ..Default::default()
+    };
+    for (i, &(a, b, c)) in edges.iter().enumerate().take(MAX_EDGES) {
+        sp.a[i] = a;
+        sp.b[i] = b;
+        sp.c[i] = c;
+    }
+    sp
+}
+
+/// The edges of the closed counter-clockwise polygon `(x[i], y[i])`.
+fn polygon_edges<const N: usize>(
+    x: &[i32; N],
+    y: &[i32; N],
+    bottom_edge_rule: bool,
+) -> [(i32, i32, i64); N] {
+    std::array::from_fn(|i| {
+        let j = (i + 1) % N;
+        edge(x[i], y[i], x[j], y[j], bottom_edge_rule)
+    })
+}
+
+fn setup_triangle(
+    clipped: &ClippedPrims,
+    prim: &ClippedPrim,
+    ds: &DerivedState,
+    out: &mut SetupPrims,
+) {
+    let off = ds.pixel_offset;
+    let mut vi = prim.v;
+    let mut x = [0i32; 3];
+    let mut y = [0i32; 3];
+    for k in 0..3 {
+        let v = vertex(clipped, vi[k]);
+        x[k] = snap(v[0] - off);
+        y[k] = snap(v[1] - off);
+    }
+    let dx01 = (x[0] - x[1]) as i64;
+    let dy01 = (y[0] - y[1]) as i64;
+    let dx20 = (x[2] - x[0]) as i64;
+    let dy20 = (y[2] - y[0]) as i64;
+    let area = dx01 * dy20 - dx20 * dy01;
+    if area == 0 {
+        return;
+    }
+    let ccw = area > 0;
+    let front = ccw == ds.front_ccw;
+    let culled = match ds.cull_face {
+        Face::None => false,
+        Face::Front => front,
+        Face::Back => !front,
+        Face::FrontAndBack => true,
+    };
+    if culled {
+        return;
+    }
+    if !ccw {
+        // Make the triangle counter-clockwise, keeping the provoking
+        // vertex's position (llvmpipe's rotate_fixed_position_*).
+        let (i, j) = if ds.flatshade_first { (1, 2) } else { (0, 1) };
+        vi.swap(i, j);
+        x.swap(i, j);
+        y.swap(i, j);
+    }
+
+    // Bounding box (llvmpipe's rounding; y depends on the fill convention).
+    let adj = ds.bottom_edge_rule as i32;
+    let bb = Rect {
+        x0: x.iter().min().copied().unwrap_or(0) >> FIXED_ORDER,
+        y0: (y.iter().min().copied().unwrap_or(0) + adj) >> FIXED_ORDER,
+        x1: ((x.iter().max().copied().unwrap_or(0) - 1) >> FIXED_ORDER) + 1,
+        y1: ((y.iter().max().copied().unwrap_or(0) - 1 + adj) >> FIXED_ORDER) + 1,
+    };
+    let bbox = clip_tri_bbox(ds, prim.viewport, bb);
+    if bbox.is_empty() {
+        return;
+    }
+
+    let edges = polygon_edges(&x, &y, ds.bottom_edge_rule);
+    let sp = new_prim(prim, PrimKind::Triangle, front, &bbox, &edges, out);
+
+    let v = [
+        vertex(clipped, vi[0]),
+        vertex(clipped, vi[1]),
+        vertex(clipped, vi[2]),
+    ];
+    // Gradients from the unsnapped positions, as llvmpipe's setup does (on
+    // steep clipped triangles snapping would move depth by ~1/512 px worth
+    // of gradient).  A float area that degenerates where the fixed-point
+    // one does not falls back to the snapped positions.
+    let fx = |k: usize| v[k][0] - off;
+    let fy = |k: usize| v[k][1] - off;
+    let (mut e1x, mut e1y, mut e2x, mut e2y) =
+        (fx(1) - fx(0), fy(1) - fy(0), fx(2) - fx(0), fy(2) - fy(0));
+    let mut det = e1x * e2y - e2x * e1y;
+    let (mut x0f, mut y0f) = (fx(0), fy(0));
+    if det == 0.0 || !det.is_finite() {
+        let one = 1.0 / FIXED_ONE as f32;
+        let sx = |k: usize| x[k] as f32 * one;
+        let sy = |k: usize| y[k] as f32 * one;
+        (e1x, e1y, e2x, e2y) = (sx(1) - sx(0), sy(1) - sy(0), sx(2) - sx(0), sy(2) - sy(0));
+        let det_fixed = (x[1] - x[0]) as i64 * (y[2] - y[0]) as i64
+            - (x[2] - x[0]) as i64 * (y[1] - y[0]) as i64;
+        det = (det_fixed as f64 / 65536.0) as f32;
+        (x0f, y0f) = (sx(0), sy(0));
+    }
+    let g = TriGrad {
+        x0: x0f,
+        y0: y0f,
+        e1x,
+        e1y,
+        e2x,
+        e2y,
+        inv_det: 1.0 / det,
+        ref_x: bbox.x0 as f32,
+        ref_y: bbox.y0 as f32,
+    };
+    let pv = vertex(clipped, prim.provoking);
+    // Depth, 1/w.
+    out.planes.push(g.plane([v[0][2], v[1][2], v[2][2]]));
+    out.planes.push(g.plane([v[0][3], v[1][3], v[2][3]]));
+    for src in &ds.fs_inputs {
+        match *src {
+            FsInputSource::Attr {
+                front: fa,
+                back,
+                interp,
+                ..
+            } => {
+                let attr = if front { fa } else { back };
+                let o = 4 + 4 * attr;
+                for c in 0..4 {
+                    let p = match interp {
+                        Interpolation::Flat => Plane {
+                            a0: pv[o + c],
+                            dadx: 0.0,
+                            dady: 0.0,
+                        },
+                        Interpolation::Linear => g.plane([v[0][o + c], v[1][o + c], v[2][o + c]]),
+                        Interpolation::Perspective => g.plane([
+                            v[0][o + c] * v[0][3],
+                            v[1][o + c] * v[1][3],
+                            v[2][o + c] * v[2][3],
+                        ]),
+                    };
+                    out.planes.push(p);
+                }
+            }
+            FsInputSource::PointCoord { .. } => {
+                out.planes.extend_from_slice(&[Plane::default(); 4]);
+            }
+            _ => {}
+        }
+    }
+    out.prims.push(sp);
+}
+
+/// Pushes the planes of a primitive whose attributes vary along one axis
+/// (lines) or not at all (points): `grad(a1, a2) -> (dadx, dady)` and the
+/// origin vertex `(ox, oy)` in the offset space.
+#[allow(clippy::too_many_arguments)]
+fn push_axis_planes(
+    ds: &DerivedState,
+    out: &mut SetupPrims,
+    v1: &[f32],
+    v2: &[f32],
+    pv: &[f32],
+    origin: (f32, f32),
+    reference: (i32, i32),
+    grad: &dyn Fn(f32, f32) -> (f32, f32),
+    sprite: Option<(f32, f32, f32)>,
+) {
+    let plane = |a1: f32, a2: f32| -> Plane {
+        let (dadx, dady) = grad(a1, a2);
+        Plane {
+            a0: a1
+                + dadx * (reference.0 as f32 - origin.0)
+                + dady * (reference.1 as f32 - origin.1),
+            dadx,
+            dady,
+        }
+    };
+    out.planes.push(plane(v1[2], v2[2]));
+    out.planes.push(plane(v1[3], v2[3]));
+    let sprite_enable = ds.block.rasterizer.sprite_coord_enable;
+    for src in &ds.fs_inputs {
+        match *src {
+            FsInputSource::Attr {
+                front,
+                interp,
+                sprite: sprite_bit,
+                ..
+            } => {
+                let o = 4 + 4 * front;
+                if let (Some(sc), Some(bit)) = (sprite, sprite_bit)
+                    && sprite_enable & (1 << bit) != 0
+                {
+                    let persp = interp == Interpolation::Perspective;
+                    push_sprite_planes(ds, out, sc, reference, persp, v1[3]);
+                    continue;
+                }
+                for c in 0..4 {
+                    let p = match interp {
+                        Interpolation::Flat => Plane {
+                            a0: pv[o + c],
+                            dadx: 0.0,
+                            dady: 0.0,
+                        },
+                        Interpolation::Linear => plane(v1[o + c], v2[o + c]),
+                        Interpolation::Perspective => plane(v1[o + c] * v1[3], v2[o + c] * v2[3]),
+                    };
+                    out.planes.push(p);
+                }
+            }
+            FsInputSource::PointCoord { .. } => match sprite {
+                Some(sc) => push_sprite_planes(ds, out, sc, reference, false, 1.0),
+                None => out.planes.extend_from_slice(&[Plane::default(); 4]),
+            },
+            _ => {}
+        }
+    }
+}
+
+/// Point-sprite coordinates (s, t, 0, 1) over a point: `sc` is the point's
+/// centre (offset space) and its width in pixels; s runs 0..1 left to right,
+/// t top to bottom (`UPPER_LEFT`) or bottom to top.
+fn push_sprite_planes(
+    ds: &DerivedState,
+    out: &mut SetupPrims,
+    sc: (f32, f32, f32),
+    reference: (i32, i32),
+    perspective: bool,
+    w0: f32,
+) {
+    let (cx, cy, width) = sc;
+    let d = 1.0 / width;
+    let dady = if ds.block.rasterizer.sprite_coord_mode == SpriteCoordMode::LowerLeft {
+        -d
+    } else {
+        d
+    };
+    let m = if perspective { w0 } else { 1.0 };
+    let s = Plane {
+        a0: (0.5 + d * (reference.0 as f32 - cx)) * m,
+        dadx: d * m,
+        dady: 0.0,
+    };
+    let t = Plane {
+        a0: (0.5 + dady * (reference.1 as f32 - cy)) * m,
+        dadx: 0.0,
+        dady: dady * m,
+    };
+    out.planes.push(s);
+    out.planes.push(t);
+    out.planes.push(Plane::default());
+    out.planes.push(Plane {
+        a0: m,
+        dadx: 0.0,
+        dady: 0.0,
+    });
+}
+
+fn setup_line(clipped: &ClippedPrims, prim: &ClippedPrim, ds: &DerivedState, out: &mut SetupPrims) {
+    let rast = &ds.block.rasterizer;
+    let off = ds.pixel_offset;
+    let mut v1 = vertex(clipped, prim.v[0]);
+    let mut v2 = vertex(clipped, prim.v[1]);
+    let (o1, o2) = (v1, v2);
+    let pv = vertex(clipped, prim.provoking);
+    let width = rast.line_width.max(1.0);
+    let fixed_width = (width.round() as i32).clamp(1, 255) * FIXED_ONE;
+
+    let mut dx = v1[0] - v2[0];
+    let mut dy = v1[1] - v2[1];
+    let len2 = dx * dx + dy * dy;
+    if len2.is_nan() || len2 <= 0.0 {
+        return;
+    }
+    let (odx, ody) = (dx, dy);
+    let xs: [i32; 4];
+    let ys: [i32; 4];
+    let grad: Box<dyn Fn(f32, f32) -> (f32, f32)>;
+    if rast.line_rectangular {
+        let scale = (rast.line_width * 0.5) / len2.sqrt();
+        let tx = snap(-dy * scale);
+        let ty = snap(dx * scale);
+        let (ax, ay) = (snap(v1[0] - off), snap(v1[1] - off));
+        let (bx, by) = (snap(v2[0] - off), snap(v2[1] - off));
+        xs = [ax - tx, bx - tx, bx + tx, ax + tx];
+        ys = [ay - ty, by - ty, by + ty, ay + ty];
+        let inv = 1.0 / len2;
+        grad = Box::new(move |a1, a2| ((a1 - a2) * odx * inv, (a1 - a2) * ody * inv));
+    } else {
+        let sign = |x: f32| x >= 0.0;
+        let fracf = |f: f32| f - f.floor();
+        let x1diff = v1[0] - v1[0].floor() - 0.5;
+        let y1diff = v1[1] - v1[1].floor() - 0.5;
+        let mut x2diff = v2[0] - v2[0].floor() - 0.5;
+        let mut y2diff = v2[1] - v2[1].floor() - 0.5;
+        let (mut x_off, mut y_off, mut x_off_end, mut y_off_end) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
+        if dx.abs() >= dy.abs() {
+            let dydx = dy / dx;
+            if y2diff == -0.5 && dy < 0.0 {
+                y2diff = 0.5;
+            }
+            let draw_start = if x1diff.abs() + y1diff.abs() < 0.5 {
+                true
+            } else if sign(x1diff) == sign(-dx) {
+                false
+            } else if sign(-y1diff) != sign(dy) {
+                true
+            } else {
+                let yi = fracf(v1[1]) + x1diff * dydx;
+                yi < 1.0 && yi > 0.0
+            };
+            let draw_end = if x2diff.abs() + y2diff.abs() < 0.5 || sign(x2diff) != sign(-dx) {
+                false
+            } else if sign(-y2diff) == sign(dy) {
+                true
+            } else {
+                let yi = fracf(v2[1]) + x2diff * dydx;
+                yi < 1.0 && yi > 0.0
+            };
+            let will_draw_start = sign(-x1diff) != sign(dx);
+            let will_draw_end = sign(x2diff) == sign(-dx) || x2diff == 0.0;
+            let inv_dx = 1.0 / odx;
+            grad = Box::new(move |a1, a2| ((a1 - a2) * inv_dx, 0.0));
+            if dx < 0.0 {
+                std::mem::swap(&mut v1, &mut v2);
+                dx = -dx;
+                dy = -dy;
+                if will_draw_start != draw_start {
+                    x_off_end = -x1diff - 0.5;
+                    y_off_end = x_off_end * dydx;
+                }
+                if will_draw_end != draw_end {
+                    x_off = -x2diff - 0.5;
+                    y_off = x_off * dydx;
+                }
+            } else {
+                if will_draw_start != draw_start {
+                    x_off = -x1diff + 0.5;
+                    y_off = x_off * dydx;
+                }
+                if will_draw_end != draw_end {
+                    x_off_end = -x2diff + 0.5;
+                    y_off_end = x_off_end * dydx;
+                }
+            }
+            let _ = (dx, dy);
+            let hw = fixed_width / 2;
+            xs = [
+                snap(v1[0] + x_off - off),
+                snap(v2[0] + x_off_end - off),
+                snap(v2[0] + x_off_end - off),
+                snap(v1[0] + x_off - off),
+            ];
+            ys = [
+                snap(v1[1] + y_off - off) - hw,
+                snap(v2[1] + y_off_end - off) - hw,
+                snap(v2[1] + y_off_end - off) + hw,
+                snap(v1[1] + y_off - off) + hw,
+            ];
+        } else {
+            let dxdy = dx / dy;
+            if x2diff == -0.5 && dx < 0.0 {
+                x2diff = 0.5;
+            }
+            let draw_start = if x1diff.abs() + y1diff.abs() < 0.5 {
+                true
+            } else if sign(-y1diff) == sign(dy) {
+                false
+            } else if sign(x1diff) != sign(-dx) {
+                true
+            } else {
+                let xi = fracf(v1[0]) + y1diff * dxdy;
+                xi < 1.0 && xi > 0.0
+            };
+            let draw_end = if x2diff.abs() + y2diff.abs() < 0.5 || sign(-y2diff) != sign(dy) {
+                false
+            } else if sign(x2diff) == sign(-dx) {
+                true
+            } else {
+                let xi = fracf(v2[0]) + y2diff * dxdy;
+                (0.0..1.0).contains(&xi)
+            };
+            let will_draw_start = sign(y1diff) == sign(dy);
+            let will_draw_end = sign(-y2diff) == sign(dy) || y2diff == 0.0;
+            let inv_dy = 1.0 / ody;
+            grad = Box::new(move |a1, a2| (0.0, (a1 - a2) * inv_dy));
+            if dy > 0.0 {
+                std::mem::swap(&mut v1, &mut v2);
+                dx = -dx;
+                dy = -dy;
+                if will_draw_start != draw_start {
+                    y_off_end = -y1diff + 0.5;
+                    x_off_end = y_off_end * dxdy;
+                }
+                if will_draw_end != draw_end {
+                    y_off = -y2diff + 0.5;
+                    x_off = y_off * dxdy;
+                }
+            } else {
+                if will_draw_start != draw_start {
+                    y_off = -y1diff - 0.5;
+                    x_off = y_off * dxdy;
+                }
+                if will_draw_end != draw_end {
+                    y_off_end = -y2diff - 0.5;
+                    x_off_end = y_off_end * dxdy;
+                }
+            }
+            let _ = (dx, dy);
+            let hw = fixed_width / 2;
+            xs = [
+                snap(v1[0] + x_off - off) - hw,
+                snap(v2[0] + x_off_end - off) - hw,
+                snap(v2[0] + x_off_end - off) + hw,
+                snap(v1[0] + x_off - off) + hw,
+            ];
+            ys = [
+                snap(v1[1] + y_off - off),
+                snap(v2[1] + y_off_end - off),
+                snap(v2[1] + y_off_end - off),
+                snap(v1[1] + y_off - off),
+            ];
+        }
+    }
+
+    let adj = ds.bottom_edge_rule as i32;
+    let minx = *xs.iter().min().unwrap_or(&0);
+    let maxx = *xs.iter().max().unwrap_or(&0);
+    let miny = *ys.iter().min().unwrap_or(&0);
+    let maxy = *ys.iter().max().unwrap_or(&0);
+    let bb = Rect {
+        x0: (minx + FIXED_ONE - 1) >> FIXED_ORDER,
+        x1: (maxx + FIXED_ONE - 1) >> FIXED_ORDER,
+        y0: (miny + FIXED_ONE - 1 + adj) >> FIXED_ORDER,
+        y1: (maxy + FIXED_ONE - 1 + adj) >> FIXED_ORDER,
+    };
+    let bbox = clip_bbox(ds, prim.viewport, bb);
+    if bbox.is_empty() {
+        return;
+    }
+    let edges = polygon_edges(&xs, &ys, ds.bottom_edge_rule);
+    let sp = new_prim(prim, PrimKind::Line, true, &bbox, &edges, out);
+    // Planes use the original first vertex as origin (llvmpipe's a0).
+    push_axis_planes(
+        ds,
+        out,
+        o1,
+        o2,
+        pv,
+        (o1[0] - off, o1[1] - off),
+        (bbox.x0, bbox.y0),
+        &*grad,
+        None,
+    );
+    out.prims.push(sp);
+}
+
+fn setup_point(
+    clipped: &ClippedPrims,
+    prim: &ClippedPrim,
+    ds: &DerivedState,
+    out: &mut SetupPrims,
+) {
+    let rast = &ds.block.rasterizer;
+    let off = ds.pixel_offset;
+    let v0 = vertex(clipped, prim.v[0]);
+    let mut size = prim.point_size;
+    if size.is_nan() || size > MAX_POINT_WIDTH {
+        size = MAX_POINT_WIDTH;
+    }
+    let adj = ds.bottom_edge_rule as i32;
+    let legacy = !rast.point_quad_rasterization && !rast.multisample;
+    let (bb, edges, fixed_width): (Rect, [(i32, i32, i64); 4], i32);
+    if !legacy {
+        let fw = FIXED_ONE.max(snap(size));
+        let x0 = snap(v0[0] - off) - fw / 2;
+        let y0 = snap(v0[1] - off) - fw / 2;
+        let (x1, y1) = (x0 + fw, y0 + fw);
+        bb = Rect {
+            x0: x0 >> FIXED_ORDER,
+            x1: (x1 + FIXED_ONE - 1) >> FIXED_ORDER,
+            y0: (y0 + adj) >> FIXED_ORDER,
+            y1: (y1 + FIXED_ONE - 1 + adj) >> FIXED_ORDER,
+        };
+        // Left (inclusive), right, top, bottom with the fill rule.
+        let top_inc = !ds.bottom_edge_rule as i64;
+        let bot_inc = ds.bottom_edge_rule as i64;
+        edges = [
+            (1, 0, ceil_fixed(-(x0 as i64) + 1)),
+            (-1, 0, ceil_fixed(x1 as i64)),
+            (0, 1, ceil_fixed(-(y0 as i64) + top_inc)),
+            (0, -1, ceil_fixed(y1 as i64 + bot_inc)),
+        ];
+        fixed_width = fw;
+    } else {
+        // GL legacy point rules (GL 2.1 section 3.3.1): a whole-pixel square.
+        let x0 = snap(v0[0]);
+        let y0 = snap(v0[1]) - adj;
+        let fw = FIXED_ONE.max((snap(size) + FIXED_ONE / 2 - 1) & !(FIXED_ONE - 1));
+        let iw = fw >> FIXED_ORDER;
+        let (bx0, by0) = if iw == 1 {
+            (x0 >> FIXED_ORDER, y0 >> FIXED_ORDER)
+        } else if iw & 1 == 1 {
+            (
+                (x0 >> FIXED_ORDER) - (iw - 1) / 2,
+                (y0 >> FIXED_ORDER) - (iw - 1) / 2,
+            )
+        } else {
+            (
+                ((x0 + FIXED_ONE / 2) >> FIXED_ORDER) - iw / 2,
+                ((y0 + FIXED_ONE / 2) >> FIXED_ORDER) - iw / 2,
+            )
+        };
+        bb = Rect {
+            x0: bx0,
+            y0: by0,
+            x1: bx0 + iw,
+            y1: by0 + iw,
+        };
+        edges = [
+            (1, 0, (1 - bx0) as i64),
+            (-1, 0, (bx0 + iw) as i64),
+            (0, 1, (1 - by0) as i64),
+            (0, -1, (by0 + iw) as i64),
+        ];
+        fixed_width = fw;
+    }
+    let bbox = clip_bbox(ds, prim.viewport, bb);
+    if bbox.is_empty() {
+        return;
+    }
+    let sp = new_prim(prim, PrimKind::Point, true, &bbox, &edges, out);
+    let width = fixed_width as f32 / FIXED_ONE as f32;
+    let centre = (v0[0] - off, v0[1] - off);
+    push_axis_planes(
+        ds,
+        out,
+        v0,
+        v0,
+        v0,
+        centre,
+        (bbox.x0, bbox.y0),
+        &|_, _| (0.0, 0.0),
+        Some((centre.0, centre.1, width)),
+    );
+    out.prims.push(sp);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Coverage of pixel (px, py) by a triangle given in fixed point.
+    fn covered(x: [i32; 3], y: [i32; 3], bottom: bool, px: i64, py: i64) -> bool {
+        (0..3).all(|i| {
+            let j = (i + 1) % 3;
+            let (a, b, c) = edge(x[i], y[i], x[j], y[j], bottom);
+            c + a as i64 * px + b as i64 * py > 0
+        })
+    }
+
+    fn ccw(x: [i32; 3], y: [i32; 3]) -> ([i32; 3], [i32; 3]) {
+        let area = (x[0] - x[1]) as i64 * (y[2] - y[0]) as i64
+            - (x[2] - x[0]) as i64 * (y[0] - y[1]) as i64;
+        if area < 0 {
+            ([x[1], x[0], x[2]], [y[1], y[0], y[2]])
+        } else {
+            (x, y)
+        }
+    }
+
+    #[test]
+    fn top_left_rule_on_pixel_aligned_square() {
+        // A 2x2-pixel square split along its diagonal, corners exactly on
+        // sample positions: each sample is hit exactly once, and only the
+        // top/left edges own their samples.
+        let s = FIXED_ONE;
+        let quad = [(0, 0), (2 * s, 0), (2 * s, 2 * s), (0, 2 * s)];
+        let tris = [[0, 1, 2], [0, 2, 3]];
+        for bottom in [false, true] {
+            let mut hits = [[0u32; 4]; 4];
+            for t in tris {
+                let (x, y) = ccw(
+                    [quad[t[0]].0, quad[t[1]].0, quad[t[2]].0],
+                    [quad[t[0]].1, quad[t[1]].1, quad[t[2]].1],
+                );
+                for py in 0..4 {
+                    for px in 0..4 {
+                        if covered(x, y, bottom, px, py) {
+                            hits[py as usize][px as usize] += 1;
+                        }
+                    }
+                }
+            }
+            for py in 0..4 {
+                for px in 0..4 {
+                    let inside_x = (0..2).contains(&px);
+                    let inside_y = if bottom {
+                        (1..3).contains(&py)
+                    } else {
+                        (0..2).contains(&py)
+                    };
+                    let want = (inside_x && inside_y) as u32;
+                    assert_eq!(hits[py][px], want, "bottom={bottom} pixel ({px},{py})");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn shared_edges_hit_exactly_once_across_a_fan() {
+        // A fan of slivers around a centre that sits exactly on a sample,
+        // with vertices at odd sub-pixel positions: every sample inside the
+        // fan's hull is covered exactly once.
+        let c = (10 * FIXED_ONE, 10 * FIXED_ONE);
+        let ring: Vec<(i32, i32)> = (0..17)
+            .map(|i| {
+                let t = i as f64 / 16.0 * std::f64::consts::TAU;
+                (
+                    c.0 + (t.cos() * 2000.3) as i32,
+                    c.1 + (t.sin() * 1900.7) as i32,
+                )
+            })
+            .collect();
+        let mut hits = vec![0u32; 40 * 40];
+        for i in 0..16 {
+            let (x, y) = ccw(
+                [c.0, ring[i].0, ring[i + 1].0],
+                [c.1, ring[i].1, ring[i + 1].1],
+            );
+            for py in 0..40 {
+                for px in 0..40 {
+                    if covered(x, y, false, px, py) {
+                        hits[(py * 40 + px) as usize] += 1;
+                    }
+                }
+            }
+        }
+        assert!(hits.iter().all(|&h| h <= 1), "overlap in a fan");
+        assert_eq!(hits[10 * 40 + 10], 1, "the centre sample is owned once");
+        // Interior samples near the centre are all covered (no gaps).
+        for py in 5..16 {
+            for px in 5..16 {
+                assert_eq!(hits[py * 40 + px], 1, "gap at ({px},{py})");
+            }
+        }
+    }
+
+    #[test]
+    fn vertices_on_pixel_centres() {
+        // A vertex exactly on a sample: covered only when both adjacent
+        // edges are top/left edges.
+        let s = FIXED_ONE;
+        // Right-angle corner at (0,0) with edges going right and down: both
+        // the top and the left edge meet there -> owned.
+        let (x, y) = ccw([0, 0, 4 * s], [0, 4 * s, 0]);
+        assert!(covered(x, y, false, 0, 0));
+        // The corner at (4,0) is on the top edge and the right (hypotenuse)
+        // edge -> not owned.
+        assert!(!covered(x, y, false, 4, 0));
+        // (0,4) is on the left edge and the bottom-right edge -> not owned.
+        assert!(!covered(x, y, false, 0, 4));
+    }
+
+    #[test]
+    fn snap_is_round_to_even_and_clamped() {
+        assert_eq!(snap(0.5 / 256.0), 0);
+        assert_eq!(snap(1.5 / 256.0), 2);
+        assert_eq!(snap(f32::NAN), 0);
+        assert!(snap(f32::INFINITY) > 0);
+        assert!(snap(1e30) as i64 <= ((GUARD_BAND + 2.0) * 256.0) as i64);
+    }
+}

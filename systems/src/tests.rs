@@ -1,0 +1,566 @@
+//! End-to-end pipeline tests with Rust-native shaders: record commands into a
+//! world, run the schedules, read the render targets back.  Image
+//! conformance against llvmpipe lives in the engine's `tests/`.
+
+use std::sync::Arc;
+
+use bevy_ecs::world::World;
+use ferropipe_components::batch::*;
+use ferropipe_components::draw::{
+    DrawInfo, FramebufferState, IndexBufferBinding, VertexBufferBinding,
+};
+use ferropipe_components::enums::*;
+use ferropipe_components::format::Format;
+use ferropipe_components::resource::{
+    PipeResource, ResourceLayout, ResourceRef, ResourceStorage, ResourceTemplate,
+};
+use ferropipe_components::shader::*;
+use ferropipe_components::state::*;
+use ferropipe_components::view::{Surface, SurfaceDesc, SurfaceRef};
+
+use crate::pool::PoolExecutor;
+
+/// Copies vertex element i to output i+1 and element 0 to the position.
+pub struct PassVs {
+    info: ShaderInfo,
+}
+
+impl PassVs {
+    /// `n` attributes; output 0 is the position (= input 0), outputs 1.. are
+    /// `semantics`.
+    pub fn new(semantics: &[Semantic]) -> Arc<Self> {
+        let mut info = ShaderInfo {
+            stage: ShaderType::Vertex,
+            ..Default::default()
+        };
+        info.inputs.push(IoSlot::new(Semantic::Generic(0), 0));
+        info.outputs.push(IoSlot::new(Semantic::Position, 0));
+        for (i, s) in semantics.iter().enumerate() {
+            info.inputs
+                .push(IoSlot::new(Semantic::Generic(i as u8 + 1), i as u32 + 1));
+            info.outputs.push(IoSlot::new(*s, i as u32));
+        }
+        Arc::new(PassVs { info })
+    }
+}
+
+impl VertexShader for PassVs {
+    fn info(&self) -> &ShaderInfo {
+        &self.info
+    }
+    fn run(&self, _r: &ShaderResources<'_>, io: &mut VertexIo<'_>) {
+        let n = self.info.outputs.len() * 4 * io.groups;
+        io.outputs[..n].copy_from_slice(&io.inputs[..n]);
+    }
+}
+
+/// Writes input 0 to colour output 0.
+pub struct PassFs {
+    info: ShaderInfo,
+}
+
+impl PassFs {
+    pub fn new(input: Semantic, interp: Interpolation) -> Arc<Self> {
+        let mut info = ShaderInfo {
+            stage: ShaderType::Fragment,
+            ..Default::default()
+        };
+        let mut slot = IoSlot::new(input, 0);
+        slot.interpolation = interp;
+        info.inputs.push(slot);
+        info.outputs.push(IoSlot::new(Semantic::Color(0), 0));
+        Arc::new(PassFs { info })
+    }
+}
+
+impl FragmentShader for PassFs {
+    fn info(&self) -> &ShaderInfo {
+        &self.info
+    }
+    fn run(&self, _r: &ShaderResources<'_>, io: &mut FragmentIo<'_>) {
+        let n = 4 * io.groups;
+        io.outputs[..n].copy_from_slice(&io.inputs[..n]);
+    }
+}
+
+pub fn resource(templ: ResourceTemplate, data: &[u8]) -> ResourceRef {
+    let layout = ResourceLayout::new(&templ).unwrap();
+    let storage = ResourceStorage::new_zeroed(layout.size).unwrap();
+    {
+        let mut w = storage.write();
+        let n = data.len().min(w.len());
+        w[..n].copy_from_slice(&data[..n]);
+    }
+    Arc::new(PipeResource {
+        id: 0,
+        templ,
+        layout,
+        storage,
+    })
+}
+
+pub fn f32_bytes(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|f| f.to_le_bytes()).collect()
+}
+
+pub fn surface(format: Format, w: u32, h: u32) -> SurfaceRef {
+    let r = resource(
+        ResourceTemplate::texture_2d(format, w, h, BindFlags::RENDER_TARGET),
+        &[],
+    );
+    Arc::new(Surface {
+        desc: SurfaceDesc {
+            format,
+            level: 0,
+            first_layer: 0,
+            last_layer: 0,
+            width: w,
+            height: h,
+        },
+        resource: r,
+    })
+}
+
+/// A state block drawing `vertices` (position + colour vec4s interleaved).
+pub struct Setup {
+    pub fb: Arc<FramebufferState>,
+    pub block: StateBlock,
+}
+
+impl Setup {
+    pub fn new(w: u32, h: u32, zs: Option<Format>) -> Setup {
+        let fb = Arc::new(FramebufferState {
+            width: w,
+            height: h,
+            layers: 0,
+            samples: 0,
+            cbufs: vec![Some(surface(Format::R8G8B8A8_UNORM, w, h))],
+            zsbuf: zs.map(|f| surface(f, w, h)),
+        });
+        let mut viewports = [ViewportState::default(); MAX_VIEWPORTS];
+        viewports[0] = ViewportState {
+            scale: [w as f32 / 2.0, h as f32 / 2.0, 0.5],
+            translate: [w as f32 / 2.0, h as f32 / 2.0, 0.5],
+        };
+        let mut blend = BlendState::default();
+        blend.rt[0].colormask = 0xf;
+        let velems: Arc<[VertexElement]> = Arc::from(vec![
+            VertexElement {
+                src_offset: 0,
+                vertex_buffer_index: 0,
+                src_format: Format::R32G32B32A32_FLOAT,
+                instance_divisor: 0,
+            },
+            VertexElement {
+                src_offset: 16,
+                vertex_buffer_index: 0,
+                src_format: Format::R32G32B32A32_FLOAT,
+                instance_divisor: 0,
+            },
+        ]);
+        let block = StateBlock {
+            rasterizer: Arc::new(RasterizerState::default()),
+            dsa: Arc::new(DepthStencilAlphaState::default()),
+            blend: Arc::new(blend),
+            velems,
+            vs: PassVs::new(&[Semantic::Generic(0)]),
+            fs: PassFs::new(Semantic::Generic(0), Interpolation::Perspective),
+            framebuffer: fb.clone(),
+            vertex_buffers: Arc::new(std::array::from_fn(|_| VertexBufferBinding::default())),
+            index_buffer: IndexBufferBinding::default(),
+            vs_resources: StageResources::default(),
+            fs_resources: StageResources::default(),
+            blend_color: BlendColor::default(),
+            stencil_ref: StencilRef::default(),
+            sample_mask: !0,
+            clip: ClipState::default(),
+            poly_stipple: PolyStipple::default(),
+            viewports,
+            scissors: [ScissorState::default(); MAX_VIEWPORTS],
+        };
+        Setup { fb, block }
+    }
+
+    pub fn with_vertices(mut self, v: &[f32]) -> Self {
+        let r = resource(
+            ResourceTemplate::buffer((v.len() * 4) as u32, BindFlags::VERTEX_BUFFER),
+            &f32_bytes(v),
+        );
+        let mut vbs: VertexBufferSlots = std::array::from_fn(|_| VertexBufferBinding::default());
+        vbs[0] = VertexBufferBinding {
+            buffer: Some(r),
+            stride: 32,
+            buffer_offset: 0,
+        };
+        self.block.vertex_buffers = Arc::new(vbs);
+        self
+    }
+}
+
+/// A world with the pipeline installed.
+pub fn world(threads: usize) -> World {
+    let mut w = World::new();
+    crate::configure_pipeline(&mut w, Arc::new(PoolExecutor::new(threads).unwrap()));
+    w
+}
+
+/// Records `commands` (each with its own state block) and runs the scene.
+pub fn run(
+    world: &mut World,
+    fb: &Arc<FramebufferState>,
+    cmds: Vec<(Option<StateBlock>, Command)>,
+) {
+    {
+        let mut scene = world.resource_mut::<RecordedScene>();
+        scene.clear();
+        scene.framebuffer = Some(fb.clone());
+        for (block, cmd) in cmds {
+            let cmd = match (block, cmd) {
+                (Some(b), Command::Draw { info, .. }) => {
+                    scene.states.push(Arc::new(b));
+                    Command::Draw {
+                        state: scene.states.len() as u32 - 1,
+                        info,
+                    }
+                }
+                (_, c) => c,
+            };
+            scene.commands.push(cmd);
+        }
+    }
+    let n = world.resource::<RecordedScene>().commands.len();
+    crate::execute_scene(world, &vec![false; n]);
+}
+
+pub fn draw(mode: PrimType, start: u32, count: u32) -> Command {
+    Command::Draw {
+        state: 0,
+        info: DrawInfo {
+            mode,
+            start,
+            count,
+            ..Default::default()
+        },
+    }
+}
+
+pub fn clear(color: [f32; 4]) -> Command {
+    Command::Clear {
+        buffers: ClearFlags::COLOR | ClearFlags::DEPTHSTENCIL,
+        value: ClearValue {
+            color,
+            depth: 1.0,
+            stencil: 0,
+        },
+    }
+}
+
+pub fn pixels(s: &SurfaceRef) -> Vec<u8> {
+    s.resource.storage.read().to_vec()
+}
+
+pub fn rgba_at(fb: &FramebufferState, x: u32, y: u32) -> [u8; 4] {
+    let s = fb.cbufs[0].as_ref().unwrap();
+    let p = pixels(s);
+    let o = ((y * fb.width + x) * 4) as usize;
+    [p[o], p[o + 1], p[o + 2], p[o + 3]]
+}
+
+/// Pixel (x, y) in NDC for a `w`x`h` viewport covering the framebuffer.
+pub fn ndc(x: f32, y: f32, w: u32, h: u32) -> (f32, f32) {
+    (x / w as f32 * 2.0 - 1.0, y / h as f32 * 2.0 - 1.0)
+}
+
+/// Vertex data: positions in pixels, colour per vertex.
+pub fn verts(pts: &[(f32, f32, f32, [f32; 4])], w: u32, h: u32) -> Vec<f32> {
+    let mut v = Vec::new();
+    for &(x, y, z, c) in pts {
+        let (nx, ny) = ndc(x, y, w, h);
+        v.extend_from_slice(&[nx, ny, z, 1.0]);
+        v.extend_from_slice(&c);
+    }
+    v
+}
+
+mod cases {
+    use super::*;
+
+    const RED: [f32; 4] = [1.0, 0.0, 0.0, 1.0];
+    const BLACK: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
+
+    #[test]
+    fn one_triangle_covers_its_pixels() {
+        let (w, h) = (64, 64);
+        let s = Setup::new(w, h, None).with_vertices(&verts(
+            &[
+                (8.0, 8.0, 0.0, RED),
+                (56.0, 8.0, 0.0, RED),
+                (8.0, 56.0, 0.0, RED),
+            ],
+            w,
+            h,
+        ));
+        let mut world = world(1);
+        let fb = s.fb.clone();
+        run(
+            &mut world,
+            &fb,
+            vec![
+                (None, clear(BLACK)),
+                (Some(s.block), draw(PrimType::Triangles, 0, 3)),
+            ],
+        );
+        assert_eq!(rgba_at(&fb, 10, 10), [255, 0, 0, 255]);
+        assert_eq!(rgba_at(&fb, 60, 60), [0, 0, 0, 255]);
+        assert_eq!(
+            rgba_at(&fb, 8, 8),
+            [255, 0, 0, 255],
+            "top-left corner owned"
+        );
+        assert_eq!(
+            rgba_at(&fb, 56, 8),
+            [0, 0, 0, 255],
+            "right corner not owned"
+        );
+        // Count: a right isosceles triangle of 48 px legs with the hypotenuse
+        // through sample centres covers 48*49/2 - 48 = 1128 samples.
+        let p = pixels(fb.cbufs[0].as_ref().unwrap());
+        let red = p.chunks(4).filter(|c| c[0] == 255).count();
+        assert_eq!(red, 48 * 47 / 2);
+    }
+
+    /// Additive blending of 1/255 per triangle: any pixel hit twice (or
+    /// missed) shows up in the count.
+    fn additive(mut s: Setup) -> Setup {
+        let mut blend = BlendState::default();
+        blend.rt[0] = RtBlendState {
+            blend_enable: true,
+            rgb_func: BlendFunc::Add,
+            rgb_src_factor: BlendFactor::One,
+            rgb_dst_factor: BlendFactor::One,
+            alpha_func: BlendFunc::Add,
+            alpha_src_factor: BlendFactor::One,
+            alpha_dst_factor: BlendFactor::One,
+            colormask: 0xf,
+        };
+        s.block.blend = Arc::new(blend);
+        s
+    }
+
+    #[test]
+    fn fan_and_mesh_hit_every_pixel_once() {
+        let (w, h) = (96, 80);
+        let one = [1.0 / 255.0, 1.0 / 255.0, 1.0 / 255.0, 1.0 / 255.0];
+        // A fan around a centre on a sample position with awkward rim
+        // vertices, covering a convex polygon, and a grid mesh around it.
+        let c = (40.5, 40.5);
+        let mut pts = Vec::new();
+        let n = 23;
+        for i in 0..n {
+            let a0 = i as f32 / n as f32 * std::f32::consts::TAU;
+            let a1 = (i + 1) as f32 / n as f32 * std::f32::consts::TAU;
+            pts.push((c.0, c.1, 0.0, one));
+            pts.push((c.0 + 30.3 * a0.cos(), c.1 + 29.7 * a0.sin(), 0.0, one));
+            pts.push((c.0 + 30.3 * a1.cos(), c.1 + 29.7 * a1.sin(), 0.0, one));
+        }
+        let s = additive(Setup::new(w, h, None)).with_vertices(&verts(&pts, w, h));
+        let mut world = world(2);
+        let fb = s.fb.clone();
+        run(
+            &mut world,
+            &fb,
+            vec![
+                (None, clear([0.0; 4])),
+                (Some(s.block), draw(PrimType::Triangles, 0, 3 * n)),
+            ],
+        );
+        let p = pixels(fb.cbufs[0].as_ref().unwrap());
+        assert!(p.iter().all(|&v| v <= 1), "a pixel was hit twice");
+        // Pixels well inside the polygon are all hit.
+        for y in 20..61 {
+            for x in 20..61 {
+                let (dx, dy) = (x as f32 + 0.5 - c.0, y as f32 + 0.5 - c.1);
+                if dx * dx + dy * dy < 25.0 * 25.0 {
+                    assert_eq!(rgba_at(&fb, x, y)[0], 1, "gap at ({x},{y})");
+                }
+            }
+        }
+    }
+
+    fn scene_pixels(threads: usize) -> Vec<u8> {
+        let (w, h) = (200, 150);
+        // Many overlapping random triangles with blending and depth.
+        let mut rng = 12345u32;
+        let mut rand = || {
+            rng ^= rng << 13;
+            rng ^= rng >> 17;
+            rng ^= rng << 5;
+            (rng % 10000) as f32 / 10000.0
+        };
+        let mut pts = Vec::new();
+        for _ in 0..600 {
+            let (cx, cy) = (rand() * 220.0 - 10.0, rand() * 170.0 - 10.0);
+            let z = rand();
+            for _ in 0..3 {
+                pts.push((
+                    cx + rand() * 40.0 - 20.0,
+                    cy + rand() * 40.0 - 20.0,
+                    z * 2.0 - 1.0,
+                    [rand(), rand(), rand(), rand()],
+                ));
+            }
+        }
+        let mut s = Setup::new(w, h, Some(Format::Z32_FLOAT)).with_vertices(&verts(&pts, w, h));
+        let mut blend = BlendState::default();
+        blend.rt[0] = RtBlendState {
+            blend_enable: true,
+            rgb_func: BlendFunc::Add,
+            rgb_src_factor: BlendFactor::SrcAlpha,
+            rgb_dst_factor: BlendFactor::InvSrcAlpha,
+            alpha_func: BlendFunc::Add,
+            alpha_src_factor: BlendFactor::One,
+            alpha_dst_factor: BlendFactor::Zero,
+            colormask: 0xf,
+        };
+        s.block.blend = Arc::new(blend);
+        s.block.dsa = Arc::new(DepthStencilAlphaState {
+            depth_enabled: true,
+            depth_writemask: true,
+            depth_func: Func::Lequal,
+            ..Default::default()
+        });
+        let mut world = world(threads);
+        let fb = s.fb.clone();
+        run(
+            &mut world,
+            &fb,
+            vec![
+                (None, clear([0.1, 0.2, 0.3, 1.0])),
+                (Some(s.block), draw(PrimType::Triangles, 0, 1800)),
+            ],
+        );
+        let mut out = pixels(fb.cbufs[0].as_ref().unwrap());
+        out.extend(pixels(fb.zsbuf.as_ref().unwrap()));
+        out
+    }
+
+    #[test]
+    fn thread_count_does_not_change_bytes() {
+        let a = scene_pixels(1);
+        assert_eq!(a, scene_pixels(2));
+        assert_eq!(a, scene_pixels(4));
+        assert!(
+            a.chunks(4).take(200 * 150).any(|c| c != [26, 51, 77, 255]),
+            "scene drew something"
+        );
+    }
+
+    #[test]
+    fn hostile_coordinates_neither_hang_nor_panic() {
+        let (w, h) = (64, 64);
+        let vals = [
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            1e30,
+            -1e30,
+            1e-30,
+            0.0,
+            -0.0,
+            3.4e38,
+            1.0,
+        ];
+        let mut data = Vec::new();
+        for (i, &a) in vals.iter().enumerate() {
+            for (j, &b) in vals.iter().enumerate() {
+                let c = vals[(i + j) % vals.len()];
+                // position (a, b, c, w) with w cycling through hostile values
+                data.extend_from_slice(&[a, b, c, vals[(i * 3 + j) % vals.len()]]);
+                data.extend_from_slice(&RED);
+            }
+        }
+        for mode in [
+            PrimType::Triangles,
+            PrimType::Lines,
+            PrimType::Points,
+            PrimType::TriangleStrip,
+        ] {
+            let s = Setup::new(w, h, Some(Format::Z24_UNORM_S8_UINT)).with_vertices(&data);
+            let mut world = world(2);
+            let fb = s.fb.clone();
+            run(&mut world, &fb, vec![(Some(s.block), draw(mode, 0, 99))]);
+        }
+    }
+
+    fn clip_scene(pts: &[[f32; 8]], clamp: bool) -> Vec<u8> {
+        let (w, h) = (64, 64);
+        let data: Vec<f32> = pts.iter().flatten().copied().collect();
+        let mut s = Setup::new(w, h, None).with_vertices(&data);
+        if clamp {
+            s.block.rasterizer = Arc::new(RasterizerState {
+                depth_clip_near: false,
+                depth_clip_far: false,
+                depth_clamp: true,
+                ..Default::default()
+            });
+        }
+        let mut world = world(1);
+        let fb = s.fb.clone();
+        run(
+            &mut world,
+            &fb,
+            vec![
+                (None, clear(BLACK)),
+                (
+                    Some(s.block),
+                    draw(PrimType::Triangles, 0, pts.len() as u32),
+                ),
+            ],
+        );
+        pixels(fb.cbufs[0].as_ref().unwrap())
+    }
+
+    #[test]
+    fn clipping_w_near_zero_and_behind_the_eye() {
+        // One vertex with w slightly positive, one negative: the visible part
+        // is clipped at the near plane, nothing explodes, and the pixels near
+        // the in-front vertex are drawn.
+        let pts = [
+            [-0.5, -0.5, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0],
+            [0.5, -0.5, 0.0, 1e-7, 1.0, 0.0, 0.0, 1.0],
+            [0.0, 0.5, 0.5, -1.0, 1.0, 0.0, 0.0, 1.0],
+        ];
+        for clamp in [false, true] {
+            let p = clip_scene(&pts, clamp);
+            // The visible wedge opens upwards from the first vertex's window
+            // position (16, 16): between the ray to the left (the edge
+            // towards the vertex behind the eye) and the ray up-right.
+            let o = ((10 * 64 + 16) * 4) as usize;
+            assert_eq!(&p[o..o + 4], &[255, 0, 0, 255], "clamp={clamp}");
+            assert!(
+                p.chunks(4)
+                    .all(|c| c == [255, 0, 0, 255] || c == [0, 0, 0, 255])
+            );
+        }
+    }
+
+    #[test]
+    fn clipping_triangle_crossing_near_and_far() {
+        // z runs from -3w to +3w across the triangle: only the middle band
+        // |z| <= w survives; with depth clamp nothing is clipped.
+        let pts = [
+            [-0.9, -0.9, -3.0, 1.0, 1.0, 0.0, 0.0, 1.0],
+            [0.9, -0.9, 3.0, 1.0, 1.0, 0.0, 0.0, 1.0],
+            [0.0, 0.9, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0],
+        ];
+        let clipped = clip_scene(&pts, false);
+        let clamped = clip_scene(&pts, true);
+        let count = |p: &[u8]| p.chunks(4).filter(|c| c[0] == 255).count();
+        let (a, b) = (count(&clipped), count(&clamped));
+        assert!(a > 0 && b > a, "clipped {a}, clamped {b}");
+        // Left and right ends of the bottom row are clipped away.
+        let row = 6 * 64 * 4;
+        assert_eq!(&clipped[row + 4 * 5..row + 4 * 6], &[0, 0, 0, 255]);
+        assert_eq!(&clamped[row + 4 * 5..row + 4 * 6], &[255, 0, 0, 255]);
+    }
+}
