@@ -115,7 +115,7 @@ impl DemoApp {
             renderer: None,
             settings: options.settings,
             params: options.params,
-            camera: OrbitCamera::default(),
+            camera: crate::scenes::default_camera(&options.source),
             source: options.source,
             fit_to_window: options.fit_to_window,
             fixed_time: options.fixed_time,
@@ -155,6 +155,13 @@ impl DemoApp {
     }
 
     fn load_scene(&mut self, source: SceneSource) {
+        if let SceneSource::File(path) = &source {
+            self.remember(path.clone());
+            self.scene_path = path.display().to_string();
+        }
+        if self.source != source {
+            self.camera = crate::scenes::default_camera(&source);
+        }
         self.source = source.clone();
         self.error = None;
         if let Some(r) = &mut self.renderer
@@ -238,21 +245,34 @@ impl DemoApp {
                 .on_hover_text("path to a gallium-scene/1 .json");
         });
         if ui.button("Open scene file").clicked() && !self.scene_path.trim().is_empty() {
-            let path = PathBuf::from(self.scene_path.trim());
-            self.remember(path.clone());
-            self.error = Some(format!(
-                "{}: replaying scene files needs ferropipe's scene module, \
-                 which this build does not have yet",
-                path.display()
-            ));
+            picked = Some(SceneSource::File(PathBuf::from(self.scene_path.trim())));
         }
         if !self.recent.is_empty() {
             ui.label("Recent:");
             for p in self.recent.clone() {
                 if ui.small_button(p.display().to_string()).clicked() {
                     self.scene_path = p.display().to_string();
+                    picked = Some(SceneSource::File(p));
                 }
             }
+        }
+        if let Some(player) = self.renderer.as_mut().and_then(|r| r.file_player()) {
+            let names = player.output_names();
+            if names.len() > 1 {
+                let current = names.get(player.output).cloned().unwrap_or_default();
+                egui::ComboBox::from_label("output")
+                    .selected_text(current)
+                    .show_ui(ui, |ui| {
+                        for (i, n) in names.iter().enumerate() {
+                            ui.selectable_value(&mut player.output, i, n);
+                        }
+                    });
+            }
+            ui.label(
+                RichText::new("scene files set their own state: the controls below do not apply")
+                    .small()
+                    .color(Color32::GRAY),
+            );
         }
         let mut paused = self.paused_at.is_some();
         if ui.checkbox(&mut paused, "Pause animation").changed() {
@@ -574,7 +594,8 @@ impl eframe::App for DemoApp {
         if self.show_profiler {
             let panel = egui::TopBottomPanel::bottom("profiler")
                 .resizable(true)
-                .default_height(260.0)
+                .default_height(300.0)
+                .min_height(200.0)
                 .show(ctx, |ui| {
                     profiling::puffin_egui::profiler_ui(ui);
                 });

@@ -5,7 +5,6 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use crate::camera::OrbitCamera;
 use crate::render::{Renderer, SceneSource};
 use crate::scenes::SceneParams;
 use crate::settings::RenderSettings;
@@ -65,7 +64,7 @@ pub fn run_from(job: &HeadlessJob, start_time: f32) -> Result<f64, HeadlessError
     std::fs::create_dir_all(&job.out).map_err(|e| HeadlessError::Io(job.out.clone(), e))?;
     let mut renderer = Renderer::new(job.settings.threads)?;
     renderer.set_scene(job.source.clone(), &job.params)?;
-    let mut camera = OrbitCamera::default();
+    let mut camera = crate::scenes::default_camera(&job.source);
     let mut bar = Progress::new(job.frames);
     let started = Instant::now();
     let mut total_ms = 0.0;

@@ -6,6 +6,7 @@
 //! demo                                   # window, lit torus knot
 //! demo --scene field                     # thousands of instanced cubes
 //! demo --headless --frames 60 --out out/demo
+//! demo tests/scenes/showcase/test_card.json   # replay a scene every frame
 //! demo --profile-server                  # puffin_viewer can attach
 //! ```
 
@@ -21,6 +22,9 @@ use demo::{app, headless};
 #[derive(Parser, Debug)]
 #[command(version, about)]
 struct Args {
+    /// A gallium-scene/1 .json file to replay every frame (instead of a
+    /// built-in scene).
+    scene_file: Option<PathBuf>,
     /// Built-in scene to show.
     #[arg(long, value_enum, default_value = "mesh")]
     scene: SceneKind,
@@ -114,7 +118,10 @@ fn main() {
         field_side: args.field_side.clamp(1, 1024),
         stress_triangles: args.triangles.clamp(32, 20_000_000),
     };
-    let source = SceneSource::Builtin(args.scene);
+    let source = match &args.scene_file {
+        Some(path) => SceneSource::File(path.clone()),
+        None => SceneSource::Builtin(args.scene),
+    };
 
     let profile_server = match &args.profile_server {
         Some(addr) => match ferropipe_profiling::ProfileServer::start(addr) {

@@ -4,10 +4,14 @@
 //! the frame from [`RenderSettings`], lets the scene record its draws,
 //! flushes, and returns what the overlay shows.
 
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use ferropipe::components::enums::QueryType;
-use ferropipe::{Context, Error, QueryHandle, QueryResult, Result, Screen, ScreenConfig};
+use ferropipe::scene::{OutputPixels, Replayer, Scene, SceneError};
+use ferropipe::{
+    BoundState, Context, Error, QueryHandle, QueryResult, Result, Screen, ScreenConfig,
+};
 use ferropipe_profiling::{self as profiling, Counts};
 
 use crate::camera::OrbitCamera;
@@ -60,6 +64,112 @@ pub struct FrameReport {
 #[derive(Clone, Debug, PartialEq)]
 pub enum SceneSource {
     Builtin(SceneKind),
+    /// A `gallium-scene/1` file, replayed every frame.
+    File(PathBuf),
+}
+
+impl SceneSource {
+    /// A short name for titles and messages.
+    pub fn label(&self) -> String {
+        match self {
+            SceneSource::Builtin(k) => k.label().to_owned(),
+            SceneSource::File(p) => p.display().to_string(),
+        }
+    }
+}
+
+/// A scene file replayed every frame, the way `replay --time` re-runs its
+/// work: the calls before `timing_begin` (setup) run once, then each frame
+/// restores the bound state from that point and replays the rest, and the
+/// first colour output is the frame.
+///
+/// File scenes carry all their own state (framebuffer, rasterizer,
+/// shaders), so the side panel's settings do not apply to them.
+pub struct FilePlayer {
+    scene: Scene,
+    replayer: Replayer,
+    snapshot: BoundState,
+    first: bool,
+    frame: Option<(Vec<u8>, u32, u32)>,
+    /// Index into the scene's outputs of the one shown.
+    pub output: usize,
+}
+
+impl FilePlayer {
+    /// Loads and validates the scene and runs its setup calls.
+    pub fn load(path: &Path, threads: usize) -> std::result::Result<Self, SceneError> {
+        let scene = Scene::load(path)?;
+        let mut replayer = Replayer::new(threads)?;
+        let work = scene.work_range();
+        replayer.run(&scene, 0..work.start, true)?;
+        let snapshot = replayer.snapshot();
+        let output = scene
+            .outputs
+            .iter()
+            .position(|o| !o.name.contains("depth") && !o.name.contains("stencil"))
+            .unwrap_or(0);
+        Ok(FilePlayer {
+            scene,
+            replayer,
+            snapshot,
+            first: true,
+            frame: None,
+            output,
+        })
+    }
+
+    /// The names of the scene's outputs.
+    pub fn output_names(&self) -> Vec<String> {
+        self.scene.outputs.iter().map(|o| o.name.clone()).collect()
+    }
+
+    /// Replays the scene's work once and reads the shown output.
+    fn render(&mut self) -> std::result::Result<(), SceneError> {
+        let work = self.scene.work_range();
+        if !self.first {
+            self.replayer.restore(self.snapshot.clone())?;
+        }
+        // The first replay logs and checks queries like `replay` does.
+        self.replayer.run(&self.scene, work, self.first)?;
+        self.first = false;
+        let outputs = self.replayer.read_outputs(&self.scene)?;
+        let Some(out) = outputs.get(self.output).or(outputs.first()) else {
+            return Err(SceneError::Unsupported("the scene names no outputs".into()));
+        };
+        match &out.pixels {
+            OutputPixels::Color(rgba) => {
+                self.frame = Some((rgba.clone(), out.width, out.height));
+            }
+            OutputPixels::DepthStencil { depth, stencil } => {
+                // Depth as grey (near = dark), or stencil values scaled.
+                let grey: Vec<u8> = match (depth, stencil) {
+                    (Some(z), _) => z
+                        .iter()
+                        .map(|&v| (v.clamp(0.0, 1.0) * 255.0) as u8)
+                        .collect(),
+                    (None, Some(s)) => s.clone(),
+                    (None, None) => vec![0; (out.width * out.height) as usize],
+                };
+                let rgba = grey.iter().flat_map(|&g| [g, g, g, 255]).collect();
+                self.frame = Some((rgba, out.width, out.height));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What the renderer is showing.
+enum Active {
+    Builtin(Box<dyn Showcase>),
+    File(Box<FilePlayer>),
+}
+
+/// A scene error as a façade error, for one error type in the UI.
+fn scene_error(e: SceneError) -> Error {
+    match e {
+        SceneError::Unsupported(what) => Error::unsupported("scene replay", what),
+        other => Error::invalid("scene replay", "scene", other.to_string()),
+    }
 }
 
 /// A screen, a context, the frame targets and the current scene.
@@ -67,7 +177,7 @@ pub enum SceneSource {
 /// Field order is drop order: the scene's CSOs and the context go before the
 /// targets whose host memory they may reference.
 pub struct Renderer {
-    scene: Option<Box<dyn Showcase>>,
+    scene: Option<Active>,
     source: Option<SceneSource>,
     statistics_query: Option<QueryHandle>,
     statistics_supported: bool,
@@ -127,18 +237,29 @@ impl Renderer {
 
     /// Switches to `source`, creating its resources.
     pub fn set_scene(&mut self, source: SceneSource, params: &SceneParams) -> Result<()> {
-        if let Some(old) = self.scene.take() {
+        if let Some(Active::Builtin(old)) = self.scene.take() {
             old.release(&mut self.ctx);
         }
         self.source = Some(source.clone());
         self.started = Instant::now();
         let scene = match source {
             SceneSource::Builtin(kind) => {
-                scenes::create(kind, &self.screen, &mut self.ctx, params)?
+                Active::Builtin(scenes::create(kind, &self.screen, &mut self.ctx, params)?)
             }
+            SceneSource::File(path) => Active::File(Box::new(
+                FilePlayer::load(&path, self.threads).map_err(scene_error)?,
+            )),
         };
         self.scene = Some(scene);
         Ok(())
+    }
+
+    /// The scene file being replayed, if that is what is shown.
+    pub fn file_player(&mut self) -> Option<&mut FilePlayer> {
+        match &mut self.scene {
+            Some(Active::File(f)) => Some(f),
+            _ => None,
+        }
     }
 
     /// Renders one frame at `time` seconds (`None`: wall-clock time since
@@ -153,6 +274,15 @@ impl Renderer {
         profiling::scope!("render_frame");
         let start = Instant::now();
         let before = profiling::global().snapshot();
+        if let Some(Active::File(player)) = &mut self.scene {
+            player.render().map_err(scene_error)?;
+            return Ok(FrameReport {
+                render_ms: start.elapsed().as_secs_f64() * 1e3,
+                counters: profiling::global().snapshot().since(&before),
+                statistics: None,
+                submitted_triangles: 0,
+            });
+        }
         self.ensure_targets(settings)?;
         if self.scene.is_none() {
             return Err(Error::invalid(
@@ -175,7 +305,9 @@ impl Renderer {
         )?;
         let query = self.begin_statistics();
         let targets = self.targets.as_ref().expect("ensured above");
-        let scene = self.scene.as_mut().expect("checked above");
+        let Some(Active::Builtin(scene)) = self.scene.as_mut() else {
+            unreachable!("file scenes returned above");
+        };
         let aspect = targets.width as f32 / targets.height as f32;
         let input = FrameInput {
             view_proj: camera.view_proj(aspect),
@@ -209,9 +341,13 @@ impl Renderer {
 
     /// The last finished frame: RGBA8 rows, top to bottom.
     pub fn pixels(&self) -> Option<(&[u8], u32, u32)> {
-        self.targets
-            .as_ref()
-            .map(|t| (t.pixels(), t.width, t.height))
+        match &self.scene {
+            Some(Active::File(f)) => f.frame.as_ref().map(|(p, w, h)| (p.as_slice(), *w, *h)),
+            _ => self
+                .targets
+                .as_ref()
+                .map(|t| (t.pixels(), t.width, t.height)),
+        }
     }
 
     /// Starts a pipeline-statistics query for the frame, if the context

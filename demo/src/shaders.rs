@@ -21,8 +21,8 @@ use std::sync::Arc;
 
 use ferropipe::components::enums::ShaderType;
 use ferropipe::components::shader::{
-    FragmentIo, FragmentShader, IoSlot, Lanes, Semantic, ShaderInfo, ShaderResources, VertexIo,
-    VertexShader,
+    FragmentIo, FragmentShader, IoSlot, Lanes, ScalarKind, Semantic, ShaderInfo, ShaderResources,
+    VertexIo, VertexShader,
 };
 use glam::{Mat4, Vec3, Vec4};
 
@@ -334,7 +334,9 @@ impl LitFsConstants {
 }
 
 /// Blinn-Phong with a hemispheric ambient term, two-sided (back faces
-/// flip their normal), writing `COLOR0` to colour buffer 0.
+/// flip their normal, by the rasterizer's facing, so silhouettes where an
+/// interpolated normal tips away from the eye stay lit), writing `COLOR0`
+/// to colour buffer 0.
 pub struct LitFs {
     info: ShaderInfo,
 }
@@ -351,6 +353,11 @@ impl LitFs {
                     IoSlot::new(Semantic::Generic(1), 1),
                     uv,
                     IoSlot::new(Semantic::Generic(3), 3),
+                    IoSlot {
+                        components: 1,
+                        kind: ScalarKind::Bool,
+                        ..IoSlot::new(Semantic::FrontFacing, 0)
+                    },
                 ],
                 outputs: vec![IoSlot::new(Semantic::Color(0), 0)],
                 const_buffers_used: 1,
@@ -386,11 +393,12 @@ impl FragmentShader for LitFs {
             };
             let (mut nx, mut ny, mut nz) = normalize(i(0, 0), i(0, 1), i(0, 2));
             let (vx, vy, vz) = normalize(cx - i(1, 0), cy - i(1, 1), cz - i(1, 2));
-            // Two-sided: a normal facing away from the viewer is flipped.
-            let away = vx.mul_add(nx, vy.mul_add(ny, vz * nz)).simd_lt(zero);
-            nx = away.select(-nx, nx);
-            ny = away.select(-ny, ny);
-            nz = away.select(-nz, nz);
+            // Two-sided: back faces (front-facing lanes are all ones) light
+            // their other side.
+            let front = i(4, 0);
+            nx = front.select(nx, -nx);
+            ny = front.select(ny, -ny);
+            nz = front.select(nz, -nz);
             let diffuse = lx.mul_add(nx, ly.mul_add(ny, lz * nz)).max(zero);
             let (hx, hy, hz) = normalize(lx + vx, ly + vy, lz + vz);
             let mut spec = hx.mul_add(nx, hy.mul_add(ny, hz * nz)).max(zero);
@@ -483,12 +491,24 @@ mod tests {
         }
     }
 
-    /// Runs [`LitFs`] on one group whose lanes all see the same inputs.
+    /// Runs [`LitFs`] on one group of front faces whose lanes all see the
+    /// same inputs.
     fn shade(k: &LitFsConstants, normal: Vec3, pos: Vec3, color: Vec4) -> [f32; 4] {
+        shade_facing(k, normal, pos, color, true)
+    }
+
+    fn shade_facing(
+        k: &LitFsConstants,
+        normal: Vec3,
+        pos: Vec3,
+        color: Vec4,
+        front: bool,
+    ) -> [f32; 4] {
         let cb = k.to_bytes();
         let bufs = [cb.as_slice()];
         let fs = LitFs::new();
-        let mut inputs = vec![Lanes::ZERO; 4 * 4];
+        let mut inputs = vec![Lanes::ZERO; 5 * 4];
+        inputs[at(1, 4, 0, 0)] = Lanes::splat(f32::from_bits(if front { u32::MAX } else { 0 }));
         for c in 0..3 {
             inputs[at(1, 0, c, 0)] = lanes(normal[c]);
             inputs[at(1, 1, c, 0)] = lanes(pos[c]);
@@ -549,9 +569,17 @@ mod tests {
             specular: 0.0,
             ..Default::default()
         };
-        // A normal pointing away from the camera is flipped towards it.
-        let c = shade(&k, -Vec3::Y, Vec3::ZERO, Vec4::ONE);
+        // A back face lights its other side.
+        let c = shade_facing(&k, -Vec3::Y, Vec3::ZERO, Vec4::ONE, false);
         assert!((c[0] - 1.0).abs() < 1e-5, "{c:?}");
+        // A front face whose interpolated normal tips away from the eye
+        // (a silhouette) is not flipped into darkness.
+        let k2 = LitFsConstants {
+            camera_pos: Vec3::new(5.0, 0.0, 0.0),
+            ..k
+        };
+        let c = shade(&k2, Vec3::new(-0.1, 1.0, 0.0), Vec3::ZERO, Vec4::ONE);
+        assert!(c[0] > 0.9, "{c:?}");
         // A zero normal gives no light, not NaN.
         let c = shade(&k, Vec3::ZERO, Vec3::ZERO, Vec4::ONE);
         assert!(c.iter().all(|v| v.is_finite()));
