@@ -5,16 +5,16 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Image, distinct_colors, dominant, run_demo, scratch_dir};
+use common::{Image, distinct_colors, dominant, render_headless, run_demo, scratch_dir};
 
 const NO_DISPLAY: [(&str, Option<&str>); 2] = [("DISPLAY", None), ("WAYLAND_DISPLAY", None)];
 
 #[test]
 fn headless_frames_are_pngs_of_an_orbiting_scene() {
     let dir = scratch_dir("headless");
-    let out = run_demo(
+    render_headless(
+        &dir,
         &[
-            "--headless",
             "--frames",
             "3",
             "--width",
@@ -23,16 +23,7 @@ fn headless_frames_are_pngs_of_an_orbiting_scene() {
             "120",
             "--threads",
             "2",
-            "--out",
-            dir.to_str().unwrap(),
         ],
-        &[],
-        Duration::from_secs(120),
-    );
-    assert!(
-        out.status.success(),
-        "demo failed: {}",
-        String::from_utf8_lossy(&out.stderr)
     );
     let frames: Vec<Image> = (0..3)
         .map(|i| Image::load(&dir.join(format!("frame_{i:04}.png"))))
@@ -106,23 +97,7 @@ fn headless_replays_a_scene_file() {
         env!("CARGO_MANIFEST_DIR"),
         "/../tests/scenes/showcase/test_card.json"
     );
-    let out = run_demo(
-        &[
-            "--headless",
-            scene,
-            "--frames",
-            "2",
-            "--out",
-            dir.to_str().unwrap(),
-        ],
-        &[],
-        Duration::from_secs(120),
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    render_headless(&dir, &[scene, "--frames", "2"]);
     let a = Image::load(&dir.join("frame_0000.png"));
     let b = Image::load(&dir.join("frame_0001.png"));
     // The scene's own framebuffer size, not the demo's default.

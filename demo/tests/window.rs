@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Image, dominant, run_demo, saturated_fraction, scratch_dir};
+use common::{Image, dominant, render_headless, run_demo, saturated_fraction, scratch_dir};
 
 fn find_in_path(name: &str) -> Option<PathBuf> {
     std::env::var_os("PATH").and_then(|paths| {
@@ -163,9 +163,10 @@ fn check_frame(img: &Image, layout: &serde_json::Value, dir: &Path) {
         "frame shown 1:1"
     );
     let headless_dir = dir.join("headless");
-    let out = run_demo(
+    let (ws, hs) = (w.to_string(), h.to_string());
+    render_headless(
+        &headless_dir,
         &[
-            "--headless",
             "--frames",
             "1",
             "--time",
@@ -173,19 +174,10 @@ fn check_frame(img: &Image, layout: &serde_json::Value, dir: &Path) {
             "--threads",
             "2",
             "--width",
-            &w.to_string(),
+            &ws,
             "--height",
-            &h.to_string(),
-            "--out",
-            headless_dir.to_str().unwrap(),
+            &hs,
         ],
-        &[],
-        Duration::from_secs(120),
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
     let reference = Image::load(&headless_dir.join("frame_0000.png"));
     let overlay = rect(&layout["overlay"]).unwrap_or([0; 4]);

@@ -149,3 +149,16 @@ pub fn run_demo(args: &[&str], env: &[(&str, Option<&str>)], deadline: Duration)
     let child = cmd.spawn().expect("spawn demo");
     wait_with_deadline(child, deadline, "demo")
 }
+
+/// Runs `demo --headless ARGS --out DIR` and requires success.
+pub fn render_headless(dir: &Path, args: &[&str]) {
+    let mut all = vec!["--headless"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--out", dir.to_str().expect("utf-8 path")]);
+    let out = run_demo(&all, &[], Duration::from_secs(120));
+    assert!(
+        out.status.success(),
+        "demo {all:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
