@@ -594,9 +594,12 @@ impl eframe::App for DemoApp {
         if self.show_profiler {
             let panel = egui::TopBottomPanel::bottom("profiler")
                 .resizable(true)
-                .default_height(300.0)
+                .default_height(340.0)
                 .min_height(200.0)
                 .show(ctx, |ui| {
+                    // puffin's UI shrinks to its content; keep the panel at
+                    // the height it was given (or dragged to).
+                    ui.set_min_height(ui.available_height());
                     profiling::puffin_egui::profiler_ui(ui);
                 });
             self.layout.profiler = Some(scale_rect(panel.response.rect, ctx.pixels_per_point()));
