@@ -13,3 +13,4 @@ pub mod render;
 pub mod scenes;
 pub mod settings;
 pub mod shaders;
+pub mod texture;
