@@ -157,6 +157,10 @@ impl Replayer {
                     }
                     self.first_unsupported.get_or_insert(e);
                 }
+                // After a skipped call, later failures may be its
+                // consequences (a draw with the skipped shader unbound):
+                // keep going; the run still fails with the first skip.
+                Err(_) if self.keep_going && self.first_unsupported.is_some() => {}
                 Err(e) => return Err(e),
             }
             if self.progress && last_report.elapsed() > Duration::from_secs(2) {

@@ -181,21 +181,23 @@ fn unknown_fields_and_unimplemented_features_exit_3() {
         matches!(&e, SceneError::Unsupported(m) if m.contains("call 3") && m.contains("turbo"))
     );
     assert_eq!(e.exit_code(), 3);
-    // Parses, then the façade says draw_vbo is not implemented (until the
-    // pipeline lands): exit 3 naming the call.
+    // Parses, then the façade refuses a draw with no shaders or rasterizer
+    // bound: invalid input, exit 2 naming the call.
     let s = parse(&with(
         rt_calls(),
         json!({"op": "draw_vbo", "mode": "PIPE_PRIM_TRIANGLES", "count": 3}),
     ))
     .unwrap();
-    if let Err(e) = replay(
+    let e = replay(
         &s,
         &ReplayOptions {
             threads: 1,
             ..Default::default()
         },
-    ) {
-        assert_eq!(e.exit_code(), 3, "{e}");
+    )
+    .unwrap_err();
+    {
+        assert_eq!(e.exit_code(), 2, "{e}");
         assert!(e.to_string().contains("call 3 (draw_vbo)"), "{e}");
     }
     // An MSAA resource is valid Gallium ferropipe does not implement.
