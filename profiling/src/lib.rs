@@ -1,10 +1,34 @@
 //! ferropipe-profiling: the one place that knows puffin.
 //!
-//! Systems open scopes with [`scope!`] (a puffin scope when profiling is on,
-//! one relaxed atomic load when it is off) at system and tile-job
-//! granularity, never per pixel: a puffin scope costs tens of nanoseconds.
+//! Two instruments, both cheap enough to leave in release builds:
+//!
+//! * **Scopes** ([`scope!`]) for puffin's flamegraph: a puffin scope when
+//!   profiling is on, one relaxed atomic load when it is off.  Open them at
+//!   system and tile-job granularity, never per pixel: a puffin scope costs
+//!   tens of nanoseconds.
+//! * **Counters** ([`counters`]): monotonically increasing totals
+//!   (primitives in / set up, fragments shaded, tiles touched, time per
+//!   stage) that jobs accumulate locally and commit once per job.  The demo
+//!   overlay reads them per frame; the engine exposes them as Gallium driver
+//!   queries (`get_driver_query_info` / `get_driver_query_group_info`,
+//!   screen.rst).  See `docs/profiling.md` for what each stage reports.
+//!
+//! Optional features keep hosts that do not want them free of their
+//! dependencies: `server` (a `puffin_http` server `puffin_viewer` attaches
+//! to) and `egui` (the flamegraph panel, `puffin_egui`).
 
+pub mod counters;
+
+pub use counters::{
+    Counter, CounterDesc, CounterGroup, CounterResultType, CounterSet, CounterUnit, Counts, Stage,
+    StageTimer, global,
+};
 pub use puffin;
+
+#[cfg(feature = "egui")]
+pub use puffin_egui;
+
+use std::sync::OnceLock;
 
 /// Opens a profiling scope for the rest of the enclosing block.
 ///
@@ -32,4 +56,83 @@ pub fn is_enabled() -> bool {
 /// Marks the end of a frame for the profiler UI.
 pub fn new_frame() {
     puffin::GlobalProfiler::lock().new_frame();
+}
+
+/// The puffin scope id of a stage timer, registered on first use.
+fn stage_scope_id(stage: Stage) -> puffin::ScopeId {
+    static IDS: [OnceLock<puffin::ScopeId>; 8] = [const { OnceLock::new() }; 8];
+    let i = Stage::ALL.iter().position(|&s| s == stage).unwrap_or(0);
+    *IDS[i].get_or_init(|| {
+        puffin::ThreadProfiler::call(|tp| {
+            tp.register_named_scope(stage.name(), "StageTimer", "counters.rs", 0)
+        })
+    })
+}
+
+/// A running `puffin_http` server; stops when dropped.
+#[cfg(feature = "server")]
+pub struct ProfileServer {
+    _server: puffin_http::Server,
+    addr: String,
+}
+
+#[cfg(feature = "server")]
+impl ProfileServer {
+    /// Starts serving profile frames on `addr` (`127.0.0.1:8585` is
+    /// `puffin_viewer`'s default) and turns scope collection on.
+    pub fn start(addr: &str) -> Result<Self, String> {
+        let server = puffin_http::Server::new(addr).map_err(|e| format!("{addr}: {e:#}"))?;
+        set_enabled(true);
+        Ok(ProfileServer {
+            _server: server,
+            addr: addr.to_owned(),
+        })
+    }
+
+    /// The address it listens on.
+    pub fn addr(&self) -> &str {
+        &self.addr
+    }
+}
+
+#[cfg(all(test, feature = "server"))]
+mod tests {
+    use std::io::Read;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn profile_server_streams_frames_to_a_client() {
+        // A free loopback port (released just before the server binds it).
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let addr = format!("127.0.0.1:{port}");
+        let server = super::ProfileServer::start(&addr).expect("server starts");
+        assert_eq!(server.addr(), addr);
+        let mut client = std::net::TcpStream::connect(&addr).expect("client connects");
+        client
+            .set_read_timeout(Some(Duration::from_millis(100)))
+            .unwrap();
+        let start = Instant::now();
+        let mut got = Vec::new();
+        while got.len() < 2 && start.elapsed() < Duration::from_secs(20) {
+            {
+                crate::scope!("server_test_frame");
+                std::hint::black_box(0);
+            }
+            super::new_frame();
+            let mut buf = [0u8; 64];
+            if let Ok(n) = client.read(&mut buf) {
+                got.extend_from_slice(&buf[..n]);
+            }
+        }
+        assert!(got.len() >= 2, "no frame arrived");
+        // Every packet starts with puffin_http's protocol version.
+        assert_eq!(
+            u16::from_le_bytes([got[0], got[1]]),
+            puffin_http::PROTOCOL_VERSION
+        );
+    }
 }

@@ -1,0 +1,148 @@
+//! `demo --headless --frames N --out DIR`: renders N frames of a showcase
+//! scene to PNG while the camera orbits, with a progress bar on stderr.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crate::render::{Renderer, SceneSource};
+use crate::scenes::SceneParams;
+use crate::settings::RenderSettings;
+
+/// What the headless mode renders.
+pub struct HeadlessJob {
+    pub source: SceneSource,
+    pub settings: RenderSettings,
+    pub params: SceneParams,
+    pub frames: u32,
+    pub out: PathBuf,
+    /// Camera yaw advance per frame, radians.
+    pub orbit_step: f32,
+    /// Scene time per frame, seconds (animation is by frame number, so the
+    /// output does not depend on how fast the machine is).
+    pub frame_time: f32,
+}
+
+/// How the headless run failed; [`HeadlessError::exit_code`] follows the
+/// replayer's convention (3 = ferropipe does not support something yet).
+#[derive(Debug)]
+pub enum HeadlessError {
+    Render(ferropipe::Error),
+    Io(PathBuf, std::io::Error),
+    Png(PathBuf, png::EncodingError),
+}
+
+impl std::fmt::Display for HeadlessError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HeadlessError::Render(e) => write!(f, "ferropipe: {e}"),
+            HeadlessError::Io(p, e) => write!(f, "{}: {e}", p.display()),
+            HeadlessError::Png(p, e) => write!(f, "{}: {e}", p.display()),
+        }
+    }
+}
+
+impl HeadlessError {
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            HeadlessError::Render(e) if e.is_unsupported() => 3,
+            _ => 1,
+        }
+    }
+}
+
+impl From<ferropipe::Error> for HeadlessError {
+    fn from(e: ferropipe::Error) -> Self {
+        HeadlessError::Render(e)
+    }
+}
+
+/// Renders the job's frames to `out/frame_NNNN.png`, frame `i` at scene
+/// time `start_time + i * frame_time`; returns the mean render time in
+/// milliseconds.
+pub fn run_from(job: &HeadlessJob, start_time: f32) -> Result<f64, HeadlessError> {
+    std::fs::create_dir_all(&job.out).map_err(|e| HeadlessError::Io(job.out.clone(), e))?;
+    let mut renderer = Renderer::new(job.settings.threads)?;
+    renderer.set_scene(job.source.clone(), &job.params)?;
+    let mut camera = crate::scenes::default_camera(&job.source);
+    let mut bar = Progress::new(job.frames);
+    let started = Instant::now();
+    let mut total_ms = 0.0;
+    for i in 0..job.frames {
+        let report = renderer.render(
+            &job.settings,
+            &camera,
+            &job.params,
+            Some(start_time + i as f32 * job.frame_time),
+        )?;
+        total_ms += report.render_ms;
+        let (pixels, w, h) = renderer.pixels().expect("a frame was rendered");
+        let path = job.out.join(format!("frame_{i:04}.png"));
+        write_png(&path, pixels, w, h)?;
+        camera.orbit(job.orbit_step);
+        ferropipe_profiling::new_frame();
+        bar.update(i + 1, report.render_ms);
+    }
+    bar.finish(started.elapsed().as_secs_f64());
+    Ok(total_ms / job.frames.max(1) as f64)
+}
+
+/// Writes RGBA8 rows (top first) as an 8-bit RGBA PNG.
+pub fn write_png(path: &Path, rgba: &[u8], width: u32, height: u32) -> Result<(), HeadlessError> {
+    let file = std::fs::File::create(path).map_err(|e| HeadlessError::Io(path.to_owned(), e))?;
+    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), width, height);
+    enc.set_color(png::ColorType::Rgba);
+    enc.set_depth(png::BitDepth::Eight);
+    let png_err = |e| HeadlessError::Png(path.to_owned(), e);
+    let mut w = enc.write_header().map_err(png_err)?;
+    w.write_image_data(rgba).map_err(png_err)?;
+    w.finish().map_err(png_err)
+}
+
+/// A one-line progress bar on stderr (a line per 10% when stderr is not a
+/// terminal, so CI logs stay short).
+struct Progress {
+    total: u32,
+    tty: bool,
+    last_decile: u32,
+}
+
+impl Progress {
+    fn new(total: u32) -> Self {
+        Progress {
+            total: total.max(1),
+            tty: std::io::stderr().is_terminal(),
+            last_decile: 0,
+        }
+    }
+
+    fn update(&mut self, done: u32, ms: f64) {
+        let mut err = std::io::stderr().lock();
+        if self.tty {
+            const WIDTH: u32 = 30;
+            let filled = (done * WIDTH / self.total) as usize;
+            let _ = write!(
+                err,
+                "\r[{}{}] {done}/{} frames  {ms:6.1} ms/frame ",
+                "#".repeat(filled),
+                ".".repeat(WIDTH as usize - filled),
+                self.total
+            );
+            let _ = err.flush();
+        } else {
+            let decile = done * 10 / self.total;
+            if decile > self.last_decile {
+                self.last_decile = decile;
+                let _ = writeln!(err, "{done}/{} frames ({ms:.1} ms/frame)", self.total);
+            }
+        }
+    }
+
+    fn finish(&self, seconds: f64) {
+        let mut err = std::io::stderr().lock();
+        if self.tty {
+            let _ = writeln!(err);
+        }
+        let _ = writeln!(err, "rendered {} frames in {seconds:.2} s", self.total);
+    }
+}

@@ -1,0 +1,16 @@
+//! The ferropipe demo as a library: the window (`app`), the headless
+//! renderer (`headless`), and the pieces both use — showcase scenes with
+//! Rust-native shaders, the Gallium plumbing (`gfx`), and the settings the
+//! side panel edits.  The `demo` binary (`main.rs`) is the command line on
+//! top; the tests and examples use the library directly.
+
+pub mod app;
+pub mod camera;
+pub mod gfx;
+pub mod headless;
+pub mod mesh;
+pub mod render;
+pub mod scenes;
+pub mod settings;
+pub mod shaders;
+pub mod texture;

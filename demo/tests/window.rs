@@ -1,0 +1,207 @@
+//! The demo window under Xvfb: start it, capture it (eframe's screenshot
+//! API), and check that the rendered frame and the flamegraph are there.
+//!
+//! Needs Xvfb and the libraries eframe loads at run time
+//! (`.ci/install-demo-deps.sh` installs them); without Xvfb the test says
+//! so and passes.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{Image, dominant, render_headless, run_demo, saturated_fraction, scratch_dir};
+
+fn find_in_path(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|p| p.join(name))
+            .find(|p| p.is_file())
+    })
+}
+
+/// An Xvfb server this test started; killed on drop.
+struct Xvfb {
+    child: Child,
+    display: String,
+}
+
+impl Xvfb {
+    fn start(binary: &Path) -> Xvfb {
+        // A display number unlikely to collide with other test runs; retry
+        // a few when the lock is taken.
+        let base = 100 + std::process::id() % 700;
+        for n in base..base + 20 {
+            let socket = PathBuf::from(format!("/tmp/.X11-unix/X{n}"));
+            if socket.exists() || Path::new(&format!("/tmp/.X{n}-lock")).exists() {
+                continue;
+            }
+            let mut child = Command::new(binary)
+                .args([
+                    &format!(":{n}"),
+                    "-screen",
+                    "0",
+                    "1280x800x24",
+                    "-nolisten",
+                    "tcp",
+                ])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("spawn Xvfb");
+            let start = Instant::now();
+            while start.elapsed() < Duration::from_secs(10) {
+                if socket.exists() {
+                    return Xvfb {
+                        child,
+                        display: format!(":{n}"),
+                    };
+                }
+                if child.try_wait().ok().flatten().is_some() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        panic!("could not start Xvfb on any display");
+    }
+}
+
+impl Drop for Xvfb {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn rect(v: &serde_json::Value) -> Option<[i64; 4]> {
+    let a = v.as_array()?;
+    Some(std::array::from_fn(|i| a[i].as_i64().unwrap_or(0)))
+}
+
+#[test]
+fn window_shows_the_frame_and_the_flamegraph() {
+    let Some(xvfb) = find_in_path("Xvfb") else {
+        eprintln!(
+            "SKIPPED window test: Xvfb is not installed (bash .ci/install-demo-deps.sh installs it)"
+        );
+        return;
+    };
+    let server = Xvfb::start(&xvfb);
+    let dir = scratch_dir("window");
+    let shot = dir.join("window.png");
+    let out = run_demo(
+        &[
+            "--screenshot",
+            shot.to_str().unwrap(),
+            "--screenshot-after",
+            "15",
+            "--time",
+            "1.5",
+            "--threads",
+            "2",
+            "--window-size",
+            "1100x760",
+        ],
+        &[
+            ("DISPLAY", Some(server.display.as_str())),
+            ("WAYLAND_DISPLAY", None),
+            ("LIBGL_ALWAYS_SOFTWARE", Some("1")),
+        ],
+        Duration::from_secs(180),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "demo window failed: {stderr}");
+    let img = Image::load(&shot);
+    let layout: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(shot.with_extension("json")).unwrap())
+            .unwrap();
+    assert_eq!((img.width, img.height), (1100, 760), "window size");
+
+    // The flamegraph panel: puffin's coloured scope bars over a dark
+    // panel, with text.
+    let profiler = rect(&layout["profiler"]).expect("profiler panel laid out");
+    assert!(
+        profiler[3] - profiler[1] > 100,
+        "profiler panel too small: {profiler:?}"
+    );
+    let px = img.region(profiler);
+    let (_, bg) = dominant(&px);
+    assert!(
+        bg < 0.97,
+        "profiler panel is blank ({:.1}% one colour)",
+        bg * 100.0
+    );
+    let bars = saturated_fraction(&px);
+    assert!(
+        bars > 0.002,
+        "no flamegraph bars in the profiler panel ({bars})"
+    );
+
+    // The frame.
+    if let Some(err) = layout["error"].as_str() {
+        panic!("the demo reported an error: {err}");
+    }
+    check_frame(&img, &layout, &dir);
+}
+
+/// The frame shown in the window must be the frame ferropipe renders
+/// headless with the same settings: compare them outside the overlay.
+fn check_frame(img: &Image, layout: &serde_json::Value, dir: &Path) {
+    let image = rect(&layout["image"]).expect("frame laid out");
+    let (w, h) = (
+        layout["frame_width"].as_u64().unwrap() as u32,
+        layout["frame_height"].as_u64().unwrap() as u32,
+    );
+    assert_eq!(
+        ((image[2] - image[0]) as u32, (image[3] - image[1]) as u32),
+        (w, h),
+        "frame shown 1:1"
+    );
+    let headless_dir = dir.join("headless");
+    let (ws, hs) = (w.to_string(), h.to_string());
+    render_headless(
+        &headless_dir,
+        &[
+            "--frames",
+            "1",
+            "--time",
+            "1.5",
+            "--threads",
+            "2",
+            "--width",
+            &ws,
+            "--height",
+            &hs,
+        ],
+    );
+    let reference = Image::load(&headless_dir.join("frame_0000.png"));
+    let overlay = rect(&layout["overlay"]).unwrap_or([0; 4]);
+    let (mut compared, mut off) = (0u64, 0u64);
+    for y in 0..h {
+        for x in 0..w {
+            let (sx, sy) = (image[0] + x as i64, image[1] + y as i64);
+            if sx >= overlay[0] && sx < overlay[2] && sy >= overlay[1] && sy < overlay[3] {
+                continue;
+            }
+            let a = img.pixel(sx as u32, sy as u32);
+            let b = reference.pixel(x, y);
+            compared += 1;
+            if (0..3).any(|c| a[c].abs_diff(b[c]) > 2) {
+                off += 1;
+            }
+        }
+    }
+    assert!(compared > (w * h / 2) as u64);
+    assert!(
+        off * 1000 <= compared,
+        "{off} of {compared} pixels differ from the headless frame"
+    );
+    let px = reference.region([0, 0, w as i64, h as i64]);
+    let (_, bg) = dominant(&px);
+    assert!(bg < 0.95, "the frame is {:.1}% one colour", bg * 100.0);
+}
