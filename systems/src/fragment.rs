@@ -168,8 +168,8 @@ pub fn shade_batch(
     resize_lanes(&mut batch.outputs, ds.fs_info.outputs.len() * 4 * n);
     batch.outputs.iter_mut().for_each(|l| *l = Lanes::ZERO);
 
-    let needs_fc = ds.fs_info.frag_coord_mask != 0
-        || ds.fs_inputs.iter().any(|s| *s == FsInputSource::FragCoord);
+    let needs_fc =
+        ds.fs_info.frag_coord_mask != 0 || ds.fs_inputs.contains(&FsInputSource::FragCoord);
     let needs_w = ds.fs_inputs.iter().any(|s| {
         matches!(
             s,
