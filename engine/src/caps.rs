@@ -7,9 +7,10 @@
 //! commit (and the conformance list shows the scenes it fixes).  A state
 //! tracker that believes a cap must never meet `Error::Unsupported` for it.
 //!
-//! Today: resources of every target, transfers, clears, copies and all
-//! context state are implemented; drawing, shaders, queries, blits, MSAA,
-//! stream output and compute are not.
+//! Today: resources of every target, transfers, clears, copies, blits, all
+//! context state, drawing (issue 4), vertex and fragment shaders with
+//! texturing (issue 3) and queries are implemented; MSAA, polygon offset,
+//! unfilled polygons, stipple, stream output and compute are not (issue 5).
 
 use ferropipe_components::caps::{Cap, CapF, ComputeCap, ShaderCap};
 use ferropipe_components::enums::{BindFlags, ShaderType, TextureTarget};
@@ -74,66 +75,74 @@ pub fn get_param(cap: Cap) -> i32 {
         MaxTextureUploadMemoryBudget => 64 * 1024 * 1024,
         MaxFramesInFlight => 1,
 
-        // --- Drawing (pipeline issue 4 / 5): flip as the pipeline lands ---
-        PrimitiveRestart
-        | VertexElementInstanceDivisor
+        // --- Drawing (issue 4: systems/, conformance scenes prove each) ---
+        PrimitiveRestart                       // indexed_draws
+        | VertexElementInstanceDivisor         // instancing
         | StartInstance
         | TgsiInstanceid
-        | DrawParameters
-        | BlendEquationSeparate
-        | IndepBlendEnable
+        | BlendEquationSeparate                // blend_equations
+        | IndepBlendEnable                     // mrt
         | IndepBlendFunc
-        | MaxDualSourceRenderTargets
-        | PointSprite
-        | DepthClipDisable
+        | MaxDualSourceRenderTargets           // merge.rs SRC1_* factors
+        | PointSprite                          // point_sprite
+        | DepthClipDisable                     // depth_clamp
         | DepthClipDisableSeparate
-        | ClipHalfz
-        | PolygonOffsetClamp
-        | PolygonOffsetUnitsUnscaled
-        | DepthBoundsTest
-        | FragmentColorClamped
+        | ClipHalfz                            // clip_halfz
+        | DepthBoundsTest                      // merge.rs
+        | FragmentColorClamped                 // color_clamp
         | VertexColorClamped
         | VertexColorUnclamped
-        | ConditionalRenderInverted
+        | ConditionalRenderInverted            // render_condition
+        | TgsiFsCoordOriginUpperLeft           // frag_coord as Gallium defines it
+        | TgsiFsCoordPixelCenterHalfInteger => 1,
+        // Not (yet) implemented: shader draw parameters (WGSL has no
+        // base_vertex/draw_id), polygon offset (issue 5), FILL_RECTANGLE,
+        // integer pixel centres for frag_coord, cull distances.  Robust
+        // access is implemented (out-of-bounds reads give zeros) but the
+        // cap waits for the tests of issue 8 to cover every resource kind.
+        DrawParameters
+        | PolygonOffsetClamp
+        | PolygonOffsetUnitsUnscaled
         | PolygonModeFillRectangle
-        | TgsiFsCoordOriginUpperLeft
-        | TgsiFsCoordPixelCenterHalfInteger
         | TgsiFsCoordPixelCenterInteger
         | RobustBufferAccessBehavior
         | CullDistance => 0,
-        // Fixed point with 8 sub-pixel bits (ARCHITECTURE.md) once drawing
-        // lands; until then nothing is rasterized.
-        RasterizerSubpixelBits | ViewportSubpixelBits => 0,
+        // Fixed point with 8 sub-pixel bits (ARCHITECTURE.md "Fixed point
+        // and fill rules"), llvmpipe's FIXED_ORDER.
+        RasterizerSubpixelBits | ViewportSubpixelBits => 8,
         // llvmpipe's answer, part of the scene format's contract.
         QuadsFollowProvokingVertexConvention => 0,
 
-        // --- Shaders (issue 3) and texturing --------------------------------
+        // --- Shaders (issue 3) and texturing (systems/shader/src/texture.rs) --
+        // Shaders arrive as WGSL or GLSL 450 source through naga, not as
+        // TGSI/NIR, so no GLSL level is promised to a GL state tracker.
         GlslFeatureLevel | GlslFeatureLevelCompatibility | EsslFeatureLevel => 0,
-        TextureSwizzle
-        | TextureMirrorClampToEdge
+        TextureSwizzle                         // tex_formats
+        | TextureMirrorClampToEdge             // tex_wrap
         | TextureMirrorClamp
         | TextureFloatLinear
         | TextureHalfFloatLinear
-        | SamplerViewTarget
-        | AnisotropicFilter
+        | AnisotropicFilter                    // texture.rs: EXT form, <= 16 probes
+        | FragmentShaderTextureLod             // textureSampleLevel/Grad
+        | FragmentShaderDerivatives            // shader_derivatives_discard
+        | TgsiFsFineDerivative => 1,
+        // textureGather of any one component.
+        MaxTextureGatherComponents => 4,
+        SamplerViewTarget
         | TextureQueryLod
-        | FragmentShaderTextureLod
-        | FragmentShaderDerivatives
-        | TgsiFsFineDerivative
-        | MaxTextureGatherComponents
         | TextureGatherSm5
         | TextureGatherOffsets
         | MinTextureGatherOffset
         | MaxTextureGatherOffset => 0,
-        MaxVaryings => 0,
+        // VS outputs / FS inputs the linkage carries (vec4 slots), as the
+        // shader caps' MaxOutputs.
+        MaxVaryings => 32,
 
-        // --- Queries (issue 5) ------------------------------------------------
-        OcclusionQuery
-        | QueryTimeElapsed
-        | QueryTimestamp
-        | QueryPipelineStatistics
-        | QuerySoOverflow
-        | QueryBufferObject => 0,
+        // --- Queries (engine/src/context/query.rs; occlusion_query,
+        // pipeline_stats, render_condition) -----------------------------------
+        OcclusionQuery | QueryTimeElapsed | QueryTimestamp | QueryPipelineStatistics => 1,
+        // Stream output and get_query_result_resource are not implemented.
+        QuerySoOverflow | QueryBufferObject => 0,
 
         // --- Not implemented: MSAA, stream output, GS/TS, compute, images ---
         TextureMultisample
@@ -236,8 +245,9 @@ pub fn get_paramf(cap: CapF) -> f32 {
         // are the limits the state accepts, not yet a promise of output.
         CapF::MaxLineWidth | CapF::MaxLineWidthAa => 255.0,
         CapF::MaxPointWidth | CapF::MaxPointWidthAa => 255.0,
-        // Sampling (issue 3): no anisotropy yet; LOD bias as llvmpipe.
-        CapF::MaxTextureAnisotropy => 0.0,
+        // Sampling (issue 3): anisotropy up to 16 probes (cso.rs checks it);
+        // LOD bias as llvmpipe.
+        CapF::MaxTextureAnisotropy => 16.0,
         CapF::MaxTextureLodBias => 16.0,
         CapF::MinConservativeRasterDilate
         | CapF::MaxConservativeRasterDilate
@@ -250,18 +260,9 @@ pub fn get_paramf(cap: CapF) -> f32 {
 pub fn get_shader_param(shader: ShaderType, cap: ShaderCap) -> i32 {
     use ShaderCap::*;
     let graphics = matches!(shader, ShaderType::Vertex | ShaderType::Fragment);
-    // Shader compilation (issue 3) has not landed: no stage executes yet.
-    const SHADERS_LANDED: bool = false;
-    if !graphics || !SHADERS_LANDED {
-        // The binding limits are still what the context state accepts.
-        return match (graphics, cap) {
-            (true, MaxConstBuffers) => MAX_CONSTANT_BUFFERS as i32,
-            (true, MaxConstBufferSize) => MAX_CONST_BUFFER_SIZE as i32,
-            (true, MaxTextureSamplers) => MAX_SAMPLERS as i32,
-            (true, MaxSamplerViews) => MAX_SAMPLER_VIEWS as i32,
-            (true, MaxInputs) if shader == ShaderType::Vertex => MAX_ATTRIBS as i32,
-            _ => 0,
-        };
+    // Vertex and fragment shaders run (issue 3); other stages do not exist.
+    if !graphics {
+        return 0;
     }
     match cap {
         MaxInstructions | MaxAluInstructions | MaxTexInstructions | MaxTexIndirections => i32::MAX,
@@ -430,6 +431,12 @@ mod tests {
         assert_eq!(get_param(Cap::MaxStreamOutputBuffers), 0);
         assert_eq!(get_param(Cap::TextureMultisample), 0);
         assert_eq!(get_param(Cap::MaxRenderTargets), 8);
+        // What has landed says so.
+        assert_eq!(get_param(Cap::PrimitiveRestart), 1);
+        assert_eq!(get_param(Cap::OcclusionQuery), 1);
+        assert_eq!(get_param(Cap::RasterizerSubpixelBits), 8);
+        assert!(get_shader_param(ShaderType::Fragment, ShaderCap::MaxInstructions) > 0);
+        assert!(get_shader_param(ShaderType::Vertex, ShaderCap::MaxInputs) > 0);
         assert_eq!(
             get_shader_param(ShaderType::Geometry, ShaderCap::MaxInstructions),
             0
