@@ -9,7 +9,7 @@
 //!
 //! Today: resources of every target, transfers, clears, copies, blits, all
 //! context state, drawing (issue 4), vertex and fragment shaders with
-//! texturing (issue 3) and queries are implemented; MSAA, polygon offset,
+//! texturing (issue 3), queries and polygon offset are implemented; MSAA,
 //! unfilled polygons, stipple, stream output and compute are not (issue 5).
 
 use ferropipe_components::caps::{Cap, CapF, ComputeCap, ShaderCap};
@@ -94,15 +94,16 @@ pub fn get_param(cap: Cap) -> i32 {
         | VertexColorUnclamped
         | ConditionalRenderInverted            // render_condition
         | TgsiFsCoordOriginUpperLeft           // frag_coord as Gallium defines it
-        | TgsiFsCoordPixelCenterHalfInteger => 1,
+        | TgsiFsCoordPixelCenterHalfInteger
+        | PolygonOffsetClamp                   // polygon_offset_clamp
+        | PolygonOffsetUnitsUnscaled => 1,     // systems/src/tests.rs
+
         // Not (yet) implemented: shader draw parameters (WGSL has no
-        // base_vertex/draw_id), polygon offset (issue 5), FILL_RECTANGLE,
+        // base_vertex/draw_id), FILL_RECTANGLE,
         // integer pixel centres for frag_coord, cull distances.  Robust
         // access is implemented (out-of-bounds reads give zeros) but the
         // cap waits for the tests of issue 8 to cover every resource kind.
         DrawParameters
-        | PolygonOffsetClamp
-        | PolygonOffsetUnitsUnscaled
         | PolygonModeFillRectangle
         | TgsiFsCoordPixelCenterInteger
         | RobustBufferAccessBehavior

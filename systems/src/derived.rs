@@ -15,9 +15,9 @@ use std::sync::Arc;
 
 use ferropipe_components::batch::StateBlock;
 use ferropipe_components::enums::{Face, Func};
-use ferropipe_components::format::Format;
+use ferropipe_components::format::{ChannelType, Format, FormatKind};
 use ferropipe_components::shader::{Interpolation, Semantic, ShaderInfo};
-use ferropipe_components::state::{MAX_CLIP_PLANES, MAX_VIEWPORTS, ViewportState};
+use ferropipe_components::state::{MAX_CLIP_PLANES, MAX_VIEWPORTS, RasterizerState, ViewportState};
 
 use crate::fetch::ElementFetch;
 use crate::merge::MergePlan;
@@ -141,6 +141,9 @@ pub struct DerivedState {
     pub tri_regions: [Rect; MAX_VIEWPORTS],
     /// Depth range per viewport `(min, max)` for `depth_clamp`.
     pub depth_range: [(f32, f32); MAX_VIEWPORTS],
+    /// Polygon offset of filled triangles (`offset_tri`), `None` when off
+    /// or when it cannot move depth (zero units and scale).
+    pub offset_tri: Option<PolygonOffset>,
 
     // --- raster / merge --------------------------------------------------
     pub merge: MergePlan,
@@ -330,6 +333,10 @@ impl DerivedState {
             draw_regions,
             tri_regions,
             depth_range,
+            offset_tri: rast
+                .offset_tri
+                .then(|| PolygonOffset::new(&rast, fb.zsbuf.as_ref().map(|z| z.desc.format)))
+                .filter(|o| o.units != 0.0 || o.scale != 0.0),
             merge,
             early_depth,
             opaque,
@@ -340,6 +347,85 @@ impl DerivedState {
     /// Whether the depth or stencil buffer is tested or written at all.
     pub fn uses_depth_stencil(&self) -> bool {
         self.merge.depth.is_some() || self.merge.stencil_enabled
+    }
+}
+
+/// Polygon offset (rasterizer.rst `offset_*`) resolved against the depth
+/// buffer, as llvmpipe's triangle setup (`lp_state_setup.c`) and draw's
+/// offset stage compute it:
+///
+/// `zoffset = bias + max(|dz/dx|, |dz/dy|) * offset_scale`, clamped by
+/// `offset_clamp` (upper bound when > 0, lower when < 0), where `bias` is
+/// * `offset_units * 2 * mrd` for a unorm depth buffer (mrd, the minimum
+///   resolvable difference, is `1 / (2^bits - 1)`: 1/65535 for Z16,
+///   1/16777215 for Z24; with no depth buffer or a stencil-only one Mesa
+///   assumes 24 bits) — the factor 2 is Mesa's, and the references are
+///   rendered by it;
+/// * `offset_units * 2^(e - 23)` for a float depth buffer, `e` the exponent of
+///   the largest `|z|` of the triangle's vertices (the float's ulp there),
+///   0 once `e < 23`;
+/// * `offset_units` as is with `offset_units_unscaled` (D3D9).
+///
+/// The offset is added to the interpolated window z of every fragment,
+/// before depth clamping and the depth test (llvmpipe adds it in the
+/// fragment shader's position interpolation).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PolygonOffset {
+    /// The constant part (already scaled by the mrd unless `float_depth`).
+    pub units: f32,
+    pub scale: f32,
+    pub clamp: f32,
+    /// Scale `units` per triangle by the ulp of its largest |z|.
+    pub float_depth: bool,
+}
+
+impl PolygonOffset {
+    /// The offset for `rast` drawing into a depth buffer of `zs` format.
+    pub fn new(rast: &RasterizerState, zs: Option<Format>) -> PolygonOffset {
+        let depth = zs
+            .map(|f| f.desc())
+            .filter(|d| matches!(d.kind, FormatKind::Depth | FormatKind::DepthStencil));
+        let float_depth = depth.is_some_and(|d| d.channel_type == ChannelType::Float);
+        let bits = depth
+            .filter(|d| d.channel_type == ChannelType::Unorm)
+            .map(|d| d.channel_bits[d.swizzle[0] as usize & 3] as u32)
+            .unwrap_or(24);
+        let mrd = 1.0 / ((1u64 << bits) - 1) as f64;
+        let (units, float_depth) = if rast.offset_units_unscaled {
+            (rast.offset_units, false)
+        } else if float_depth {
+            (rast.offset_units, true)
+        } else {
+            ((rast.offset_units as f64 * mrd * 2.0) as f32, false)
+        };
+        PolygonOffset {
+            units,
+            scale: rast.offset_scale,
+            clamp: rast.offset_clamp,
+            float_depth,
+        }
+    }
+
+    /// The depth offset of a triangle with depth gradients `dzdx`, `dzdy`
+    /// and vertex depths `z`.
+    pub fn zoffset(&self, dzdx: f32, dzdy: f32, z: [f32; 3]) -> f32 {
+        let slope = dzdx.abs().max(dzdy.abs()) * self.scale;
+        let bias = if self.float_depth {
+            let maxz = z[0].abs().max(z[1].abs()).max(z[2].abs());
+            // 2^(e - 23): the exponent field moved down by 23, as bits.
+            let e = (maxz.to_bits() & (0xff << 23)) as i32 - (23 << 23);
+            self.units * f32::from_bits(e.max(0) as u32)
+        } else {
+            self.units
+        };
+        let z = bias + slope;
+        if self.clamp > 0.0 {
+            z.min(self.clamp)
+        } else if self.clamp < 0.0 {
+            z.max(self.clamp)
+        } else {
+            z
+        }
     }
 }
 
@@ -384,4 +470,71 @@ pub fn render_target_supported(format: Format) -> bool {
 /// Whether `format` is a depth/stencil format the merge stage handles.
 pub fn depth_target_supported(format: Format) -> bool {
     crate::merge::DepthFormat::classify(format).is_some()
+}
+
+#[cfg(test)]
+mod offset_tests {
+    use super::*;
+
+    fn rast(units: f32, unscaled: bool) -> RasterizerState {
+        RasterizerState {
+            offset_tri: true,
+            offset_units: units,
+            offset_units_unscaled: unscaled,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn units_follow_the_depth_format() {
+        let bias = |f: Option<Format>| {
+            PolygonOffset::new(&rast(1.0, false), f).zoffset(0.0, 0.0, [0.5; 3])
+        };
+        assert_eq!(bias(Some(Format::Z16_UNORM)), (2.0f64 / 65535.0) as f32);
+        assert_eq!(
+            bias(Some(Format::Z24_UNORM_S8_UINT)),
+            (2.0f64 / 16777215.0) as f32
+        );
+        assert_eq!(
+            bias(Some(Format::X8Z24_UNORM)),
+            (2.0f64 / 16777215.0) as f32
+        );
+        // No depth buffer, or stencil only: Mesa assumes 24 bits.
+        assert_eq!(bias(None), (2.0f64 / 16777215.0) as f32);
+        assert_eq!(bias(Some(Format::S8_UINT)), (2.0f64 / 16777215.0) as f32);
+        // Float: one ulp of the largest |z| (0.5 → 2^-24), no factor 2.
+        assert_eq!(bias(Some(Format::Z32_FLOAT)), 1.0 / (1u32 << 24) as f32);
+        let f = PolygonOffset::new(&rast(1.0, false), Some(Format::Z32_FLOAT));
+        // |z| = 4 has exponent 2: 2^(2 - 23).
+        assert_eq!(
+            f.zoffset(0.0, 0.0, [0.1, -4.0, 0.2]),
+            4.0 / (1u32 << 23) as f32
+        );
+        // z = 0 (exponent field below 23): the bias saturates at 0.
+        assert_eq!(f.zoffset(0.0, 0.0, [0.0; 3]), 0.0);
+        // Unscaled: the units themselves, whatever the format.
+        let u = PolygonOffset::new(&rast(0.5, true), Some(Format::Z32_FLOAT));
+        assert_eq!(u.zoffset(0.0, 0.0, [0.5; 3]), 0.5);
+        let u = PolygonOffset::new(&rast(0.5, true), Some(Format::Z16_UNORM));
+        assert_eq!(u.zoffset(0.0, 0.0, [0.5; 3]), 0.5);
+    }
+
+    #[test]
+    fn slope_and_clamp() {
+        let mut r = rast(0.0, true);
+        r.offset_scale = 2.0;
+        let o = PolygonOffset::new(&r, None);
+        assert_eq!(o.zoffset(-0.25, 0.125, [0.0; 3]), 0.5);
+        r.offset_clamp = 0.1;
+        assert_eq!(
+            PolygonOffset::new(&r, None).zoffset(-0.25, 0.125, [0.0; 3]),
+            0.1
+        );
+        r.offset_scale = -2.0;
+        r.offset_clamp = -0.1;
+        assert_eq!(
+            PolygonOffset::new(&r, None).zoffset(-0.25, 0.125, [0.0; 3]),
+            -0.1
+        );
+    }
 }

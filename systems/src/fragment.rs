@@ -127,14 +127,25 @@ pub fn group_offsets(g: &FragGroup, p: &SetupPrim) -> (Lanes, Lanes) {
     )
 }
 
-/// The depth of a group's lanes as the depth test sees it: interpolated,
-/// clamped to the viewport's range with `depth_clamp`.
+/// The depth of a group's lanes as the depth test sees it: interpolated
+/// (polygon offset is already in the plane), then clamped as
+/// [`clamp_depth`] says.
 #[inline]
 pub fn group_depth(ds: &DerivedState, g: &FragGroup, p: &SetupPrim, planes: &[Plane]) -> Lanes {
     let (dx, dy) = group_offsets(g, p);
-    let z = eval_plane(&planes[0], dx, dy);
+    clamp_depth(ds, p.viewport, eval_plane(&planes[0], dx, dy))
+}
+
+/// Fragment depth as llvmpipe's `lp_build_depth_clamp` restricts it before
+/// the depth test: to [0, 1] for every depth format (Gallium has no
+/// `unclamped_fragment_depth_values`, so float buffers are restricted
+/// too: polygon offset can push z out of range), then to the viewport's
+/// depth range with `depth_clamp`.
+#[inline]
+pub fn clamp_depth(ds: &DerivedState, viewport: u8, z: Lanes) -> Lanes {
+    let z = z.max(Lanes::ZERO).min(Lanes::ONE);
     if ds.merge.depth_clamp {
-        let (lo, hi) = ds.depth_range[p.viewport as usize];
+        let (lo, hi) = ds.depth_range[viewport as usize];
         z.max(Lanes::splat(lo)).min(Lanes::splat(hi))
     } else {
         z

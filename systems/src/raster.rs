@@ -28,11 +28,11 @@ use std::sync::Mutex;
 
 use ferropipe_components::batch::{BinEntry, BinnedJob, MAX_EDGES, Plane, SetupPrim, bin_flags};
 use ferropipe_components::enums::ClearFlags;
-use ferropipe_components::shader::{FRAG_LANE_X, FRAG_LANE_Y, ILanes, ShaderResources};
+use ferropipe_components::shader::{FRAG_LANE_X, FRAG_LANE_Y, ILanes, Semantic, ShaderResources};
 
 use crate::bin::TileGrid;
 use crate::derived::{DerivedState, Rect};
-use crate::fragment::{BatchPrimRef, FragBatch, FragGroup, group_depth, shade_batch};
+use crate::fragment::{BatchPrimRef, FragBatch, FragGroup, clamp_depth, group_depth, shade_batch};
 use crate::merge::{
     GroupColors, StoreGroup, Targets, alpha_test, clear_color, clear_depth_stencil,
     depth_stencil_test, store_batch,
@@ -442,6 +442,7 @@ fn flush_batch(ctx: &TileContext<'_>, batch: &mut FragBatch, stats: &mut Vec<Til
     let mut stores = std::mem::take(&mut batch.stores);
     stores.clear();
     let alpha = ds.merge.alpha_test.is_some();
+    let depth_out = ds.fs_info.output_slot(Semantic::Depth);
     let late_depth = if early || !ds.uses_depth_stencil() {
         None
     } else {
@@ -459,7 +460,11 @@ fn flush_batch(ctx: &TileContext<'_>, batch: &mut FragBatch, stats: &mut Vec<Til
         }
         if let Some(dt) = late_depth {
             let (p, planes) = batch.prim(ctx.jobs, grp.prim);
-            let z = group_depth(ds, grp, p, planes);
+            // A shader that writes depth replaces the interpolated value.
+            let z = match depth_out {
+                Some(slot) => clamp_depth(ds, p.viewport, batch.outputs[slot * 4 * n + g]),
+                None => group_depth(ds, grp, p, planes),
+            };
             mask = depth_stencil_test(&ds.merge, dt, grp.x, grp.y, &z, mask, p.front_facing);
         }
         if !early {

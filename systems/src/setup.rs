@@ -420,8 +420,13 @@ fn setup_triangle(
         ref_y: bbox.y0 as f32,
     };
     let pv = vertex(clipped, prim.provoking);
-    // Depth, 1/w.
-    out.planes.push(g.plane([v[0][2], v[1][2], v[2][2]]));
+    // Depth (with polygon offset: a constant shift of the plane), 1/w.
+    let z = [v[0][2], v[1][2], v[2][2]];
+    let mut zp = g.plane(z);
+    if let Some(o) = &ds.offset_tri {
+        zp.a0 += o.zoffset(zp.dadx, zp.dady, z);
+    }
+    out.planes.push(zp);
     out.planes.push(g.plane([v[0][3], v[1][3], v[2][3]]));
     for src in &ds.fs_inputs {
         match *src {

@@ -563,4 +563,126 @@ mod cases {
         assert_eq!(&clipped[row + 4 * 5..row + 4 * 6], &[0, 0, 0, 255]);
         assert_eq!(&clamped[row + 4 * 5..row + 4 * 6], &[255, 0, 0, 255]);
     }
+
+    /// Writes input 0 to colour 0 and a constant to `@builtin(frag_depth)`.
+    struct DepthFs {
+        info: ShaderInfo,
+        depth: f32,
+    }
+
+    impl FragmentShader for DepthFs {
+        fn info(&self) -> &ShaderInfo {
+            &self.info
+        }
+        fn run(&self, _r: &ShaderResources<'_>, io: &mut FragmentIo<'_>) {
+            let n = io.groups;
+            io.outputs[..4 * n].copy_from_slice(&io.inputs[..4 * n]);
+            io.outputs[4 * n..5 * n].fill(Lanes::splat(self.depth));
+        }
+    }
+
+    fn depth_at(s: &SurfaceRef, w: u32, x: u32, y: u32) -> f32 {
+        let p = pixels(s);
+        let o = ((y * w + x) * 4) as usize;
+        f32::from_le_bytes([p[o], p[o + 1], p[o + 2], p[o + 3]])
+    }
+
+    /// One triangle covering the framebuffer's lower-left half at window
+    /// depth `z` (NDC `2z - 1`), into Z32_FLOAT with depth LESS + write.
+    fn depth_scene(fs: Option<Arc<DepthFs>>, rast: RasterizerState, z: f32) -> f32 {
+        let (w, h) = (32, 32);
+        let zn = 2.0 * z - 1.0;
+        let mut s = Setup::new(w, h, Some(Format::Z32_FLOAT)).with_vertices(&verts(
+            &[
+                (0.0, 0.0, zn, RED),
+                (32.0, 0.0, zn + 0.25, RED),
+                (0.0, 32.0, zn, RED),
+            ],
+            w,
+            h,
+        ));
+        s.block.dsa = Arc::new(DepthStencilAlphaState {
+            depth_enabled: true,
+            depth_writemask: true,
+            depth_func: Func::Less,
+            ..Default::default()
+        });
+        s.block.rasterizer = Arc::new(rast);
+        if let Some(fs) = fs {
+            s.block.fs = fs;
+        }
+        let mut world = world(1);
+        let fb = s.fb.clone();
+        run(
+            &mut world,
+            &fb,
+            vec![
+                (None, clear(BLACK)),
+                (Some(s.block), draw(PrimType::Triangles, 0, 3)),
+            ],
+        );
+        depth_at(fb.zsbuf.as_ref().unwrap(), w, 2, 2)
+    }
+
+    #[test]
+    fn shader_written_depth_replaces_interpolated_depth() {
+        let mut info = ShaderInfo {
+            stage: ShaderType::Fragment,
+            ..Default::default()
+        };
+        info.inputs.push(IoSlot::new(Semantic::Generic(0), 0));
+        info.outputs.push(IoSlot::new(Semantic::Color(0), 0));
+        info.outputs
+            .push(IoSlot::new(Semantic::Depth, 0).with_components(1));
+        let fs = |depth| {
+            Arc::new(DepthFs {
+                info: info.clone(),
+                depth,
+            })
+        };
+        let plain = depth_scene(None, RasterizerState::default(), 0.5);
+        assert!((plain - 0.5).abs() < 0.01, "interpolated depth {plain}");
+        assert_eq!(
+            depth_scene(Some(fs(0.125)), RasterizerState::default(), 0.5),
+            0.125
+        );
+        // Written depth is restricted to [0, 1] like interpolated depth.
+        assert_eq!(
+            depth_scene(Some(fs(-3.0)), RasterizerState::default(), 0.5),
+            0.0
+        );
+    }
+
+    #[test]
+    fn polygon_offset_shifts_depth_and_is_clamped() {
+        let base = depth_scene(None, RasterizerState::default(), 0.5);
+        let offset = |units: f32, scale: f32, clamp: f32, unscaled: bool| {
+            let rast = RasterizerState {
+                offset_tri: true,
+                offset_units: units,
+                offset_scale: scale,
+                offset_clamp: clamp,
+                offset_units_unscaled: unscaled,
+                ..Default::default()
+            };
+            depth_scene(None, rast, 0.5) - base
+        };
+        // offset_units_unscaled: units are depth values as they are (D3D9).
+        assert!((offset(0.25, 0.0, 0.0, true) - 0.25).abs() < 1e-6);
+        // Float depth: units count ulps of the largest |z| (0.5..0.625 has
+        // exponent -1: one unit is 2^-24).
+        let one_ulp = offset(1000.0, 0.0, 0.0, false);
+        assert!(
+            (one_ulp - 1000.0 / (1u32 << 24) as f32).abs() < 1e-6,
+            "{one_ulp}"
+        );
+        // Slope: dz/dx = 0.125 window units over 32 px.
+        let slope = offset(0.0, 8.0, 0.0, false);
+        assert!((slope - 8.0 * 0.125 / 32.0).abs() < 1e-5, "{slope}");
+        // Clamps: upper bound for positive clamp, lower for negative.
+        assert!((offset(0.0, 8.0, 0.01, false) - 0.01).abs() < 1e-6);
+        assert!((offset(0.0, -8.0, -0.01, false) + 0.01).abs() < 1e-6);
+        // Pushed past 1: restricted to [0, 1] before the test.
+        assert_eq!(offset(0.75, 0.0, 0.0, true) + base, 1.0);
+    }
 }

@@ -127,9 +127,8 @@ fn check_supported(info: &DrawInfo, s: &StateBlock) -> Result<()> {
     if r.line_stipple_enable {
         return unsupported("line_stipple_enable");
     }
-    if r.offset_tri || r.offset_line || r.offset_point {
-        return unsupported("polygon offset (offset_tri/offset_line/offset_point)");
-    }
+    // offset_line / offset_point act on unfilled polygons only (refused
+    // above); offset_tri is applied in setup (systems/src/derived.rs).
     if r.conservative_raster_mode != ConservativeRasterMode::Off {
         return unsupported("conservative rasterization");
     }
