@@ -24,9 +24,7 @@
 //! Culling by facing and zero area happens in setup on the fixed-point area,
 //! as in llvmpipe, so clipped fans and unclipped triangles cull alike.
 
-use ferropipe_components::batch::{
-    ClippedPrim, ClippedPrims, EDGE_FLAGS_ALL, GUARD_BAND, PrimKind,
-};
+use ferropipe_components::batch::{ClippedPrim, ClippedPrims, GUARD_BAND, PrimKind};
 use ferropipe_components::shader::Interpolation;
 use ferropipe_components::state::ViewportState;
 
@@ -64,6 +62,10 @@ pub struct ClipScratch {
     rec_a: Vec<f32>,
     rec_b: Vec<f32>,
     tmp: Vec<f32>,
+    /// Per polygon vertex of `rec_a` / `rec_b`: whether the edge leaving it
+    /// is a polygon edge (drawn by unfilled modes).
+    edges_a: Vec<bool>,
+    edges_b: Vec<bool>,
 }
 
 /// Everything about the planes of one state block, precomputed.
@@ -395,16 +397,27 @@ fn clip_triangle(
     let rec_len = 4 + planes.n_user + 4 * ds.attrs.len();
     // Polygon as a list of records in rec_a; each plane clips into rec_b.
     let ClipScratch {
-        rec_a, rec_b, tmp, ..
+        rec_a,
+        rec_b,
+        tmp,
+        edges_a,
+        edges_b,
+        ..
     } = scratch;
     load_records(seg, ds, pos_slot, &idx, rec_len, rec_a);
+    edges_a.clear();
+    edges_a.extend((0..3).map(|i| prim.edge_flags & (1 << i) != 0));
     let mut n = 3usize;
     tmp.resize(rec_len, 0.0);
     for k in 0..planes.count() {
         if mask & (1 << k) == 0 {
             continue;
         }
+        // Edges along a user clip plane are drawn, edges along the view
+        // volume's planes are not (draw_pipe_clip.c, "NVIDIA's behaviour").
+        let user_plane = k >= FRUSTUM_PLANES;
         rec_b.clear();
+        edges_b.clear();
         let mut m = 0usize;
         for i in 0..n {
             let j = (i + 1) % n;
@@ -414,6 +427,7 @@ fn clip_triangle(
             let db = planes.dist(k, b);
             if da >= 0.0 {
                 rec_b.extend_from_slice(a);
+                edges_b.push(edges_a[i]);
                 m += 1;
             }
             if (da >= 0.0) != (db >= 0.0) {
@@ -426,10 +440,14 @@ fn clip_triangle(
                 let t = dp / (dp - dq);
                 lerp_record(p, q, t, ds, tmp);
                 rec_b.extend_from_slice(tmp);
+                // Leaving: the new vertex starts an edge along the plane;
+                // entering: it starts the rest of edge a→b.
+                edges_b.push(if da >= 0.0 { user_plane } else { edges_a[i] });
                 m += 1;
             }
         }
         std::mem::swap(rec_a, rec_b);
+        std::mem::swap(edges_a, edges_b);
         n = m;
         if n < 3 {
             return 0;
@@ -441,9 +459,18 @@ fn clip_triangle(
         emit_vertex(&rec_a[i * rec_len..(i + 1) * rec_len], ds, vp, out);
     }
     for i in 1..n - 1 {
+        // Fan triangle (0, i, i+1): its first edge is a polygon edge only
+        // for the first triangle, its last only for the last.
+        let mut flags = (edges_a[i] as u8) << 1;
+        if i == 1 {
+            flags |= edges_a[0] as u8;
+        }
+        if i == n - 2 {
+            flags |= (edges_a[n - 1] as u8) << 2;
+        }
         out.prims.push(ClippedPrim {
             v: [first, first + i as u32, first + i as u32 + 1],
-            edge_flags: EDGE_FLAGS_ALL,
+            edge_flags: flags,
             ..prim
         });
     }

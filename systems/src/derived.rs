@@ -14,7 +14,8 @@
 use std::sync::Arc;
 
 use ferropipe_components::batch::StateBlock;
-use ferropipe_components::enums::{Face, Func};
+use ferropipe_components::draw::FramebufferState;
+use ferropipe_components::enums::{Face, Func, PolygonMode};
 use ferropipe_components::format::{ChannelType, Format, FormatKind};
 use ferropipe_components::shader::{Interpolation, Semantic, ShaderInfo};
 use ferropipe_components::state::{MAX_CLIP_PLANES, MAX_VIEWPORTS, RasterizerState, ViewportState};
@@ -144,6 +145,12 @@ pub struct DerivedState {
     /// Polygon offset of filled triangles (`offset_tri`), `None` when off
     /// or when it cannot move depth (zero units and scale).
     pub offset_tri: Option<PolygonOffset>,
+    /// `fill_front` or `fill_back` is not `FILL`: triangles go through
+    /// setup's unfilled path.
+    pub unfilled: bool,
+    /// Polygon offset of polygons drawn as lines / points.
+    pub offset_line: Option<PolygonOffset>,
+    pub offset_point: Option<PolygonOffset>,
 
     // --- raster / merge --------------------------------------------------
     pub merge: MergePlan,
@@ -333,10 +340,10 @@ impl DerivedState {
             draw_regions,
             tri_regions,
             depth_range,
-            offset_tri: rast
-                .offset_tri
-                .then(|| PolygonOffset::new(&rast, fb.zsbuf.as_ref().map(|z| z.desc.format)))
-                .filter(|o| o.units != 0.0 || o.scale != 0.0),
+            offset_tri: PolygonOffset::enabled(&rast, rast.offset_tri, fb),
+            unfilled: rast.fill_front != PolygonMode::Fill || rast.fill_back != PolygonMode::Fill,
+            offset_line: PolygonOffset::enabled(&rast, rast.offset_line, fb),
+            offset_point: PolygonOffset::enabled(&rast, rast.offset_point, fb),
             merge,
             early_depth,
             opaque,
@@ -380,6 +387,12 @@ pub struct PolygonOffset {
 }
 
 impl PolygonOffset {
+    /// The offset when `flag` is on and it can move depth at all.
+    fn enabled(rast: &RasterizerState, flag: bool, fb: &FramebufferState) -> Option<Self> {
+        flag.then(|| PolygonOffset::new(rast, fb.zsbuf.as_ref().map(|z| z.desc.format)))
+            .filter(|o| o.units != 0.0 || o.scale != 0.0)
+    }
+
     /// The offset for `rast` drawing into a depth buffer of `zs` format.
     pub fn new(rast: &RasterizerState, zs: Option<Format>) -> PolygonOffset {
         let depth = zs

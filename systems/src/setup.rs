@@ -37,7 +37,7 @@ use ferropipe_components::batch::{
     ClippedPrim, ClippedPrims, FIXED_ONE, FIXED_ORDER, GUARD_BAND, MAX_EDGES, Plane, PrimKind,
     SetupPrim, SetupPrims,
 };
-use ferropipe_components::enums::{Face, SpriteCoordMode};
+use ferropipe_components::enums::{Face, PolygonMode, SpriteCoordMode};
 use ferropipe_components::shader::Interpolation;
 
 use crate::derived::{DerivedState, FsInputSource, Rect};
@@ -89,12 +89,22 @@ pub fn setup_prims(clipped: &ClippedPrims, states: &[DerivedState], out: &mut Se
     // The last triangle set up (its fixed-point corners), while it is the
     // last record: candidate for merging with the next into a rectangle.
     let mut last_tri: Option<TriCorners> = None;
+    // Vertex copies of the polygon being drawn unfilled.
+    let mut scratch = ClippedPrims {
+        stride: clipped.stride,
+        verts: Vec::new(),
+        prims: Vec::new(),
+    };
     for prim in &clipped.prims {
         let ds = &states[prim.state as usize];
         if ds.rasterizer_discard {
             continue;
         }
         match prim.kind {
+            PrimKind::Triangle if ds.unfilled => {
+                setup_unfilled(clipped, prim, ds, out, &mut scratch);
+                last_tri = None;
+            }
             PrimKind::Triangle => {
                 let before = out.prims.len();
                 let corners = setup_triangle(clipped, prim, ds, out);
@@ -111,12 +121,106 @@ pub fn setup_prims(clipped: &ClippedPrims, states: &[DerivedState], out: &mut Se
                 };
             }
             PrimKind::Line => {
-                setup_line(clipped, prim, ds, out);
+                setup_line(clipped, prim, ds, out, true);
                 last_tri = None;
             }
             PrimKind::Point => {
-                setup_point(clipped, prim, ds, out);
+                setup_point(clipped, prim, ds, out, true);
                 last_tri = None;
+            }
+        }
+    }
+}
+
+/// Unfilled polygons (draw's `draw_pipe_unfilled.c`, with its cull and
+/// offset stages in front): a triangle whose facing selects
+/// `PIPE_POLYGON_MODE_LINE` becomes its edges (v2→v0, v0→v1, v1→v2, in
+/// draw's order) and `POINT` its vertices, each only where its edge flag
+/// says it is a polygon edge (not a quad's diagonal or a clipped fan's
+/// inner edge).  The lines and points are set up as real ones (line width,
+/// point size and sprite rules) but report the polygon's facing, take flat
+/// values from the polygon's provoking vertex (draw's flatshade copy) and
+/// BCOLOR on back faces under `light_twoside`.  `offset_line` /
+/// `offset_point` shift their vertices' z by the polygon's offset, clamped
+/// to [0, 1] per vertex as draw's offset stage does.
+fn setup_unfilled(
+    clipped: &ClippedPrims,
+    prim: &ClippedPrim,
+    ds: &DerivedState,
+    out: &mut SetupPrims,
+    scratch: &mut ClippedPrims,
+) {
+    let off = ds.pixel_offset;
+    let v = prim.v.map(|i| vertex(clipped, i));
+    let x = v.map(|p| snap(p[0] - off) as i64);
+    let y = v.map(|p| snap(p[1] - off) as i64);
+    let area = (x[0] - x[1]) * (y[2] - y[0]) - (x[2] - x[0]) * (y[0] - y[1]);
+    // draw's cull stage drops zero-area triangles when culling is on.
+    if area == 0 && ds.cull_face != Face::None {
+        return;
+    }
+    let front = (area > 0) == ds.front_ccw;
+    let culled = match ds.cull_face {
+        Face::None => false,
+        Face::Front => front,
+        Face::Back => !front,
+        Face::FrontAndBack => true,
+    };
+    if culled {
+        return;
+    }
+    let rast = &ds.block.rasterizer;
+    let mode = if front {
+        rast.fill_front
+    } else {
+        rast.fill_back
+    };
+    if mode == PolygonMode::Fill {
+        setup_triangle(clipped, prim, ds, out);
+        return;
+    }
+    let offset = match mode {
+        PolygonMode::Line => ds.offset_line,
+        _ => ds.offset_point,
+    };
+    // Copies: v0, v1, v2, provoking (indices 0..4), z offset applied.
+    let stride = clipped.stride;
+    scratch.verts.clear();
+    for i in [prim.v[0], prim.v[1], prim.v[2], prim.provoking] {
+        scratch.verts.extend_from_slice(vertex(clipped, i));
+    }
+    if let Some(o) = offset {
+        let (ex, ey, ez) = (v[0][0] - v[2][0], v[0][1] - v[2][1], v[0][2] - v[2][2]);
+        let (fx, fy, fz) = (v[1][0] - v[2][0], v[1][1] - v[2][1], v[1][2] - v[2][2]);
+        let det = ex * fy - ey * fx;
+        let inv_det = 1.0 / det;
+        let dzdx = (ey * fz - ez * fy) * inv_det;
+        let dzdy = (ez * fx - ex * fz) * inv_det;
+        let zo = o.zoffset(dzdx, dzdy, [v[0][2], v[1][2], v[2][2]]);
+        for k in 0..4 {
+            let z = &mut scratch.verts[k * stride + 2];
+            *z = (*z + zo).clamp(0.0, 1.0);
+        }
+    }
+    let sub = |a: u32, b: u32, kind| ClippedPrim {
+        v: [a, b, b],
+        provoking: 3,
+        kind,
+        ..*prim
+    };
+    match mode {
+        PolygonMode::Line => {
+            for (a, b, flag) in [(2, 0, 2), (0, 1, 0), (1, 2, 1)] {
+                if prim.edge_flags & (1 << flag) != 0 {
+                    setup_line(scratch, &sub(a, b, PrimKind::Line), ds, out, front);
+                }
+            }
+        }
+        _ => {
+            for k in 0..3 {
+                if prim.edge_flags & (1 << k) != 0 {
+                    setup_point(scratch, &sub(k, k, PrimKind::Point), ds, out, front);
+                }
             }
         }
     }
@@ -479,6 +583,7 @@ fn push_axis_planes(
     reference: (i32, i32),
     grad: &dyn Fn(f32, f32) -> (f32, f32),
     sprite: Option<(f32, f32, f32)>,
+    facing: bool,
 ) {
     let plane = |a1: f32, a2: f32| -> Plane {
         let (dadx, dady) = grad(a1, a2);
@@ -497,11 +602,12 @@ fn push_axis_planes(
         match *src {
             FsInputSource::Attr {
                 front,
+                back,
                 interp,
                 sprite: sprite_bit,
                 ..
             } => {
-                let o = 4 + 4 * front;
+                let o = 4 + 4 * if facing { front } else { back };
                 if let (Some(sc), Some(bit)) = (sprite, sprite_bit)
                     && sprite_enable & (1 << bit) != 0
                 {
@@ -570,7 +676,15 @@ fn push_sprite_planes(
     });
 }
 
-fn setup_line(clipped: &ClippedPrims, prim: &ClippedPrim, ds: &DerivedState, out: &mut SetupPrims) {
+/// `front`: the facing the line reports (`front_facing`, BCOLOR under
+/// `light_twoside`): true for real lines, the polygon's for unfilled edges.
+fn setup_line(
+    clipped: &ClippedPrims,
+    prim: &ClippedPrim,
+    ds: &DerivedState,
+    out: &mut SetupPrims,
+    front: bool,
+) {
     let rast = &ds.block.rasterizer;
     let off = ds.pixel_offset;
     let mut v1 = vertex(clipped, prim.v[0]);
@@ -753,7 +867,7 @@ fn setup_line(clipped: &ClippedPrims, prim: &ClippedPrim, ds: &DerivedState, out
         return;
     }
     let edges = polygon_edges(&xs, &ys, ds.bottom_edge_rule);
-    let sp = new_prim(prim, PrimKind::Line, true, &bbox, &edges, out);
+    let sp = new_prim(prim, PrimKind::Line, front, &bbox, &edges, out);
     // Planes use the original first vertex as origin (llvmpipe's a0).
     push_axis_planes(
         ds,
@@ -765,15 +879,18 @@ fn setup_line(clipped: &ClippedPrims, prim: &ClippedPrim, ds: &DerivedState, out
         (bbox.x0, bbox.y0),
         &*grad,
         None,
+        front,
     );
     out.prims.push(sp);
 }
 
+/// `front` as for [`setup_line`].
 fn setup_point(
     clipped: &ClippedPrims,
     prim: &ClippedPrim,
     ds: &DerivedState,
     out: &mut SetupPrims,
+    front: bool,
 ) {
     let rast = &ds.block.rasterizer;
     let off = ds.pixel_offset;
@@ -843,7 +960,7 @@ fn setup_point(
     if bbox.is_empty() {
         return;
     }
-    let sp = new_prim(prim, PrimKind::Point, true, &bbox, &edges, out);
+    let sp = new_prim(prim, PrimKind::Point, front, &bbox, &edges, out);
     let width = fixed_width as f32 / FIXED_ONE as f32;
     let centre = (v0[0] - off, v0[1] - off);
     push_axis_planes(
@@ -851,11 +968,14 @@ fn setup_point(
         out,
         v0,
         v0,
-        v0,
+        // Flat inputs: the provoking vertex, which is the point itself
+        // except for points of unfilled polygons (the polygon's).
+        vertex(clipped, prim.provoking),
         centre,
         (bbox.x0, bbox.y0),
         &|_, _| (0.0, 0.0),
         Some((centre.0, centre.1, width)),
+        front,
     );
     out.prims.push(sp);
 }

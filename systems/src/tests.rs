@@ -685,4 +685,63 @@ mod cases {
         // Pushed past 1: restricted to [0, 1] before the test.
         assert_eq!(offset(0.75, 0.0, 0.0, true) + base, 1.0);
     }
+
+    /// A triangle drawn as `PIPE_POLYGON_MODE_LINE`, clipped by the far
+    /// plane (z > w past x = 0) or by user plane `x <= 0`: the red pixels.
+    fn unfilled_clip_scene(user_plane: bool) -> Vec<u8> {
+        let (w, h) = (64, 64);
+        // z runs from -0.5 (left) to 1.5 (right): the far plane cuts at x = 0.
+        let pts = [
+            [-0.8, -0.8, -0.5, 1.0, 1.0, 0.0, 0.0, 1.0],
+            [0.8, -0.8, 1.5, 1.0, 1.0, 0.0, 0.0, 1.0],
+            [-0.8, 0.8, -0.5, 1.0, 1.0, 0.0, 0.0, 1.0],
+        ];
+        let data: Vec<f32> = pts.iter().flatten().copied().collect();
+        let mut s = Setup::new(w, h, None).with_vertices(&data);
+        s.block.rasterizer = Arc::new(RasterizerState {
+            fill_front: PolygonMode::Line,
+            fill_back: PolygonMode::Line,
+            depth_clip_far: !user_plane,
+            clip_plane_enable: user_plane as u8,
+            ..Default::default()
+        });
+        // -x >= 0 keeps the left half.
+        s.block.clip.ucp[0] = [-1.0, 0.0, 0.0, 0.0];
+        let mut world = world(1);
+        let fb = s.fb.clone();
+        run(
+            &mut world,
+            &fb,
+            vec![
+                (None, clear(BLACK)),
+                (Some(s.block), draw(PrimType::Triangles, 0, 3)),
+            ],
+        );
+        pixels(fb.cbufs[0].as_ref().unwrap())
+    }
+
+    #[test]
+    fn unfilled_edges_along_clip_planes() {
+        let red_in_column =
+            |p: &[u8], x: usize| (0..64).filter(|y| p[(y * 64 + x) * 4] == 255).count();
+        // The cut is the vertical line x = 32 between y = 6 and y = 32.
+        let far = unfilled_clip_scene(false);
+        let user = unfilled_clip_scene(true);
+        // Along the view volume's far plane: no edge (draw's rule).
+        assert!(red_in_column(&far, 31) <= 2, "far-plane edge drawn");
+        // Along a user plane: an edge (NVIDIA's behaviour, as draw).
+        assert!(
+            red_in_column(&user, 31) + red_in_column(&user, 32) >= 20,
+            "user-plane edge missing"
+        );
+        // The original edges are drawn in both: the left edge x = 6.
+        for p in [&far, &user] {
+            assert!(red_in_column(p, 6) >= 40);
+        }
+        // No interior fill, and no fan diagonal: the middle of the clipped
+        // part stays black.
+        for p in [&far, &user] {
+            assert_eq!(p[(20 * 64 + 20) * 4], 0);
+        }
+    }
 }

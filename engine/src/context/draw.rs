@@ -115,8 +115,10 @@ fn check_supported(info: &DrawInfo, s: &StateBlock) -> Result<()> {
             | PrimType::LinesAdjacency
             | PrimType::LineStripAdjacency
     );
-    if tris && (r.fill_front != PolygonMode::Fill || r.fill_back != PolygonMode::Fill) {
-        return unsupported("polygon modes other than PIPE_POLYGON_MODE_FILL");
+    if tris
+        && (r.fill_front == PolygonMode::FillRectangle || r.fill_back == PolygonMode::FillRectangle)
+    {
+        return unsupported("PIPE_POLYGON_MODE_FILL_RECTANGLE");
     }
     if tris && r.poly_stipple_enable {
         return unsupported("poly_stipple_enable");
@@ -127,8 +129,8 @@ fn check_supported(info: &DrawInfo, s: &StateBlock) -> Result<()> {
     if r.line_stipple_enable {
         return unsupported("line_stipple_enable");
     }
-    // offset_line / offset_point act on unfilled polygons only (refused
-    // above); offset_tri is applied in setup (systems/src/derived.rs).
+    // Polygon offset and unfilled modes are applied in setup
+    // (systems/src/derived.rs `PolygonOffset`, setup.rs `setup_unfilled`).
     if r.conservative_raster_mode != ConservativeRasterMode::Off {
         return unsupported("conservative rasterization");
     }
