@@ -151,6 +151,11 @@ pub struct DerivedState {
     /// Polygon offset of polygons drawn as lines / points.
     pub offset_line: Option<PolygonOffset>,
     pub offset_point: Option<PolygonOffset>,
+    /// `poly_stipple_enable`: per 4x2 group position in the 32x32 pattern
+    /// (`((y & 31) >> 1) * 8 + ((x & 31) >> 2)`), the lanes the pattern
+    /// keeps.  Filled triangles only (lines and points of unfilled polygons
+    /// are not stippled, as in GL and draw's pstipple stage).
+    pub poly_stipple: Option<Box<[u8; 128]>>,
 
     // --- raster / merge --------------------------------------------------
     pub merge: MergePlan,
@@ -309,6 +314,7 @@ impl DerivedState {
 
         let merge = MergePlan::new(&block, &fs_info);
         let kills = fs_info.uses_discard
+            || rast.poly_stipple_enable
             || block.dsa.alpha_enabled
             || block.blend.alpha_to_coverage
             || fs_info.output_slot(Semantic::SampleMask).is_some();
@@ -344,6 +350,9 @@ impl DerivedState {
             unfilled: rast.fill_front != PolygonMode::Fill || rast.fill_back != PolygonMode::Fill,
             offset_line: PolygonOffset::enabled(&rast, rast.offset_line, fb),
             offset_point: PolygonOffset::enabled(&rast, rast.offset_point, fb),
+            poly_stipple: rast
+                .poly_stipple_enable
+                .then(|| stipple_masks(&block.poly_stipple.stipple)),
             merge,
             early_depth,
             opaque,
@@ -355,6 +364,21 @@ impl DerivedState {
     pub fn uses_depth_stencil(&self) -> bool {
         self.merge.depth.is_some() || self.merge.stencil_enabled
     }
+}
+
+/// The polygon stipple pattern as 8-lane masks of 4x2 groups.  Row 0 of
+/// the pattern is the top row of the window and bit 31 its left-most pixel
+/// (FORMAT.md `set_polygon_stipple`); the pattern repeats every 32 pixels.
+fn stipple_masks(rows: &[u32; 32]) -> Box<[u8; 128]> {
+    use ferropipe_components::shader::{FRAG_LANE_X, FRAG_LANE_Y, LANES};
+    Box::new(std::array::from_fn(|i| {
+        let (gy, gx) = ((i / 8) * 2, (i % 8) * 4);
+        (0..LANES).fold(0u8, |m, l| {
+            let (x, y) = (gx + FRAG_LANE_X[l] as usize, gy + FRAG_LANE_Y[l] as usize);
+            let on = rows[y] >> (31 - x) & 1 != 0;
+            m | ((on as u8) << l)
+        })
+    }))
 }
 
 /// Polygon offset (rasterizer.rst `offset_*`) resolved against the depth

@@ -26,7 +26,9 @@
 
 use std::sync::Mutex;
 
-use ferropipe_components::batch::{BinEntry, BinnedJob, MAX_EDGES, Plane, SetupPrim, bin_flags};
+use ferropipe_components::batch::{
+    BinEntry, BinnedJob, MAX_EDGES, Plane, PrimKind, SetupPrim, bin_flags,
+};
 use ferropipe_components::enums::ClearFlags;
 use ferropipe_components::shader::{FRAG_LANE_X, FRAG_LANE_Y, ILanes, Semantic, ShaderResources};
 
@@ -353,6 +355,16 @@ fn raster_entry(
     let n_blocks: u32 = blocks.iter().map(|w| w.count_ones()).sum();
     if n_blocks > 0 {
         count(stats, p.command, 16 * n_blocks as u64, 0);
+    }
+    // Polygon stipple: a fragment mask after the invocation count, as
+    // llvmpipe's stipple (a kill in the shader) counts them.
+    if let Some(st) = &ds.poly_stipple
+        && p.kind == PrimKind::Triangle
+    {
+        for c in coverage.iter_mut() {
+            c.mask &= st[(((c.y & 31) >> 1) * 8 + ((c.x & 31) >> 2)) as usize];
+        }
+        coverage.retain(|c| c.mask != 0);
     }
     let prim_ref = BatchPrimRef {
         job: j,

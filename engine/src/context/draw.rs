@@ -120,9 +120,6 @@ fn check_supported(info: &DrawInfo, s: &StateBlock) -> Result<()> {
     {
         return unsupported("PIPE_POLYGON_MODE_FILL_RECTANGLE");
     }
-    if tris && r.poly_stipple_enable {
-        return unsupported("poly_stipple_enable");
-    }
     if r.poly_smooth || r.line_smooth || r.point_smooth {
         return unsupported("poly_smooth/line_smooth/point_smooth (antialiased primitives)");
     }
