@@ -233,6 +233,11 @@ impl PrimKind {
 /// polygon modes draw.
 pub const EDGE_FLAGS_ALL: u8 = 0b111;
 
+/// Flag bit of an assembled line (`DRAW_PIPE_RESET_STIPPLE`): the line
+/// starts a new line-stipple pattern (every line of `LINES`, the first of a
+/// strip or loop run).
+pub const RESET_STIPPLE: u8 = 0b1000;
+
 /// The vertices of one job segment, structure of arrays (written by fetch,
 /// shaded by shade, read by clip).
 ///

@@ -156,6 +156,9 @@ pub struct DerivedState {
     /// keeps.  Filled triangles only (lines and points of unfilled polygons
     /// are not stippled, as in GL and draw's pstipple stage).
     pub poly_stipple: Option<Box<[u8; 128]>>,
+    /// `line_stipple_enable`: `(pattern, factor)` with the factor already
+    /// `line_stipple_factor + 1` (rasterizer.rst: each bit repeats N times).
+    pub line_stipple: Option<(u16, u32)>,
 
     // --- raster / merge --------------------------------------------------
     pub merge: MergePlan,
@@ -350,6 +353,10 @@ impl DerivedState {
             unfilled: rast.fill_front != PolygonMode::Fill || rast.fill_back != PolygonMode::Fill,
             offset_line: PolygonOffset::enabled(&rast, rast.offset_line, fb),
             offset_point: PolygonOffset::enabled(&rast, rast.offset_point, fb),
+            line_stipple: rast.line_stipple_enable.then_some((
+                rast.line_stipple_pattern,
+                rast.line_stipple_factor as u32 + 1,
+            )),
             poly_stipple: rast
                 .poly_stipple_enable
                 .then(|| stipple_masks(&block.poly_stipple.stipple)),

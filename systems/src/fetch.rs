@@ -18,7 +18,9 @@
 //! (`flatshade_first`) or last vertex of each emitted triangle, which is all
 //! setup needs to know.
 
-use ferropipe_components::batch::{EDGE_FLAGS_ALL, PrimKind, StateBlock, VertexBatch};
+use ferropipe_components::batch::{
+    EDGE_FLAGS_ALL, PrimKind, RESET_STIPPLE, StateBlock, VertexBatch,
+};
 use ferropipe_components::draw::DrawInfo;
 use ferropipe_components::enums::PrimType;
 use ferropipe_components::format::{ChannelType, Format, FormatDesc};
@@ -137,15 +139,18 @@ impl Topology {
     fn prim_vertices(&self, p: u32, n: u32) -> ([u32; 3], u8) {
         let all = EDGE_FLAGS_ALL;
         let last = !self.first;
+        // A run's first line restarts the stipple pattern (a loop's closing
+        // line continues it).
+        let reset_at_start = if p == 0 { RESET_STIPPLE } else { 0 };
         match self.mode {
             PrimType::Points => ([p, 0, 0], 0),
-            PrimType::Lines => ([2 * p, 2 * p + 1, 0], 0),
-            PrimType::LineStrip => ([p, p + 1, 0], 0),
+            PrimType::Lines => ([2 * p, 2 * p + 1, 0], RESET_STIPPLE),
+            PrimType::LineStrip => ([p, p + 1, 0], reset_at_start),
             PrimType::LineLoop => {
                 if p + 1 < n {
-                    ([p, p + 1, 0], 0)
+                    ([p, p + 1, 0], reset_at_start)
                 } else {
-                    ([n - 1, 0, 0], 0)
+                    ([n - 1, 0, 0], reset_at_start)
                 }
             }
             PrimType::Triangles => ([3 * p, 3 * p + 1, 3 * p + 2], all),
@@ -203,8 +208,8 @@ impl Topology {
                     ([0, p + 1, p + 2], f)
                 }
             }
-            PrimType::LinesAdjacency => ([4 * p + 1, 4 * p + 2, 0], 0),
-            PrimType::LineStripAdjacency => ([p + 1, p + 2, 0], 0),
+            PrimType::LinesAdjacency => ([4 * p + 1, 4 * p + 2, 0], RESET_STIPPLE),
+            PrimType::LineStripAdjacency => ([p + 1, p + 2, 0], reset_at_start),
             PrimType::TrianglesAdjacency => ([6 * p, 6 * p + 2, 6 * p + 4], all),
             PrimType::TriangleStripAdjacency => {
                 let i = 2 * p;

@@ -18,7 +18,7 @@ use ferropipe_components::batch::{
     SetupPrim, SetupPrims,
 };
 use ferropipe_components::draw::DrawInfo;
-use ferropipe_components::enums::ClearFlags;
+use ferropipe_components::enums::{ClearFlags, PrimType};
 use ferropipe_components::resource::ResourceRef;
 
 use crate::bin::{BinScratch, TileGrid, bin_clear, bin_prims};
@@ -266,7 +266,25 @@ fn plan_job(
                         let (rs, rl) = planner.runs[planner.run];
                         let total = topo.prims_in_run(rl);
                         if planner.prim < total {
-                            let take = (total - planner.prim).min(JOB_PRIMS - prims_in_job);
+                            let room = JOB_PRIMS - prims_in_job;
+                            // A stippled line strip or loop is never split
+                            // across jobs: its stipple counter runs through
+                            // the whole run in one job's setup.
+                            let whole = ds.line_stipple.is_some()
+                                && matches!(
+                                    info.mode,
+                                    PrimType::LineStrip
+                                        | PrimType::LineLoop
+                                        | PrimType::LineStripAdjacency
+                                );
+                            if whole && prims_in_job > 0 && total - planner.prim > room {
+                                return true;
+                            }
+                            let take = if whole {
+                                total - planner.prim
+                            } else {
+                                (total - planner.prim).min(room)
+                            };
                             job.parts.push(JobPart {
                                 command: ci as u32,
                                 state: *state,

@@ -35,7 +35,7 @@
 
 use ferropipe_components::batch::{
     ClippedPrim, ClippedPrims, FIXED_ONE, FIXED_ORDER, GUARD_BAND, MAX_EDGES, Plane, PrimKind,
-    SetupPrim, SetupPrims,
+    RESET_STIPPLE, SetupPrim, SetupPrims,
 };
 use ferropipe_components::enums::{Face, PolygonMode, SpriteCoordMode};
 use ferropipe_components::shader::Interpolation;
@@ -89,11 +89,20 @@ pub fn setup_prims(clipped: &ClippedPrims, states: &[DerivedState], out: &mut Se
     // The last triangle set up (its fixed-point corners), while it is the
     // last record: candidate for merging with the next into a rectangle.
     let mut last_tri: Option<TriCorners> = None;
-    // Vertex copies of the polygon being drawn unfilled.
+    // Vertex copies of the polygon being drawn unfilled, and of stipple
+    // dashes.
     let mut scratch = ClippedPrims {
         stride: clipped.stride,
         verts: Vec::new(),
         prims: Vec::new(),
+    };
+    let mut stipple = Stipple {
+        counter: 0,
+        dash: ClippedPrims {
+            stride: clipped.stride,
+            verts: Vec::new(),
+            prims: Vec::new(),
+        },
     };
     for prim in &clipped.prims {
         let ds = &states[prim.state as usize];
@@ -102,7 +111,7 @@ pub fn setup_prims(clipped: &ClippedPrims, states: &[DerivedState], out: &mut Se
         }
         match prim.kind {
             PrimKind::Triangle if ds.unfilled => {
-                setup_unfilled(clipped, prim, ds, out, &mut scratch);
+                setup_unfilled(clipped, prim, ds, out, &mut scratch, &mut stipple);
                 last_tri = None;
             }
             PrimKind::Triangle => {
@@ -119,6 +128,13 @@ pub fn setup_prims(clipped: &ClippedPrims, states: &[DerivedState], out: &mut Se
                     (Some(cur), _) if out.prims.len() == before + 1 => Some(cur),
                     _ => None,
                 };
+            }
+            PrimKind::Line if ds.line_stipple.is_some() => {
+                if prim.edge_flags & RESET_STIPPLE != 0 {
+                    stipple.counter = 0;
+                }
+                stipple_line(clipped, prim, ds, out, true, &mut stipple);
+                last_tri = None;
             }
             PrimKind::Line => {
                 setup_line(clipped, prim, ds, out, true);
@@ -149,6 +165,7 @@ fn setup_unfilled(
     ds: &DerivedState,
     out: &mut SetupPrims,
     scratch: &mut ClippedPrims,
+    stipple: &mut Stipple,
 ) {
     let off = ds.pixel_offset;
     let v = prim.v.map(|i| vertex(clipped, i));
@@ -210,9 +227,17 @@ fn setup_unfilled(
     };
     match mode {
         PolygonMode::Line => {
+            // Each polygon restarts the line stipple (draw resets per
+            // triangle primitive).
+            stipple.counter = 0;
             for (a, b, flag) in [(2, 0, 2), (0, 1, 0), (1, 2, 1)] {
                 if prim.edge_flags & (1 << flag) != 0 {
-                    setup_line(scratch, &sub(a, b, PrimKind::Line), ds, out, front);
+                    let line = sub(a, b, PrimKind::Line);
+                    if ds.line_stipple.is_some() {
+                        stipple_line(scratch, &line, ds, out, front, stipple);
+                    } else {
+                        setup_line(scratch, &line, ds, out, front);
+                    }
                 }
             }
         }
@@ -223,6 +248,79 @@ fn setup_unfilled(
                 }
             }
         }
+    }
+}
+
+/// Line-stipple state of one job's setup: the pattern counter runs on
+/// along a strip (a stippled strip is never split across jobs, see
+/// scene.rs) and restarts where a line carries `RESET_STIPPLE`.
+pub(crate) struct Stipple {
+    counter: u32,
+    /// The current dash's vertices (start, end, provoking).
+    dash: ClippedPrims,
+}
+
+/// Line stipple (draw's `draw_pipe_stipple.c`, which llvmpipe uses): walk
+/// the line one pixel of its major axis at a time (`ceil(max(|dx|, |dy|))`
+/// steps), advance the counter per step, and set up each run of "on" steps
+/// as its own line, its end points and attributes interpolated linearly in
+/// window space.  Bit `(counter / factor) & 15` of the pattern says on/off.
+fn stipple_line(
+    clipped: &ClippedPrims,
+    prim: &ClippedPrim,
+    ds: &DerivedState,
+    out: &mut SetupPrims,
+    front: bool,
+    st: &mut Stipple,
+) {
+    let Some((pattern, factor)) = ds.line_stipple else {
+        return;
+    };
+    let a = vertex(clipped, prim.v[0]);
+    let b = vertex(clipped, prim.v[1]);
+    let pv = vertex(clipped, prim.provoking);
+    let length = (a[0] - b[0]).abs().max((a[1] - b[1]).abs());
+    // The view-volume clip bounds a line to ~2^15 pixels; a NaN or infinite
+    // length draws nothing.
+    let steps = if length.is_finite() {
+        length.ceil().min((1 << 16) as f32) as u32
+    } else {
+        0
+    };
+    let on = |c: u32| (pattern >> ((c / factor) & 15)) & 1 != 0;
+    let stride = clipped.stride;
+    let mut emit = |t0: f32, t1: f32, dash: &mut ClippedPrims| {
+        dash.verts.clear();
+        for t in [t0, t1] {
+            dash.verts
+                .extend(a.iter().zip(b).map(|(&p, &q)| p + t * (q - p)));
+        }
+        dash.verts.extend_from_slice(pv);
+        debug_assert_eq!(dash.verts.len(), 3 * stride);
+        let line = ClippedPrim {
+            v: [0, 1, 1],
+            provoking: 2,
+            ..*prim
+        };
+        setup_line(dash, &line, ds, out, front);
+    };
+    let (mut state, mut start) = (false, 0u32);
+    for i in 0..steps {
+        let r = on(st.counter);
+        if r != state {
+            if state {
+                if start != i {
+                    emit(start as f32 / length, i as f32 / length, &mut st.dash);
+                }
+            } else {
+                start = i;
+            }
+            state = r;
+        }
+        st.counter = st.counter.wrapping_add(1);
+    }
+    if state && (start as f32) < length {
+        emit(start as f32 / length, 1.0, &mut st.dash);
     }
 }
 

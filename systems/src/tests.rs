@@ -744,4 +744,52 @@ mod cases {
             assert_eq!(p[(20 * 64 + 20) * 4], 0);
         }
     }
+
+    /// A stippled line strip of 4095 one-pixel segments snaking over a
+    /// 64x64 target: more than the planner's job size, so a strip split across
+    /// jobs would restart the pattern at segment 2048.  Segment i (from a pixel
+    /// centre to the next) lights exactly its start pixel when the pattern
+    /// is on at counter i.
+    #[test]
+    fn line_stipple_counter_runs_through_a_long_strip() {
+        let (w, h) = (64u32, 64u32);
+        let px = |i: u32| {
+            let y = i / w;
+            let x = if y.is_multiple_of(2) { i % w } else { w - 1 - i % w };
+            (x, y)
+        };
+        let pts: Vec<_> = (0..w * h)
+            .map(|i| {
+                let (x, y) = px(i);
+                (x as f32 + 0.5, y as f32 + 0.5, 0.0, RED)
+            })
+            .collect();
+        assert!(pts.len() as u32 - 1 > crate::scene::JOB_PRIMS);
+        let mut s = Setup::new(w, h, None).with_vertices(&verts(&pts, w, h));
+        let (pattern, factor) = (0x0f3fu16, 3u32);
+        s.block.rasterizer = Arc::new(RasterizerState {
+            line_stipple_enable: true,
+            line_stipple_pattern: pattern,
+            line_stipple_factor: factor as u8 - 1,
+            ..Default::default()
+        });
+        for threads in [1, 2] {
+            let mut world = world(threads);
+            let fb = s.fb.clone();
+            run(
+                &mut world,
+                &fb,
+                vec![
+                    (None, clear(BLACK)),
+                    (Some(s.block.clone()), draw(PrimType::LineStrip, 0, w * h)),
+                ],
+            );
+            for i in 0..w * h - 1 {
+                let (x, y) = px(i);
+                let on = (pattern >> ((i / factor) & 15)) & 1 != 0;
+                let lit = rgba_at(&fb, x, y)[0] == 255;
+                assert_eq!(lit, on, "segment {i} at ({x}, {y}), {threads} threads");
+            }
+        }
+    }
 }

@@ -123,9 +123,6 @@ fn check_supported(info: &DrawInfo, s: &StateBlock) -> Result<()> {
     if r.poly_smooth || r.line_smooth || r.point_smooth {
         return unsupported("poly_smooth/line_smooth/point_smooth (antialiased primitives)");
     }
-    if r.line_stipple_enable {
-        return unsupported("line_stipple_enable");
-    }
     // Polygon offset and unfilled modes are applied in setup
     // (systems/src/derived.rs `PolygonOffset`, setup.rs `setup_unfilled`).
     if r.conservative_raster_mode != ConservativeRasterMode::Off {
