@@ -144,30 +144,36 @@ fn conformance_scenes_match_llvmpipe() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-/// Images never depend on the thread count (ARCHITECTURE.md,
-/// "Determinism"): every scene gives byte-identical outputs and queries
-/// with 1 and 2 worker threads, or fails the same way.
+/// Images never depend on the thread count or on timing (ARCHITECTURE.md,
+/// "Determinism"): every scene gives byte-identical outputs, and the same
+/// query list, with 1, 2 and 8 worker threads and again on a second
+/// 2-thread run, or fails the same way each time.
 #[test]
 fn outputs_do_not_depend_on_thread_count() {
+    let runs = [1usize, 2, 8, 2];
     for (name, path) in scenes() {
-        let a = run(&path, 1);
-        let b = run(&path, 2);
-        match (a, b) {
-            (Ok(a), Ok(b)) => {
-                assert_eq!(
-                    a.outputs, b.outputs,
-                    "{name}: outputs differ between 1 and 2 threads"
-                );
-                let nondet = |r: &ReplayReport| {
-                    r.queries
-                        .iter()
-                        .map(|(id, _)| id.clone())
-                        .collect::<Vec<_>>()
-                };
-                assert_eq!(nondet(&a), nondet(&b), "{name}: query lists differ");
+        let results: Vec<_> = runs.iter().map(|&t| run(&path, t)).collect();
+        let (first, rest) = results.split_first().unwrap();
+        for (i, other) in rest.iter().enumerate() {
+            let label = format!(
+                "{name}: 1 thread vs run {} ({} threads)",
+                i + 2,
+                runs[i + 1]
+            );
+            match (first, other) {
+                (Ok(a), Ok(b)) => {
+                    assert!(a.outputs == b.outputs, "{label}: outputs differ");
+                    let ids = |r: &ReplayReport| {
+                        r.queries
+                            .iter()
+                            .map(|(id, _)| id.clone())
+                            .collect::<Vec<_>>()
+                    };
+                    assert_eq!(ids(a), ids(b), "{label}: query lists differ");
+                }
+                (Err(a), Err(b)) => assert_eq!(a, b, "{label}: fails differently"),
+                (a, b) => panic!("{label}: {:?} vs {:?}", a.as_ref().err(), b.as_ref().err()),
             }
-            (Err(a), Err(b)) => assert_eq!(a, b, "{name}: fails differently with 1 and 2 threads"),
-            (a, b) => panic!("{name}: 1 thread {:?}, 2 threads {:?}", a.err(), b.err()),
         }
     }
 }

@@ -11,7 +11,9 @@ use ferropipe::components::resource::ResourceTemplate;
 use ferropipe::components::shader::*;
 use ferropipe::components::state::*;
 use ferropipe::components::view::SurfaceTemplate;
-use ferropipe::{Context, FramebufferTemplate, Resource, Screen, ScreenConfig, VertexBuffer};
+use ferropipe::{
+    Context, FramebufferTemplate, IndexBuffer, Resource, Screen, ScreenConfig, VertexBuffer,
+};
 
 /// Position (element 0) and colour (element 1) passed through.
 struct Vs(ShaderInfo);
@@ -389,4 +391,146 @@ fn one_and_two_threads_give_identical_bytes() {
         out
     };
     assert_eq!(run(1), run(2));
+}
+
+/// Robust buffer access (ARB_robust_buffer_access_behavior's spirit,
+/// issue 8): attributes read past a vertex buffer's end are zeros, indices
+/// past an index buffer's end are zeros, an underestimated max_index
+/// renders like the truth, and a resource whose handle the host destroyed
+/// while it is bound stays alive until unbound (reference semantics).
+#[test]
+fn out_of_range_reads_are_zeros_and_never_crash() {
+    let mut s = scene(2);
+    // Positions for 3 vertices in VB 0; one colour in VB 1 (16 bytes).
+    let pos: Vec<u8> = [
+        [-1.0f32, -1.0, 0.5, 1.0],
+        [3.0, -1.0, 0.5, 1.0],
+        [-1.0, 3.0, 0.5, 1.0],
+    ]
+    .iter()
+    .flatten()
+    .flat_map(|f| f.to_le_bytes())
+    .collect();
+    let col: Vec<u8> = [1.0f32, 1.0, 1.0, 1.0]
+        .iter()
+        .flat_map(|f| f.to_le_bytes())
+        .collect();
+    let mk = |s: &mut Scene, data: &[u8]| {
+        let b = s
+            .screen
+            .resource_create(&ResourceTemplate::buffer(
+                data.len() as u32,
+                BindFlags::VERTEX_BUFFER,
+            ))
+            .unwrap();
+        s.ctx.buffer_subdata(&b, 0, data).unwrap();
+        b
+    };
+    let vb0 = mk(&mut s, &pos);
+    let vb1 = mk(&mut s, &col);
+    let el = |vb, off| VertexElement {
+        src_offset: off,
+        vertex_buffer_index: vb,
+        src_format: Format::R32G32B32A32_FLOAT,
+        instance_divisor: 0,
+    };
+    let ve = s
+        .ctx
+        .create_vertex_elements_state(&[el(0, 0), el(1, 0)])
+        .unwrap();
+    s.ctx.bind_vertex_elements_state(Some(ve)).unwrap();
+    let vbs = |stride1, offset1| {
+        [
+            VertexBuffer {
+                buffer: Some(&vb0),
+                stride: 16,
+                buffer_offset: 0,
+            },
+            VertexBuffer {
+                buffer: Some(&vb1),
+                stride: stride1,
+                buffer_offset: offset1,
+            },
+        ]
+    };
+    // VB 1 bound 16 bytes in: every vertex's colour is past its end.
+    s.ctx.set_vertex_buffers(0, &vbs(16, 16)).unwrap();
+    s.ctx
+        .clear(
+            ClearFlags::COLOR | ClearFlags::DEPTHSTENCIL,
+            &ColorUnion::float(RED),
+            1.0,
+            0,
+        )
+        .unwrap();
+    s.draw(PrimType::Triangles, 3);
+    assert_eq!(
+        s.pixel(10, 10),
+        [0, 0, 0, 0],
+        "out-of-range colour is zeros"
+    );
+    // Stride 0 makes every vertex read the one in-range colour.
+    s.ctx.set_vertex_buffers(0, &vbs(0, 0)).unwrap();
+    s.ctx
+        .clear(
+            ClearFlags::COLOR | ClearFlags::DEPTHSTENCIL,
+            &ColorUnion::float(RED),
+            1.0,
+            0,
+        )
+        .unwrap();
+    s.draw(PrimType::Triangles, 3);
+    assert_eq!(s.pixel(10, 10), [255, 255, 255, 255]);
+
+    // Indices: 3 in the buffer, a draw of 6 reads 3 past its end (zeros:
+    // a degenerate triangle at vertex 0, which draws nothing).
+    let ib = s
+        .screen
+        .resource_create(&ResourceTemplate::buffer(6, BindFlags::INDEX_BUFFER))
+        .unwrap();
+    let idx: Vec<u8> = [0u16, 1, 2].iter().flat_map(|i| i.to_le_bytes()).collect();
+    s.ctx.buffer_subdata(&ib, 0, &idx).unwrap();
+    s.ctx
+        .set_index_buffer(Some(IndexBuffer {
+            buffer: &ib,
+            index_size: 2,
+            offset: 0,
+        }))
+        .unwrap();
+    let indexed = |s: &mut Scene, count, max_index, start| {
+        s.ctx
+            .clear(
+                ClearFlags::COLOR | ClearFlags::DEPTHSTENCIL,
+                &ColorUnion::float(RED),
+                1.0,
+                0,
+            )
+            .unwrap();
+        s.ctx
+            .draw_vbo(&DrawInfo {
+                mode: PrimType::Triangles,
+                count,
+                start,
+                indexed: true,
+                min_index: 0,
+                max_index,
+                ..Default::default()
+            })
+            .unwrap();
+        let rt = s.rt.clone();
+        s.read(&rt)
+    };
+    let truth = indexed(&mut s, 3, 2, 0);
+    assert_eq!(&truth[..4], &[255, 255, 255, 255]);
+    assert_eq!(indexed(&mut s, 6, 2, 0), truth, "indices past the end");
+    assert_eq!(indexed(&mut s, 3, 0, 0), truth, "max_index underestimated");
+    // A start far past the end: every index is out of range, nothing drawn.
+    let none = indexed(&mut s, 3, 2, u32::MAX - 2);
+    assert!(none.chunks_exact(4).all(|p| p == [255, 0, 0, 255]));
+
+    // The host destroys the vertex buffers' handles while they are bound:
+    // the bindings keep them alive and the draw still renders.
+    s.screen.resource_destroy(vb0);
+    s.screen.resource_destroy(vb1);
+    assert_eq!(indexed(&mut s, 3, 2, 0), truth, "destroyed while bound");
 }

@@ -34,7 +34,7 @@ use std::path::Path;
 use std::time::Instant;
 
 pub use output::{OutputData, OutputPixels};
-pub use parse::{Call, Output, OutputSource, Scene, parse_scene};
+pub use parse::{Call, DataDir, Output, OutputSource, Scene, parse_scene, parse_scene_in};
 pub use replay::Replayer;
 
 /// Why a scene could not be replayed.
@@ -76,6 +76,19 @@ impl Scene {
     /// Validates scene JSON text.
     pub fn parse(text: &str, base_dir: &Path) -> Result<Scene, SceneError> {
         parse_scene(text, base_dir)
+    }
+
+    /// Validates scene JSON text that is not trusted: data files and shader
+    /// sources must be plain relative paths inside `base_dir` (see
+    /// [`DataDir`]).  The fuzzers use this.
+    pub fn parse_confined(text: &str, base_dir: &Path) -> Result<Scene, SceneError> {
+        parse_scene_in(
+            text,
+            DataDir {
+                base: base_dir,
+                confined: true,
+            },
+        )
     }
 
     /// The calls a benchmark times: those after `timing_begin`, or all.
@@ -226,10 +239,21 @@ pub fn replay_to_dir(
             "threads": t.threads,
             "timed_calls": t.timed_calls,
             "setup_calls": t.setup_calls,
+            "peak_rss_kib": peak_rss_kib(),
         });
         write_json(&out_dir.join("timing.json"), &timing)?;
     }
     Ok(report)
+}
+
+/// The process's peak resident set in KiB (`VmHWM` of /proc/self/status),
+/// where the OS reports it: what `--time` records as peak memory.
+pub fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
 /// Query ids whose results are timing-dependent (TIMESTAMP, TIME_ELAPSED):

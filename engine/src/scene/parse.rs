@@ -492,13 +492,62 @@ fn shader_stage(o: &Obj) -> Result<ShaderType, SceneError> {
 }
 
 /// Reads scene data: an inline array of numbers in `typ`, or a file slice.
+/// Largest data or shader file a scene may reference: 1 GiB, far above
+/// any real scene (the 1080p perf scenes' largest is a few MiB) and below
+/// what would take the host down.
+pub const MAX_SCENE_FILE_BYTES: u64 = 1 << 30;
+
+/// Where a scene's data files and shader sources are read from.
+///
+/// `confined` is for scenes that are not trusted (fuzzing, files from the
+/// network): paths must then be relative and stay inside `base` (no `..`,
+/// no absolute paths).  In every mode only regular files up to
+/// [`MAX_SCENE_FILE_BYTES`] are read, so `/dev/zero` or a FIFO named by a
+/// scene is an error, not a hang or an out-of-memory abort.
+#[derive(Clone, Copy, Debug)]
+pub struct DataDir<'a> {
+    pub base: &'a Path,
+    pub confined: bool,
+}
+
+impl DataDir<'_> {
+    /// Reads `rel` (relative to the scene) or says why not.
+    fn read(&self, rel: &str) -> Result<Vec<u8>, String> {
+        use std::path::Component;
+        let relp = Path::new(rel);
+        if self.confined
+            && !relp
+                .components()
+                .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+        {
+            return Err(format!(
+                "{rel:?} leaves the scene's directory (only plain relative paths are allowed here)"
+            ));
+        }
+        let path: PathBuf = self.base.join(relp);
+        let meta =
+            std::fs::metadata(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        if !meta.is_file() {
+            return Err(format!("{} is not a regular file", path.display()));
+        }
+        if meta.len() > MAX_SCENE_FILE_BYTES {
+            return Err(format!(
+                "{} holds {} bytes, more than the {MAX_SCENE_FILE_BYTES} a scene file may",
+                path.display(),
+                meta.len()
+            ));
+        }
+        std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    }
+}
+
 fn load_data(
     o: &Obj,
     key: &str,
     v: &Value,
     typ: Option<&str>,
     default_type: &str,
-    base: &Path,
+    base: DataDir<'_>,
 ) -> Result<Vec<u8>, SceneError> {
     match v {
         Value::Array(items) => {
@@ -545,9 +594,7 @@ fn load_data(
                 Some(s) => Some(d.int_of("size", s, 0, u32::MAX as i64)? as u64),
                 None => None,
             };
-            let path: PathBuf = base.join(file);
-            let bytes = std::fs::read(&path)
-                .map_err(|e| d.err("file", format!("cannot read {}: {e}", path.display())))?;
+            let bytes = base.read(file).map_err(|e| d.err("file", e))?;
             let len = bytes.len() as u64;
             let end = match size {
                 Some(s) => offset + s,
@@ -557,8 +604,7 @@ fn load_data(
                 return Err(d.err(
                     "size",
                     format!(
-                        "{} holds {len} bytes; offset {offset} + size {} is past its end",
-                        path.display(),
+                        "{file} holds {len} bytes; offset {offset} + size {} is past its end",
                         end.saturating_sub(offset)
                     ),
                 ));
@@ -944,6 +990,17 @@ fn parse_semantics(o: &Obj) -> Result<Vec<(u32, Semantic)>, SceneError> {
 /// Parses scene JSON text.  `base` is the scene's directory (data files and
 /// shader sources are relative to it).
 pub fn parse_scene(text: &str, base: &Path) -> Result<Scene, SceneError> {
+    parse_scene_in(
+        text,
+        DataDir {
+            base,
+            confined: false,
+        },
+    )
+}
+
+/// [`parse_scene`] with the file policy spelled out (see [`DataDir`]).
+pub fn parse_scene_in(text: &str, base: DataDir<'_>) -> Result<Scene, SceneError> {
     let root: Value = serde_json::from_str(text)
         .map_err(|e| SceneError::Malformed(format!("not valid JSON: {e}")))?;
     let top = Obj::new(&root, "scene")?;
@@ -1058,7 +1115,7 @@ fn parse_call(
     op: &str,
     index: usize,
     ids: &mut Ids,
-    base: &Path,
+    base: DataDir<'_>,
 ) -> Result<Call, SceneError> {
     let data = |o: &Obj, key: &str, default_type: &str| -> Result<Vec<u8>, SceneError> {
         let v = o.req(key)?;
@@ -1401,10 +1458,9 @@ fn parse_call(
             let text = match (o.opt_str("code")?, o.opt_str("source")?) {
                 (Some(code), _) => code.to_string(),
                 (None, Some(src)) => {
-                    let path = base.join(src);
-                    std::fs::read_to_string(&path).map_err(|e| {
-                        o.err("source", format!("cannot read {}: {e}", path.display()))
-                    })?
+                    let bytes = base.read(src).map_err(|e| o.err("source", e))?;
+                    String::from_utf8(bytes)
+                        .map_err(|_| o.err("source", format!("{src:?} is not UTF-8 text")))?
                 }
                 (None, None) => return Err(o.err("source", "missing (give 'source' or 'code')")),
             };

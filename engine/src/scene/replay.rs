@@ -107,6 +107,14 @@ impl Replayer {
             ..Default::default()
         })
         .map_err(|e| SceneError::Unsupported(e.to_string()))?;
+        Self::on_screen(&screen)
+    }
+
+    /// A replayer on a new context of an existing `screen`: several
+    /// replayers on one screen may run in different threads at once
+    /// (screen.rst "Thread safety"; `tests/stress.rs` does exactly that).
+    pub fn on_screen(screen: &Screen) -> Result<Self, SceneError> {
+        let screen = screen.clone();
         let ctx = screen
             .context_create()
             .map_err(|e| SceneError::Unsupported(e.to_string()))?;

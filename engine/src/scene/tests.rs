@@ -295,6 +295,9 @@ fn clears_and_outputs() {
         serde_json::from_str(&std::fs::read_to_string(dir.join("timing.json")).unwrap()).unwrap();
     assert_eq!(timing["runs"].as_array().unwrap().len(), 3);
     assert_eq!(timing["timed_calls"], 3);
+    if cfg!(target_os = "linux") {
+        assert!(timing["peak_rss_kib"].as_u64().unwrap() > 1000);
+    }
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -419,4 +422,38 @@ fn public_scenes_parse_and_their_implemented_calls_execute() {
         "no scenes found under {}",
         root.display()
     );
+}
+
+/// Data files are read only as regular files of bounded size, and an
+/// untrusted (confined) scene cannot name files outside its directory.
+#[test]
+fn data_files_are_confined_and_bounded() {
+    let with_file = |file: &str| {
+        scene(json!([{"op": "resource_create", "id": "b", "width0": 4,
+                      "data": {"file": file, "size": 4}}]))
+    };
+    let dir = std::env::temp_dir().join(format!("ferropipe-datadir-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::write(dir.join("sub/ok.bin"), [1u8; 8]).unwrap();
+    let confined = |f: &str| Scene::parse_confined(&with_file(f), &dir);
+    assert!(confined("sub/ok.bin").is_ok());
+    assert!(confined("./sub/ok.bin").is_ok());
+    for bad in ["../ok.bin", "sub/../../x", "/etc/passwd"] {
+        match confined(bad) {
+            Err(SceneError::Malformed(m)) => assert!(m.contains("leaves"), "{m}"),
+            other => panic!("{bad}: {other:?}"),
+        }
+    }
+    // Unconfined scenes may name any path, but only regular files.
+    let open = |f: &str| Scene::parse(&with_file(f), &dir);
+    assert!(open(dir.join("sub/ok.bin").to_str().unwrap()).is_ok());
+    match open("/dev/zero") {
+        Err(SceneError::Malformed(m)) => assert!(m.contains("not a regular file"), "{m}"),
+        other => panic!("/dev/zero: {other:?}"),
+    }
+    match open("sub") {
+        Err(SceneError::Malformed(m)) => assert!(m.contains("not a regular file"), "{m}"),
+        other => panic!("a directory: {other:?}"),
+    }
+    std::fs::remove_dir_all(&dir).ok();
 }
