@@ -331,6 +331,7 @@ impl DemoApp {
         ui.separator();
         ui.heading("Frame");
         ui.checkbox(&mut s.msaa, "4x MSAA");
+        ui.checkbox(&mut s.overdraw, "overdraw heat-map (custom system)");
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
         ui.add(egui::Slider::new(&mut s.threads, 0..=cpus * 2).text("threads (0 = per CPU)"));
         ui.checkbox(&mut self.fit_to_window, "resolution follows window");

@@ -9,6 +9,11 @@ pub mod camera;
 pub mod gfx;
 pub mod headless;
 pub mod mesh;
+/// The overdraw heat-map: the user pipeline system of
+/// `examples/custom_system.rs`, compiled in here so the demo's *Overdraw*
+/// toggle shows it (one source, so the example is what the demo runs).
+#[path = "../../examples/custom_system.rs"]
+pub mod overdraw;
 pub mod render;
 pub mod scenes;
 pub mod settings;

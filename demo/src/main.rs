@@ -50,6 +50,10 @@ struct Args {
     /// 4x multisampling.
     #[arg(long)]
     msaa: bool,
+    /// Show the overdraw heat-map (the custom pipeline system of
+    /// examples/custom_system.rs) instead of the image.
+    #[arg(long)]
+    overdraw: bool,
     /// Stress scene: triangle count.
     #[arg(long, default_value_t = SceneParams::default().stress_triangles)]
     triangles: u32,
@@ -105,6 +109,7 @@ fn main() {
     let mut settings = RenderSettings {
         threads: args.threads,
         msaa: args.msaa,
+        overdraw: args.overdraw,
         ..RenderSettings::default()
     };
     if let Some(w) = args.width {

@@ -16,6 +16,7 @@ use ferropipe_profiling::{self as profiling, Counts};
 
 use crate::camera::OrbitCamera;
 use crate::gfx::{self, FrameSetup, Targets};
+use crate::overdraw;
 use crate::scenes::{self, FrameInput, SceneKind, SceneParams, Showcase};
 use crate::settings::RenderSettings;
 
@@ -183,6 +184,11 @@ pub struct Renderer {
     statistics_supported: bool,
     cache: gfx::StateCache,
     ctx: Context,
+    /// Whether the overdraw system is in the context's schedule.
+    overdraw_installed: bool,
+    /// The heat-map of the last frame, shown instead of the image while
+    /// `RenderSettings::overdraw` is on.
+    heat_map: Option<(Vec<u8>, u32, u32)>,
     targets: Option<Targets>,
     screen: Screen,
     threads: usize,
@@ -204,6 +210,8 @@ impl Renderer {
             statistics_supported: true,
             cache: gfx::StateCache::default(),
             ctx,
+            overdraw_installed: false,
+            heat_map: None,
             targets: None,
             screen,
             threads,
@@ -303,6 +311,7 @@ impl Renderer {
                 clear_color: [0.07, 0.08, 0.1, 1.0],
             },
         )?;
+        self.prepare_overdraw(settings.overdraw);
         let query = self.begin_statistics();
         let targets = self.targets.as_ref().expect("ensured above");
         let Some(Active::Builtin(scene)) = self.scene.as_mut() else {
@@ -327,6 +336,12 @@ impl Renderer {
             profiling::scope!("flush_and_wait");
             gfx::end_frame(&mut self.ctx, targets)?;
         }
+        if settings.overdraw {
+            self.heat_map = self
+                .ctx
+                .resource::<overdraw::Overdraw>()
+                .map(|m| (overdraw::heat_map(m, 8), m.width, m.height));
+        }
         let statistics = query.and_then(|q| match self.ctx.get_query_result(q, true) {
             Ok(Some(QueryResult::PipelineStatistics(a))) => Some(PipelineStatistics::from_array(a)),
             _ => None,
@@ -339,8 +354,32 @@ impl Renderer {
         })
     }
 
-    /// The last finished frame: RGBA8 rows, top to bottom.
+    /// Installs the overdraw system on first use; turns it on (a fresh,
+    /// zeroed map) or off (no map: its run condition skips it).
+    fn prepare_overdraw(&mut self, on: bool) {
+        if !on {
+            self.heat_map = None;
+            self.ctx.remove_resource::<overdraw::Overdraw>();
+            return;
+        }
+        if !self.overdraw_installed {
+            overdraw::install(&mut self.ctx);
+            self.overdraw_installed = true;
+        }
+        match self.ctx.resource_mut::<overdraw::Overdraw>() {
+            Some(mut m) => m.counts.fill(0),
+            None => {
+                self.ctx.insert_resource(overdraw::Overdraw::default());
+            }
+        }
+    }
+
+    /// The last finished frame: RGBA8 rows, top to bottom (the overdraw
+    /// heat-map instead while that setting is on).
     pub fn pixels(&self) -> Option<(&[u8], u32, u32)> {
+        if let (Some((p, w, h)), Some(Active::Builtin(_))) = (&self.heat_map, &self.scene) {
+            return Some((p.as_slice(), *w, *h));
+        }
         match &self.scene {
             Some(Active::File(f)) => f.frame.as_ref().map(|(p, w, h)| (p.as_slice(), *w, *h)),
             _ => self

@@ -30,6 +30,9 @@ pub struct RenderSettings {
     pub scissor_rect: [f32; 4],
     /// 4x MSAA with a resolve blit into the displayed image.
     pub msaa: bool,
+    /// Show the overdraw heat-map (a user pipeline system,
+    /// `examples/custom_system.rs`) instead of the image; built-in scenes.
+    pub overdraw: bool,
     /// Worker threads (0 = one per CPU).  Changing it recreates the screen.
     pub threads: usize,
     pub width: u32,
@@ -51,6 +54,7 @@ impl Default for RenderSettings {
             scissor: false,
             scissor_rect: [0.1, 0.1, 0.9, 0.9],
             msaa: false,
+            overdraw: false,
             threads: 0,
             width: 800,
             height: 600,

@@ -133,3 +133,47 @@ fn a_malformed_scene_file_is_reported_not_rendered() {
     assert!(stderr.contains("no_such_op"), "{stderr}");
     assert!(!dir.join("frame_0000.png").exists());
 }
+
+/// The custom pipeline system (examples/custom_system.rs) visibly changes
+/// the output: with `--overdraw` the frame is the heat-map — black where
+/// nothing was rasterized, blue/green/yellow/red by fragment count — not
+/// the lit mesh.
+#[test]
+fn overdraw_system_replaces_the_image_with_a_heat_map() {
+    let args = |extra: &'static [&'static str]| {
+        let mut v = vec![
+            "--frames",
+            "1",
+            "--width",
+            "160",
+            "--height",
+            "120",
+            "--threads",
+            "2",
+            "--time",
+            "1.0",
+        ];
+        v.extend_from_slice(extra);
+        v
+    };
+    let plain_dir = scratch_dir("overdraw-off");
+    render_headless(&plain_dir, &args(&[]));
+    let heat_dir = scratch_dir("overdraw-on");
+    render_headless(&heat_dir, &args(&["--overdraw"]));
+    let plain = Image::load(&plain_dir.join("frame_0000.png"));
+    let heat = Image::load(&heat_dir.join("frame_0000.png"));
+    assert_ne!(plain.rgba, heat.rgba, "--overdraw changed nothing");
+    let px = heat.region([0, 0, 160, 120]);
+    // Background: nothing rasterized, black.
+    let (rgb, share) = dominant(&px);
+    assert!(
+        rgb == [0, 0, 0] && share > 0.2,
+        "background {rgb:?} {share}"
+    );
+    // The mesh: only heat-map colours (the ramp's stops and blends), and
+    // some of it at counts above one (a torus knot overlaps itself).
+    let non_black = px.iter().filter(|p| p[..3] != [0, 0, 0]).count();
+    assert!(non_black > 500, "only {non_black} heat pixels");
+    let above_one = px.iter().filter(|p| p[1] > 100 || p[0] > 100).count();
+    assert!(above_one > 0, "no pixel rasterized twice");
+}

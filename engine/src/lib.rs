@@ -19,6 +19,8 @@ pub mod scene;
 pub mod screen;
 mod validate;
 
+/// The ECS the pipeline runs on, for extensions ([`Context::add_systems`]).
+pub use bevy_ecs;
 pub use context::{
     BlendHandle, BlitInfo, BlitSide, BoundState, ConstantBuffer, Context, DsaHandle, Fence,
     FramebufferTemplate, FsHandle, Handle, IndexBuffer, QueryHandle, QueryObject, QueryResult,
@@ -28,6 +30,9 @@ pub use context::{
 pub use error::{Error, Result};
 pub use ferropipe_components as components;
 pub use ferropipe_components::*;
+/// The pipeline stages, schedules and their data, for extensions
+/// ([`Context::add_systems`]; ARCHITECTURE.md, "Extending the pipeline").
+pub use ferropipe_systems as systems;
 pub use screen::{DEFAULT_MAX_RESOURCE_BYTES, Resource, Screen, ScreenConfig};
 
 #[cfg(test)]

@@ -265,6 +265,80 @@ impl Context {
         &self.world
     }
 
+    /// Inserts user systems into one of the pipeline schedules
+    /// ([`systems::FrontEnd`](crate::systems::FrontEnd), run once per wave
+    /// of jobs, or [`systems::BackEnd`](crate::systems::BackEnd), run once
+    /// per tile pass), ordered against the stages with
+    /// [`PipelineSet`](crate::systems::PipelineSet):
+    ///
+    /// ```
+    /// use ferropipe::bevy_ecs::prelude::*;
+    /// use ferropipe::systems::{BackEnd, PipelineSet, SceneExecution};
+    ///
+    /// #[derive(Resource, Default)]
+    /// struct TilePasses(u32);
+    ///
+    /// fn count_tile_passes(exec: Res<SceneExecution>, mut n: ResMut<TilePasses>) {
+    ///     n.0 += u32::from(exec.grid.tiles() > 0);
+    /// }
+    ///
+    /// let screen = ferropipe::Screen::new(Default::default())?;
+    /// let mut ctx = screen.context_create()?;
+    /// ctx.insert_resource(TilePasses::default());
+    /// ctx.add_systems(
+    ///     BackEnd,
+    ///     count_tile_passes
+    ///         .after(PipelineSet::Raster)
+    ///         .before(PipelineSet::Fragment),
+    /// );
+    /// # Ok::<(), ferropipe::Error>(())
+    /// ```
+    ///
+    /// Where a system can go and what it sees there: ARCHITECTURE.md,
+    /// "Extending the pipeline"; `examples/custom_system.rs` is a complete
+    /// one.  User systems run on the schedule's single-threaded executor
+    /// like the built-in ones (parallelism lives inside systems, on the
+    /// screen's pool: [`crate::systems::PipelineExecutor`]).  They must not
+    /// write render targets: only output merge does, and the images stay
+    /// independent of thread count only while that holds.
+    pub fn add_systems<M>(
+        &mut self,
+        schedule: impl bevy_ecs::schedule::ScheduleLabel,
+        systems: impl bevy_ecs::schedule::IntoScheduleConfigs<bevy_ecs::system::ScheduleSystem, M>,
+    ) -> &mut Self {
+        self.world.schedule_scope(schedule, |_, s| {
+            s.add_systems(systems);
+        });
+        self
+    }
+
+    /// Inserts (or replaces) a resource user systems read or write.
+    pub fn insert_resource<R: bevy_ecs::resource::Resource>(&mut self, resource: R) -> &mut Self {
+        self.world.insert_resource(resource);
+        self
+    }
+
+    /// A resource inserted with [`Context::insert_resource`] (or one of the
+    /// pipeline's own, read-only).
+    pub fn resource<R: bevy_ecs::resource::Resource>(&self) -> Option<&R> {
+        self.world.get_resource::<R>()
+    }
+
+    /// A resource, writable: how a host reads back and resets what its
+    /// systems accumulated.
+    pub fn resource_mut<
+        R: bevy_ecs::resource::Resource<Mutability = bevy_ecs::component::Mutable>,
+    >(
+        &mut self,
+    ) -> Option<bevy_ecs::world::Mut<'_, R>> {
+        self.world.get_resource_mut::<R>()
+    }
+
+    /// Removes a user resource.
+    pub fn remove_resource<R: bevy_ecs::resource::Resource>(&mut self) -> Option<R> {
+        self.world.remove_resource::<R>()
+    }
+
     /// The state currently bound.
     pub fn bound(&self) -> &BoundState {
         self.world.resource::<BoundState>()
