@@ -755,7 +755,11 @@ mod cases {
         let (w, h) = (64u32, 64u32);
         let px = |i: u32| {
             let y = i / w;
-            let x = if y.is_multiple_of(2) { i % w } else { w - 1 - i % w };
+            let x = if y.is_multiple_of(2) {
+                i % w
+            } else {
+                w - 1 - i % w
+            };
             (x, y)
         };
         let pts: Vec<_> = (0..w * h)
