@@ -14,6 +14,7 @@
 
 pub mod caps;
 pub mod context;
+pub mod driver_query;
 pub mod error;
 pub mod scene;
 pub mod screen;
