@@ -45,6 +45,12 @@ pub const JOB_PRIMS: u32 = 2048;
 /// whatever the number of draws, like llvmpipe's `LP_SCENE_MAX_SIZE`.
 pub const SCENE_BIN_BUDGET: usize = 96 << 20;
 
+/// Overrides [`SCENE_BIN_BUDGET`] for one context (insert it into the
+/// world): hosts short of memory lower it; the tests set it tiny to force
+/// a tile pass after every wave and check the image does not change.
+#[derive(Resource, Clone, Copy, Debug)]
+pub struct SceneBinBudget(pub usize);
+
 /// The worker pool the heavy systems split their work over.
 #[derive(Resource, Clone)]
 pub struct PipelineExecutor(pub ExecutorRef);
@@ -706,11 +712,14 @@ pub fn execute_scene(world: &mut World, counted: &[bool]) {
         let scene = world.resource::<RecordedScene>();
         begin_scene(scene, &mut exec, counted);
     });
+    let budget = world
+        .get_resource::<SceneBinBudget>()
+        .map_or(SCENE_BIN_BUDGET, |b| b.0);
     loop {
         world.run_schedule(crate::FrontEnd);
         let (done, full) = {
             let e = world.resource::<SceneExecution>();
-            (e.front_done(), e.binned_bytes >= SCENE_BIN_BUDGET)
+            (e.front_done(), e.binned_bytes >= budget)
         };
         if done || full {
             world.run_schedule(crate::BackEnd);

@@ -388,6 +388,20 @@ mod cases {
     }
 
     fn scene_pixels(threads: usize) -> Vec<u8> {
+        scene_pixels_with_budget(threads, None).0
+    }
+
+    /// Counts back-end (tile pass) runs.
+    #[derive(bevy_ecs::resource::Resource, Default)]
+    struct TilePasses(u32);
+
+    fn count_tile_passes(mut n: bevy_ecs::system::ResMut<TilePasses>) {
+        n.0 += 1;
+    }
+
+    /// The blended scene drawn 16 times over, with the scene bin
+    /// budget overridden; returns its bytes and how many tile passes ran.
+    fn scene_pixels_with_budget(threads: usize, budget: Option<usize>) -> (Vec<u8>, u32) {
         let (w, h) = (200, 150);
         // Many overlapping random triangles with blending and depth.
         let mut rng = 12345u32;
@@ -430,18 +444,36 @@ mod cases {
             ..Default::default()
         });
         let mut world = world(threads);
+        if let Some(b) = budget {
+            world.insert_resource(crate::scene::SceneBinBudget(b));
+        }
+        world.init_resource::<TilePasses>();
+        world.schedule_scope(crate::BackEnd, |_, sched| {
+            use bevy_ecs::schedule::IntoScheduleConfigs;
+            sched.add_systems(count_tile_passes.after(crate::PipelineSet::Merge));
+        });
         let fb = s.fb.clone();
-        run(
-            &mut world,
-            &fb,
-            vec![
-                (None, clear([0.1, 0.2, 0.3, 1.0])),
-                (Some(s.block), draw(PrimType::Triangles, 0, 1800)),
-            ],
-        );
+        let mut cmds = vec![(None, clear([0.1, 0.2, 0.3, 1.0]))];
+        // 16 x 600 triangles: more than one wave of jobs (a wave is at
+        // least 4 jobs of JOB_PRIMS = 2048 primitives).
+        for _ in 0..16 {
+            cmds.push((Some(s.block.clone()), draw(PrimType::Triangles, 0, 1800)));
+        }
+        run(&mut world, &fb, cmds);
         let mut out = pixels(fb.cbufs[0].as_ref().unwrap());
         out.extend(pixels(fb.zsbuf.as_ref().unwrap()));
-        out
+        (out, world.resource::<TilePasses>().0)
+    }
+
+    /// Scene memory that reaches the bin budget runs a tile pass mid-scene
+    /// and carries on (llvmpipe's scene flush): same bytes, more passes.
+    #[test]
+    fn bin_budget_flushes_mid_scene_without_changing_bytes() {
+        let (normal, passes) = scene_pixels_with_budget(2, None);
+        assert_eq!(passes, 1, "one tile pass within the default budget");
+        let (tight, tight_passes) = scene_pixels_with_budget(2, Some(1));
+        assert!(tight_passes > 1, "a 1-byte budget must flush mid-scene");
+        assert!(normal == tight, "mid-scene flushes changed the image");
     }
 
     #[test]
