@@ -1,4 +1,4 @@
-//! Arbitrary bytes as a scene file: parse (confined to `tests/fuzz/data/`),
+//! Arbitrary bytes as a scene file: parse (confined to `tests/scenes/`),
 //! then replay what parses.  Invalid scenes must be typed errors, valid
 //! ones must replay; nothing may panic, hang or exhaust memory.
 #![no_main]

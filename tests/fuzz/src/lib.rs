@@ -52,7 +52,11 @@ pub fn run_scene(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
+    // The project's scene directory: the seeds name `shaders/…` and
+    // `conformance/…` files there; nothing outside it can be read.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("scenes");
     let Ok(scene) = Scene::parse_confined(text, &dir) else {
         return;
     };
