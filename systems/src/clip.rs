@@ -180,8 +180,13 @@ pub fn clip_segment(
         let nv = seg.kind.vertices();
         let idx = [p.v[0] as usize, p.v[1] as usize, p.v[2] as usize];
         // Triangles clip to the guard band (setup scissors them to the
-        // viewport); points and lines to the view volume.
-        let planes_of_kind = if seg.kind == PrimKind::Triangle {
+        // viewport); points and lines to the view volume.  With
+        // `point_tri_clip` (D3D) a point is clipped as the rectangle it
+        // becomes: its centre may leave the view volume in x/y while the
+        // part of its square inside the viewport still draws.
+        let as_rectangle =
+            seg.kind == PrimKind::Triangle || (seg.kind == PrimKind::Point && rast.point_tri_clip);
+        let planes_of_kind = if as_rectangle {
             !VIEW_XY_BITS
         } else {
             !GUARD_BAND_BITS

@@ -820,6 +820,10 @@ fn setup_line(
         let mut x2diff = v2[0] - v2[0].floor() - 0.5;
         let mut y2diff = v2[1] - v2[1].floor() - 0.5;
         let (mut x_off, mut y_off, mut x_off_end, mut y_off_end) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
+        // `line_last_pixel` with the end point inside its pixel's diamond:
+        // that pixel is drawn (GL omits it so connected lines do not draw
+        // it twice).
+        let last_inside = rast.line_last_pixel && x2diff.abs() + y2diff.abs() < 0.5;
         if dx.abs() >= dy.abs() {
             let dydx = dy / dx;
             if y2diff == -0.5 && dy < 0.0 {
@@ -835,7 +839,9 @@ fn setup_line(
                 let yi = fracf(v1[1]) + x1diff * dydx;
                 yi < 1.0 && yi > 0.0
             };
-            let draw_end = if x2diff.abs() + y2diff.abs() < 0.5 || sign(x2diff) != sign(-dx) {
+            let draw_end = if x2diff.abs() + y2diff.abs() < 0.5 {
+                last_inside
+            } else if sign(x2diff) != sign(-dx) {
                 false
             } else if sign(-y2diff) == sign(dy) {
                 true
@@ -869,6 +875,19 @@ fn setup_line(
                     y_off_end = x_off_end * dydx;
                 }
             }
+            if last_inside {
+                // The end moves to its pixel's far boundary in the
+                // direction of travel, so the edge cannot miss the centre
+                // whatever the fill rule (the offsets above only shorten).
+                if odx < 0.0 {
+                    // travelling +x; the end is v1 after the swap
+                    x_off = 0.5 - x2diff;
+                    y_off = x_off * dydx;
+                } else {
+                    x_off_end = -x2diff - 0.5;
+                    y_off_end = x_off_end * dydx;
+                }
+            }
             let _ = (dx, dy);
             let hw = fixed_width / 2;
             xs = [
@@ -898,7 +917,9 @@ fn setup_line(
                 let xi = fracf(v1[0]) + y1diff * dxdy;
                 xi < 1.0 && xi > 0.0
             };
-            let draw_end = if x2diff.abs() + y2diff.abs() < 0.5 || sign(-y2diff) != sign(dy) {
+            let draw_end = if x2diff.abs() + y2diff.abs() < 0.5 {
+                last_inside
+            } else if sign(-y2diff) != sign(dy) {
                 false
             } else if sign(x2diff) == sign(-dx) {
                 true
@@ -929,6 +950,16 @@ fn setup_line(
                 }
                 if will_draw_end != draw_end {
                     y_off_end = -y2diff - 0.5;
+                    x_off_end = y_off_end * dxdy;
+                }
+            }
+            if last_inside {
+                if ody > 0.0 {
+                    // travelling -y (v1 below v2); the end is v1 after the swap
+                    y_off = -y2diff - 0.5;
+                    x_off = y_off * dxdy;
+                } else {
+                    y_off_end = 0.5 - y2diff;
                     x_off_end = y_off_end * dxdy;
                 }
             }

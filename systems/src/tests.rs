@@ -487,6 +487,99 @@ mod cases {
         );
     }
 
+    /// Draws `mode` primitives from window-space points with `rast`; the
+    /// covered pixels (red) as (x, y).
+    fn covered_pixels(
+        mode: PrimType,
+        pts: &[(f32, f32)],
+        rast: RasterizerState,
+    ) -> Vec<(u32, u32)> {
+        let (w, h) = (32, 16);
+        let p: Vec<_> = pts.iter().map(|&(x, y)| (x, y, 0.0, RED)).collect();
+        let mut s = Setup::new(w, h, None).with_vertices(&verts(&p, w, h));
+        s.block.rasterizer = Arc::new(rast);
+        let mut world = world(1);
+        let fb = s.fb.clone();
+        run(
+            &mut world,
+            &fb,
+            vec![
+                (None, clear(BLACK)),
+                (Some(s.block), draw(mode, 0, pts.len() as u32)),
+            ],
+        );
+        let mut out = Vec::new();
+        for y in 0..h {
+            for x in 0..w {
+                if rgba_at(&fb, x, y)[0] > 0 {
+                    out.push((x, y));
+                }
+            }
+        }
+        out
+    }
+
+    /// `line_last_pixel`: GL omits the pixel whose diamond holds the end
+    /// point; with the flag set it is drawn, and nothing else changes.
+    #[test]
+    fn line_last_pixel_draws_the_end_pixel() {
+        for (a, b, last) in [
+            // x-major, left to right and right to left
+            ((2.5, 4.5), (10.5, 4.5), (10, 4)),
+            ((10.5, 6.5), (2.5, 6.5), (2, 6)),
+            // ends inside the diamond but off the centre, both sides
+            ((2.5, 8.5), (10.3, 8.5), (10, 8)),
+            ((2.5, 10.5), (10.7, 10.5), (10, 10)),
+            ((12.5, 12.5), (4.6, 12.5), (4, 12)),
+            // y-major, both directions
+            ((5.5, 1.5), (5.5, 9.5), (5, 9)),
+            ((7.5, 12.5), (7.5, 3.5), (7, 3)),
+            ((9.5, 1.5), (9.5, 9.3), (9, 9)),
+            ((11.5, 12.5), (11.5, 3.7), (11, 3)),
+        ] {
+            let gl = covered_pixels(PrimType::Lines, &[a, b], RasterizerState::default());
+            let d3d = covered_pixels(
+                PrimType::Lines,
+                &[a, b],
+                RasterizerState {
+                    line_last_pixel: true,
+                    ..Default::default()
+                },
+            );
+            assert_eq!(gl.len(), 8, "{a:?}-{b:?}: {gl:?}");
+            assert!(!gl.contains(&last), "{a:?}-{b:?}: GL drew the last pixel");
+            let mut expected = gl.clone();
+            expected.push(last);
+            expected.sort_by_key(|&(x, y)| (y, x));
+            assert_eq!(d3d, expected, "{a:?}-{b:?}");
+        }
+    }
+
+    /// `point_tri_clip`: a wide point whose centre is just outside the
+    /// viewport is clipped away by its centre (GL) but draws the part of
+    /// its square inside the viewport when clipped as a rectangle (D3D).
+    #[test]
+    fn point_tri_clip_clips_points_as_rectangles() {
+        let rast = |tri_clip| RasterizerState {
+            point_size: 8.0,
+            point_quad_rasterization: tri_clip,
+            point_tri_clip: tri_clip,
+            ..Default::default()
+        };
+        let outside = [(-2.0, 8.0)];
+        assert!(covered_pixels(PrimType::Points, &outside, rast(false)).is_empty());
+        let d3d = covered_pixels(PrimType::Points, &outside, rast(true));
+        // The square spans x in [-6, 2): columns 0 and 1, rows 4..12.
+        let expected: Vec<(u32, u32)> = (4..12).flat_map(|y| [(0, y), (1, y)]).collect();
+        assert_eq!(d3d, expected);
+        // A point inside draws the same either way.
+        let inside = [(10.0, 8.0)];
+        assert_eq!(
+            covered_pixels(PrimType::Points, &inside, rast(false)),
+            covered_pixels(PrimType::Points, &inside, rast(true))
+        );
+    }
+
     #[test]
     fn hostile_coordinates_neither_hang_nor_panic() {
         let (w, h) = (64, 64);
