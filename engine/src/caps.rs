@@ -96,15 +96,15 @@ pub fn get_param(cap: Cap) -> i32 {
         | TgsiFsCoordOriginUpperLeft           // frag_coord as Gallium defines it
         | TgsiFsCoordPixelCenterHalfInteger
         | PolygonOffsetClamp                   // polygon_offset_clamp
-        | PolygonOffsetUnitsUnscaled => 1,     // systems/src/tests.rs
+        | PolygonOffsetUnitsUnscaled           // systems/src/tests.rs
+        | PolygonModeFillRectangle => 1,       // setup_triangle_as
 
         // Not (yet) implemented: shader draw parameters (WGSL has no
-        // base_vertex/draw_id), FILL_RECTANGLE,
-        // integer pixel centres for frag_coord, cull distances.  Robust
-        // access is implemented (out-of-bounds reads give zeros) but the
-        // cap waits for the tests of issue 8 to cover every resource kind.
+        // base_vertex/draw_id), integer pixel centres for frag_coord, cull
+        // distances.  Robust access is implemented (out-of-bounds vertex,
+        // index and texel reads give zeros, engine/tests/draw_native.rs)
+        // but the cap waits for a constant-buffer test too.
         DrawParameters
-        | PolygonModeFillRectangle
         | TgsiFsCoordPixelCenterInteger
         | RobustBufferAccessBehavior
         | CullDistance => 0,
@@ -436,6 +436,7 @@ mod tests {
         assert_eq!(get_param(Cap::PrimitiveRestart), 1);
         assert_eq!(get_param(Cap::OcclusionQuery), 1);
         assert_eq!(get_param(Cap::RasterizerSubpixelBits), 8);
+        assert_eq!(get_param(Cap::PolygonModeFillRectangle), 1);
         assert!(get_shader_param(ShaderType::Fragment, ShaderCap::MaxInstructions) > 0);
         assert!(get_shader_param(ShaderType::Vertex, ShaderCap::MaxInputs) > 0);
         assert_eq!(

@@ -192,8 +192,8 @@ fn setup_unfilled(
     } else {
         rast.fill_back
     };
-    if mode == PolygonMode::Fill {
-        setup_triangle(clipped, prim, ds, out);
+    if matches!(mode, PolygonMode::Fill | PolygonMode::FillRectangle) {
+        setup_triangle_as(clipped, prim, ds, out, mode == PolygonMode::FillRectangle);
         return;
     }
     let offset = match mode {
@@ -532,6 +532,22 @@ fn setup_triangle(
     ds: &DerivedState,
     out: &mut SetupPrims,
 ) -> Option<TriCorners> {
+    setup_triangle_as(clipped, prim, ds, out, false)
+}
+
+/// A triangle, or with `rectangle` its screen-aligned bounding rectangle
+/// (`PIPE_POLYGON_MODE_FILL_RECTANGLE`, NV_fill_rectangle): the four
+/// axis-aligned edges of the snapped vertices' bounding box replace the
+/// triangle's three, under the same fill rule, while depth and attributes
+/// keep the triangle's planes (evaluated across the whole rectangle).
+/// Facing, culling and zero-area rejection are the triangle's.
+fn setup_triangle_as(
+    clipped: &ClippedPrims,
+    prim: &ClippedPrim,
+    ds: &DerivedState,
+    out: &mut SetupPrims,
+    rectangle: bool,
+) -> Option<TriCorners> {
     let off = ds.pixel_offset;
     let mut vi = prim.v;
     let mut x = [0i32; 3];
@@ -582,8 +598,16 @@ fn setup_triangle(
         return None;
     }
 
-    let edges = polygon_edges(&x, &y, ds.bottom_edge_rule);
-    let sp = new_prim(prim, PrimKind::Triangle, front, &bbox, &edges, out);
+    let sp = if rectangle {
+        let (x0, x1) = (x.iter().min().copied()?, x.iter().max().copied()?);
+        let (y0, y1) = (y.iter().min().copied()?, y.iter().max().copied()?);
+        // Counter-clockwise in setup's sense (as the triangle now is).
+        let edges = polygon_edges(&[x0, x0, x1, x1], &[y0, y1, y1, y0], ds.bottom_edge_rule);
+        new_prim(prim, PrimKind::Triangle, front, &bbox, &edges, out)
+    } else {
+        let edges = polygon_edges(&x, &y, ds.bottom_edge_rule);
+        new_prim(prim, PrimKind::Triangle, front, &bbox, &edges, out)
+    };
 
     let v = [
         vertex(clipped, vi[0]),

@@ -555,6 +555,46 @@ mod cases {
         }
     }
 
+    /// `PIPE_POLYGON_MODE_FILL_RECTANGLE` (NV_fill_rectangle): a triangle
+    /// covers its screen-aligned bounding rectangle, by facing, with the
+    /// fill rule on the rectangle's edges.
+    #[test]
+    fn fill_rectangle_covers_the_bounding_box() {
+        let rect = |fill_front, fill_back| RasterizerState {
+            fill_front,
+            fill_back,
+            ..Default::default()
+        };
+        // Window-space triangle and its mirror (the other winding).
+        let ccw = [(2.0, 2.0), (10.0, 2.0), (2.0, 8.0)];
+        let cw = [(2.0, 2.0), (2.0, 8.0), (10.0, 2.0)];
+        let bbox: Vec<(u32, u32)> = (2..8).flat_map(|y| (2..10).map(move |x| (x, y))).collect();
+        let both = rect(PolygonMode::FillRectangle, PolygonMode::FillRectangle);
+        for tri in [&ccw, &cw] {
+            assert_eq!(covered_pixels(PrimType::Triangles, tri, both), bbox);
+            let filled = covered_pixels(PrimType::Triangles, tri, RasterizerState::default());
+            assert!(filled.len() < bbox.len() * 2 / 3, "{}", filled.len());
+        }
+        // Only the facing whose mode says so becomes a rectangle.
+        let front_only = rect(PolygonMode::FillRectangle, PolygonMode::Fill);
+        let a = covered_pixels(PrimType::Triangles, &ccw, front_only);
+        let b = covered_pixels(PrimType::Triangles, &cw, front_only);
+        assert!(
+            a.len() != b.len() && (a == bbox || b == bbox),
+            "{} {}",
+            a.len(),
+            b.len()
+        );
+        // Pixel centres on the rectangle's left and top edges are in, on
+        // its right and bottom edges out (top-left rule): a rectangle from
+        // 2.5 to 9.5 covers 2..=8.
+        let half = [(2.5, 2.5), (9.5, 2.5), (2.5, 9.5)];
+        let px = covered_pixels(PrimType::Triangles, &half, both);
+        assert_eq!(px.first(), Some(&(2, 2)));
+        assert_eq!(px.last(), Some(&(8, 8)));
+        assert_eq!(px.len(), 49);
+    }
+
     /// `point_tri_clip`: a wide point whose centre is just outside the
     /// viewport is clipped away by its centre (GL) but draws the part of
     /// its square inside the viewport when clipped as a rectangle (D3D).

@@ -19,7 +19,7 @@ use bevy_ecs::change_detection::Tick;
 use bevy_ecs::resource::Resource;
 use ferropipe_components::batch::{ClearValue, Command, RecordedScene, StageResources, StateBlock};
 use ferropipe_components::draw::DrawInfo;
-use ferropipe_components::enums::{ClearFlags, ConservativeRasterMode, PolygonMode, PrimType};
+use ferropipe_components::enums::{ClearFlags, ConservativeRasterMode, PrimType};
 use ferropipe_components::format::FormatKind;
 use ferropipe_components::state::ColorUnion;
 use ferropipe_systems::derived::{depth_target_supported, render_target_supported};
@@ -106,20 +106,6 @@ fn check_supported(info: &DrawInfo, s: &StateBlock) -> Result<()> {
         return unsupported("PIPE_PRIM_PATCHES (no tessellation stages)");
     }
     let r = &*s.rasterizer;
-    let tris = !matches!(
-        info.mode,
-        PrimType::Points
-            | PrimType::Lines
-            | PrimType::LineLoop
-            | PrimType::LineStrip
-            | PrimType::LinesAdjacency
-            | PrimType::LineStripAdjacency
-    );
-    if tris
-        && (r.fill_front == PolygonMode::FillRectangle || r.fill_back == PolygonMode::FillRectangle)
-    {
-        return unsupported("PIPE_POLYGON_MODE_FILL_RECTANGLE");
-    }
     if r.poly_smooth || r.line_smooth || r.point_smooth {
         return unsupported("poly_smooth/line_smooth/point_smooth (antialiased primitives)");
     }
