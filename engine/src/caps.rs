@@ -176,8 +176,10 @@ pub fn get_param(cap: Cap) -> i32 {
         | PostDepthCoverage
         | FragmentShaderInterlock
         | TileRasterOrder => 0,
-        ConservativeRasterPostSnapTriangles
-        | ConservativeRasterPostSnapPointsLines
+        // Post-snap conservative rasterization of filled triangles
+        // (systems/src/setup.rs `conservative_dilate`).
+        ConservativeRasterPostSnapTriangles => 1,
+        ConservativeRasterPostSnapPointsLines
         | ConservativeRasterPreSnapTriangles
         | ConservativeRasterPreSnapPointsLines
         | ConservativeRasterPostDepthCoverage
@@ -250,9 +252,10 @@ pub fn get_paramf(cap: CapF) -> f32 {
         // LOD bias as llvmpipe.
         CapF::MaxTextureAnisotropy => 16.0,
         CapF::MaxTextureLodBias => 16.0,
-        CapF::MinConservativeRasterDilate
-        | CapF::MaxConservativeRasterDilate
-        | CapF::ConservativeRasterDilateGranularity => 0.0,
+        CapF::MinConservativeRasterDilate => 0.0,
+        CapF::MaxConservativeRasterDilate => ferropipe_systems::derived::MAX_CONSERVATIVE_DILATE,
+        // Dilation is applied in 1/256 pixel steps.
+        CapF::ConservativeRasterDilateGranularity => 1.0 / 256.0,
     }
 }
 

@@ -23,6 +23,10 @@ use ferropipe_components::state::{MAX_CLIP_PLANES, MAX_VIEWPORTS, RasterizerStat
 use crate::fetch::ElementFetch;
 use crate::merge::MergePlan;
 
+/// Largest `conservative_raster_dilate` applied, in pixels
+/// (`PIPE_CAPF_MAX_CONSERVATIVE_RASTER_DILATE`); larger values clamp to it
+/// as NV_conservative_raster_dilate clamps.
+pub const MAX_CONSERVATIVE_DILATE: f32 = 1.0;
 /// Where a fragment-shader input gets its value.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum FsInputSource {
@@ -148,6 +152,11 @@ pub struct DerivedState {
     /// `fill_front` or `fill_back` is not `FILL`: triangles go through
     /// setup's unfilled path.
     pub unfilled: bool,
+    /// Post-snap conservative rasterization of triangles: how far every
+    /// edge moves out, in 1/256 pixel (half a pixel, so any pixel square
+    /// the triangle touches is covered, plus `conservative_raster_dilate`).
+    /// `None` when off.  See setup.rs `conservative_dilate`.
+    pub conservative: Option<i64>,
     /// Polygon offset of polygons drawn as lines / points.
     pub offset_line: Option<PolygonOffset>,
     pub offset_point: Option<PolygonOffset>,
@@ -351,6 +360,14 @@ impl DerivedState {
             depth_range,
             offset_tri: PolygonOffset::enabled(&rast, rast.offset_tri, fb),
             unfilled: rast.fill_front != PolygonMode::Fill || rast.fill_back != PolygonMode::Fill,
+            conservative: (rast.conservative_raster_mode
+                != ferropipe_components::enums::ConservativeRasterMode::Off)
+                .then(|| {
+                    let dilate = rast
+                        .conservative_raster_dilate
+                        .clamp(0.0, MAX_CONSERVATIVE_DILATE);
+                    128 + (dilate * 256.0).ceil() as i64
+                }),
             offset_line: PolygonOffset::enabled(&rast, rast.offset_line, fb),
             offset_point: PolygonOffset::enabled(&rast, rast.offset_point, fb),
             line_stipple: rast.line_stipple_enable.then_some((

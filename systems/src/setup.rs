@@ -118,6 +118,8 @@ pub fn setup_prims(clipped: &ClippedPrims, states: &[DerivedState], out: &mut Se
                 let before = out.prims.len();
                 let corners = setup_triangle(clipped, prim, ds, out);
                 last_tri = match (corners, last_tri) {
+                    // (Conservative edges are dilated: no rectangle merge.)
+                    _ if ds.conservative.is_some() => None,
                     (Some(cur), Some(prev)) if out.prims.len() == before + 1 => {
                         if merge_rectangle(out, &prev, &cur, ds) {
                             None
@@ -526,6 +528,29 @@ fn polygon_edges<const N: usize>(
     })
 }
 
+/// Post-snap conservative rasterization (rasterizer.rst
+/// `conservative_raster_mode`; llvmpipe has none, so this is ferropipe's
+/// definition): each edge of the snapped triangle moves outward by `r`
+/// pixels in the L-infinity sense, i.e. its reduced edge value grows by
+/// `r * (|a| + |b|)`, and a pixel is covered when the dilated value is at
+/// least 0.  With `r` = 1/2 that is "the pixel's square touches the
+/// triangle" along the edge normals (the edge test at the square's most
+/// inside corner); the bounding box (setup_triangle_as) supplies the x and
+/// y axes, so coverage is the exact separating-axis overlap test.  The
+/// fill-rule bias is dropped, as touching squares all count.  Degenerate
+/// (zero-area) triangles generate nothing, as post-snap requires.
+fn conservative_dilate<const N: usize>(ds: &DerivedState, edges: &mut [(i32, i32, i64); N]) {
+    let Some(r) = ds.conservative else { return };
+    for (a, b, c) in edges.iter_mut() {
+        let span = (a.unsigned_abs() as i64 + b.unsigned_abs() as i64) * r;
+        // `c` is ceil(c_full / 256) (fill-rule bias included), so
+        // `256 c >= c_full`: testing `256 c + span >= 0` over-covers by
+        // less than 1/256 pixel, never under-covers.  In the reduced form
+        // that is `c + ceil((span + 1) / 256) + k > 0`.
+        *c += (span + FIXED_ONE as i64) >> FIXED_ORDER;
+    }
+}
+
 fn setup_triangle(
     clipped: &ClippedPrims,
     prim: &ClippedPrim,
@@ -587,12 +612,27 @@ fn setup_triangle_as(
 
     // Bounding box (llvmpipe's rounding; y depends on the fill convention).
     let adj = ds.bottom_edge_rule as i32;
-    let bb = Rect {
+    let mut bb = Rect {
         x0: x.iter().min().copied().unwrap_or(0) >> FIXED_ORDER,
         y0: (y.iter().min().copied().unwrap_or(0) + adj) >> FIXED_ORDER,
         x1: ((x.iter().max().copied().unwrap_or(0) - 1) >> FIXED_ORDER) + 1,
         y1: ((y.iter().max().copied().unwrap_or(0) - 1 + adj) >> FIXED_ORDER) + 1,
     };
+    if let Some(r) = ds.conservative {
+        // Exactly the pixels whose dilated square overlaps the snapped box
+        // (touching counts): the box is the x/y separating axes that the
+        // dilated edges lack, without it acute corners would spike out.
+        // Pixel p's centre is at p in this space, its square p -/+ r.
+        let r = r as i32;
+        let lo = |v: &[i32; 3]| v.iter().min().copied().unwrap_or(0);
+        let hi = |v: &[i32; 3]| v.iter().max().copied().unwrap_or(0);
+        bb = Rect {
+            x0: (lo(&x) - r + FIXED_ONE - 1) >> FIXED_ORDER,
+            y0: (lo(&y) - r + FIXED_ONE - 1) >> FIXED_ORDER,
+            x1: ((hi(&x) + r) >> FIXED_ORDER) + 1,
+            y1: ((hi(&y) + r) >> FIXED_ORDER) + 1,
+        };
+    }
     let bbox = clip_tri_bbox(ds, prim.viewport, bb);
     if bbox.is_empty() {
         return None;
@@ -602,10 +642,12 @@ fn setup_triangle_as(
         let (x0, x1) = (x.iter().min().copied()?, x.iter().max().copied()?);
         let (y0, y1) = (y.iter().min().copied()?, y.iter().max().copied()?);
         // Counter-clockwise in setup's sense (as the triangle now is).
-        let edges = polygon_edges(&[x0, x0, x1, x1], &[y0, y1, y1, y0], ds.bottom_edge_rule);
+        let mut edges = polygon_edges(&[x0, x0, x1, x1], &[y0, y1, y1, y0], ds.bottom_edge_rule);
+        conservative_dilate(ds, &mut edges);
         new_prim(prim, PrimKind::Triangle, front, &bbox, &edges, out)
     } else {
-        let edges = polygon_edges(&x, &y, ds.bottom_edge_rule);
+        let mut edges = polygon_edges(&x, &y, ds.bottom_edge_rule);
+        conservative_dilate(ds, &mut edges);
         new_prim(prim, PrimKind::Triangle, front, &bbox, &edges, out)
     };
 

@@ -595,6 +595,101 @@ mod cases {
         assert_eq!(px.len(), 49);
     }
 
+    /// Whether the square `[x0, x1] x [y0, y1]` and triangle `t` overlap
+    /// (touching counts): separating axes are the square's two and the
+    /// triangle's three edge normals.
+    fn square_touches(t: &[(f64, f64); 3], x0: f64, y0: f64, x1: f64, y1: f64) -> bool {
+        let (tx0, tx1) = t
+            .iter()
+            .fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
+        let (ty0, ty1) = t
+            .iter()
+            .fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.1), b.max(p.1)));
+        if tx1 < x0 || tx0 > x1 || ty1 < y0 || ty0 > y1 {
+            return false;
+        }
+        let corners = [(x0, y0), (x1, y0), (x0, y1), (x1, y1)];
+        for i in 0..3 {
+            let (a, b) = (t[i], t[(i + 1) % 3]);
+            let n = (b.1 - a.1, a.0 - b.0);
+            let proj = |p: (f64, f64)| n.0 * p.0 + n.1 * p.1;
+            let (smin, smax) = corners.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &c| {
+                (lo.min(proj(c)), hi.max(proj(c)))
+            });
+            let (tmin, tmax) = t.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &c| {
+                (lo.min(proj(c)), hi.max(proj(c)))
+            });
+            if smax < tmin || tmax < smin {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Post-snap conservative rasterization, by properties (llvmpipe has no
+    /// reference): on random snapped triangles every pixel whose square
+    /// the triangle touches is covered, none farther than the dilation
+    /// (plus 2/256 px of rounding) is, normal coverage is a subset, and a
+    /// zero-area triangle draws nothing.
+    #[test]
+    fn conservative_raster_covers_every_touched_pixel() {
+        let mut rng = 0x1234_5678u32;
+        let mut next = move |lo: f64, hi: f64| {
+            rng ^= rng << 13;
+            rng ^= rng >> 17;
+            rng ^= rng << 5;
+            // On the 1/256 grid, so snapping is exact.
+            let v = lo + (rng % 1_000_000) as f64 / 1_000_000.0 * (hi - lo);
+            (v * 256.0).round() / 256.0
+        };
+        for dilate in [0.0f32, 0.75] {
+            let rast = |conservative: bool| RasterizerState {
+                half_pixel_center: true,
+                conservative_raster_mode: if conservative {
+                    ConservativeRasterMode::PostSnap
+                } else {
+                    ConservativeRasterMode::Off
+                },
+                conservative_raster_dilate: dilate,
+                ..Default::default()
+            };
+            for _ in 0..60 {
+                let t: [(f64, f64); 3] =
+                    std::array::from_fn(|_| (next(4.0, 28.0), next(3.0, 13.0)));
+                let pts = t.map(|(x, y)| (x as f32, y as f32));
+                let cons = covered_pixels(PrimType::Triangles, &pts, rast(true));
+                let normal = covered_pixels(PrimType::Triangles, &pts, rast(false));
+                let area =
+                    (t[1].0 - t[0].0) * (t[2].1 - t[0].1) - (t[2].0 - t[0].0) * (t[1].1 - t[0].1);
+                if area == 0.0 {
+                    assert!(cons.is_empty());
+                    continue;
+                }
+                for p in &normal {
+                    assert!(cons.contains(p), "{t:?}: {p:?} covered normally only");
+                }
+                let r = dilate as f64;
+                for py in 0..16u32 {
+                    for px in 0..32u32 {
+                        let (x, y) = (px as f64, py as f64);
+                        let touched = square_touches(&t, x - r, y - r, x + 1.0 + r, y + 1.0 + r);
+                        let e = 2.0 / 256.0 + r;
+                        let near = square_touches(&t, x - e, y - e, x + 1.0 + e, y + 1.0 + e);
+                        let got = cons.contains(&(px, py));
+                        assert!(
+                            !touched || got,
+                            "{t:?} dilate {dilate}: touched pixel {px},{py} missed"
+                        );
+                        assert!(
+                            !got || near,
+                            "{t:?} dilate {dilate}: far pixel {px},{py} covered"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     /// `point_tri_clip`: a wide point whose centre is just outside the
     /// viewport is clipped away by its centre (GL) but draws the part of
     /// its square inside the viewport when clipped as a rectangle (D3D).

@@ -19,7 +19,7 @@ use bevy_ecs::change_detection::Tick;
 use bevy_ecs::resource::Resource;
 use ferropipe_components::batch::{ClearValue, Command, RecordedScene, StageResources, StateBlock};
 use ferropipe_components::draw::DrawInfo;
-use ferropipe_components::enums::{ClearFlags, ConservativeRasterMode, PrimType};
+use ferropipe_components::enums::{ClearFlags, ConservativeRasterMode, PolygonMode, PrimType};
 use ferropipe_components::format::FormatKind;
 use ferropipe_components::state::ColorUnion;
 use ferropipe_systems::derived::{depth_target_supported, render_target_supported};
@@ -112,7 +112,27 @@ fn check_supported(info: &DrawInfo, s: &StateBlock) -> Result<()> {
     // Polygon offset and unfilled modes are applied in setup
     // (systems/src/derived.rs `PolygonOffset`, setup.rs `setup_unfilled`).
     if r.conservative_raster_mode != ConservativeRasterMode::Off {
-        return unsupported("conservative rasterization");
+        // Post-snap, triangles drawn filled (setup.rs conservative_dilate);
+        // caps say exactly this.
+        if r.conservative_raster_mode == ConservativeRasterMode::PreSnap {
+            return unsupported("PIPE_CONSERVATIVE_RASTER_PRE_SNAP");
+        }
+        let tris = !matches!(
+            info.mode,
+            PrimType::Points
+                | PrimType::Lines
+                | PrimType::LineLoop
+                | PrimType::LineStrip
+                | PrimType::LinesAdjacency
+                | PrimType::LineStripAdjacency
+        );
+        let unfilled = |m: PolygonMode| matches!(m, PolygonMode::Line | PolygonMode::Point);
+        if !tris || unfilled(r.fill_front) || unfilled(r.fill_back) {
+            return unsupported("conservative rasterization of points and lines");
+        }
+        if r.subpixel_precision_x != 0 || r.subpixel_precision_y != 0 {
+            return unsupported("conservative rasterization subpixel precision bias");
+        }
     }
     if s.blend.alpha_to_coverage {
         return unsupported("alpha_to_coverage");
