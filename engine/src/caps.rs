@@ -10,7 +10,9 @@
 //! Today: resources of every target, transfers, clears, copies, blits, all
 //! context state, drawing (issue 4), vertex and fragment shaders with
 //! texturing (issue 3), queries, polygon offset, unfilled polygon modes,
-//! polygon and line stipple are implemented; MSAA, stream output and compute are not (issue 5).
+//! fill rectangle, polygon and line stipple, post-snap conservative
+//! rasterization are implemented; MSAA, smooth primitives, stream output
+//! and compute are not (issue 5).
 
 use ferropipe_components::caps::{Cap, CapF, ComputeCap, ShaderCap};
 use ferropipe_components::enums::{BindFlags, ShaderType, TextureTarget};
