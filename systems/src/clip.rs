@@ -136,8 +136,8 @@ pub fn clip_segment(
     let batch = &seg.batch;
     let stride = ds.stride;
     out.stride = stride;
-    let vp = ds.block.viewports[0];
     let rast = &ds.block.rasterizer;
+    let vp = crate::derived::window_viewport(&ds.block.viewports[0], rast.half_pixel_center);
     // Guard band in NDC: keep |window x| <= GUARD_BAND.
     let gbx = ((GUARD_BAND - vp.translate[0].abs()) / vp.scale[0].abs().max(1e-30)).max(1.0);
     let gby = ((GUARD_BAND - vp.translate[1].abs()) / vp.scale[1].abs().max(1e-30)).max(1.0);

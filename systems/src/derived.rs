@@ -309,11 +309,10 @@ impl DerivedState {
                 };
                 draw_regions[i] = fb_rect.intersect(&r);
             }
-            let vp = block.viewports[i];
-            let pixel_offset = if rast.half_pixel_center { 0.5 } else { 0.0 };
+            let vp = window_viewport(&block.viewports[i], rast.half_pixel_center);
             tri_regions[i] = draw_regions[i].intersect(&viewport_pixels(
                 &vp,
-                pixel_offset,
+                0.5,
                 rast.bottom_edge_rule,
             ));
             let (a, b) = if rast.clip_halfz {
@@ -349,7 +348,10 @@ impl DerivedState {
             stride,
             fs_inputs,
             planes_per_prim: next_plane,
-            pixel_offset: if rast.half_pixel_center { 0.5 } else { 0.0 },
+            // Pixel centres are at +0.5 in window space; integer centres
+            // (half_pixel_center off) shift the viewport instead
+            // (`window_viewport`).
+            pixel_offset: 0.5,
             bottom_edge_rule: rast.bottom_edge_rule,
             cull_face: rast.cull_face,
             front_ccw: rast.front_ccw,
@@ -495,6 +497,22 @@ impl PolygonOffset {
 /// inside, on the right (bottom) edge outside, or top/bottom swapped under
 /// `bottom_edge_rule`.  This is the coverage a triangle clipped to the
 /// view volume's x/y planes would have at those edges.
+/// The viewport transform setup sees: `half_pixel_center` off (pixel
+/// centres at integer coordinates, D3D9) is the same picture as centres at
+/// +0.5 with every window position moved by +0.5 (rasterizer.rst; the
+/// llvmpipe reference tool renders it exactly so).  Shifting the geometry
+/// rather than the sample grid keeps every rule that measures from pixel
+/// centres — the fill rule, the lines' diamond-exit test, point and
+/// sprite placement — consistent with the shifted centres.
+pub fn window_viewport(vp: &ViewportState, half_pixel_center: bool) -> ViewportState {
+    let mut vp = *vp;
+    if !half_pixel_center {
+        vp.translate[0] += 0.5;
+        vp.translate[1] += 0.5;
+    }
+    vp
+}
+
 pub fn viewport_pixels(vp: &ViewportState, pixel_offset: f32, bottom_edge_rule: bool) -> Rect {
     let lim = 32768.0f32;
     let span = |t: f32, s: f32| {

@@ -121,8 +121,8 @@ impl Topology {
         let pv = match self.mode {
             // GL quads don't follow the provoking-vertex convention
             // (PIPE_CAP_QUADS_FOLLOW_PROVOKING_VERTEX_CONVENTION = 0): the
-            // quad's last vertex, which the 0-2 split leaves out of the
-            // first triangle.
+            // quad's last vertex, even for a triangle of the 0-2 split
+            // that does not contain it.
             PrimType::Quads => 4 * (p / 2) + 3,
             PrimType::QuadStrip => 2 * (p / 2) + 3,
             _ => match self.kind {
@@ -172,14 +172,23 @@ impl Topology {
                 }
             }
             PrimType::Quads => {
-                // Split along the 0-2 diagonal whatever the convention (what
-                // Mesa 22.3's GL front end hands llvmpipe); the provoking
-                // vertex is the quad's last (see `prim`).
+                // The diagonal depends on the convention, as Mesa 22.3's GL
+                // front end hands quads to llvmpipe: 0-2 with
+                // last-vertex provoking, 1-3 with flatshade_first (found by
+                // differential testing against the llvmpipe reference
+                // tool; smooth colours show the diagonal).  The provoking
+                // vertex is the quad's last either way (see `prim`).
                 let i = 4 * (p / 2);
-                if p & 1 == 0 {
-                    ([i, i + 1, i + 2], 0b011)
+                if last {
+                    if p & 1 == 0 {
+                        ([i, i + 1, i + 2], 0b011)
+                    } else {
+                        ([i, i + 2, i + 3], 0b110)
+                    }
+                } else if p & 1 == 0 {
+                    ([i, i + 1, i + 3], 0b101)
                 } else {
-                    ([i, i + 2, i + 3], 0b110)
+                    ([i + 1, i + 2, i + 3], 0b011)
                 }
             }
             PrimType::QuadStrip => {
@@ -761,10 +770,14 @@ mod tests {
             [1, 2, 0],
             "provoking = second vertex"
         );
-        let quads = Topology::new(PrimType::Quads, true);
-        assert_eq!(quads.prim(0, 4).0, [0, 1, 2], "quads split along 0-2");
-        assert_eq!(quads.prim(0, 4).1, 3, "quads always provoke last");
-        assert_eq!(quads.prim(1, 4).0, [0, 2, 3]);
+        let quads_first = Topology::new(PrimType::Quads, true);
+        assert_eq!(quads_first.prim(0, 4).0, [0, 1, 3], "split along 1-3");
+        assert_eq!(quads_first.prim(0, 4).1, 3, "quads always provoke last");
+        assert_eq!(quads_first.prim(1, 4).0, [1, 2, 3]);
+        let quads_last = Topology::new(PrimType::Quads, false);
+        assert_eq!(quads_last.prim(0, 4).0, [0, 1, 2], "split along 0-2");
+        assert_eq!(quads_last.prim(0, 4).1, 3);
+        assert_eq!(quads_last.prim(1, 4).0, [0, 2, 3]);
         let poly_last = Topology::new(PrimType::Polygon, false);
         assert_eq!(poly_last.prim(1, 5).0, [2, 3, 0]);
         assert_eq!(poly_last.prim(1, 5).1, 0, "polygon provokes first");
