@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Writes mutated copies of the conformance scenes for differential testing
+against llvmpipe (see README.md).
+
+    python3 tests/differential/mutate.py OUT_DIR
+
+Each mutation flips one piece of state the scene did not vary (rasterizer
+flags, render-target format); a scene it does not change is skipped.  Data
+and shader paths are made absolute so the copies can live anywhere.
+"""
+import glob
+import json
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SRC = os.path.join(ROOT, "scenes", "conformance")
+# Scenes the reference tool cannot render (MSAA is unimplemented here,
+# line_last_pixel has no OpenGL equivalent).
+SKIP = {"msaa_resolve", "line_last_pixel"}
+
+RAST_DEFAULTS = {"half_pixel_center": True, "front_ccw": False, "flatshade_first": False,
+                 "flatshade": False, "cull_face": "PIPE_FACE_NONE", "light_twoside": False,
+                 "clamp_fragment_color": False}
+
+
+def rast(key, fn):
+    def mutate(scene):
+        changed = False
+        for c in scene["calls"]:
+            if c.get("op") == "create_rasterizer_state":
+                st = c.setdefault("state", {})
+                old = st.get(key, RAST_DEFAULTS[key])
+                new = fn(old)
+                if new != old:
+                    st[key] = new
+                    changed = True
+        return changed
+    return mutate
+
+
+def bgra(scene):
+    changed = False
+    for c in scene["calls"]:
+        if (c.get("op") == "resource_create" and c.get("format") == "PIPE_FORMAT_R8G8B8A8_UNORM"
+                and "PIPE_BIND_RENDER_TARGET" in c.get("bind", [])):
+            c["format"] = "PIPE_FORMAT_B8G8R8A8_UNORM"
+            changed = True
+    return changed
+
+
+MUTATIONS = {
+    "hpc0": rast("half_pixel_center", lambda v: not v),
+    "ccw": rast("front_ccw", lambda v: not v),
+    "pvfirst": rast("flatshade_first", lambda v: not v),
+    "flat": rast("flatshade", lambda v: True),
+    "cullback": rast("cull_face", lambda v: "PIPE_FACE_BACK"),
+    "twoside": rast("light_twoside", lambda v: True),
+    "clampfrag": rast("clamp_fragment_color", lambda v: True),
+    "bgra": bgra,
+}
+
+
+def absolute_paths(o):
+    if isinstance(o, dict):
+        for k, v in list(o.items()):
+            if k in ("source", "file") and isinstance(v, str) and not os.path.isabs(v):
+                o[k] = os.path.normpath(os.path.join(SRC, v))
+            else:
+                absolute_paths(v)
+    elif isinstance(o, list):
+        for x in o:
+            absolute_paths(x)
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else "out/differential/scenes"
+    os.makedirs(out, exist_ok=True)
+    n = 0
+    for path in sorted(glob.glob(os.path.join(SRC, "*.json"))):
+        base = os.path.basename(path)[:-5]
+        if base in SKIP:
+            continue
+        for name, mutate in MUTATIONS.items():
+            scene = json.load(open(path))
+            if not mutate(scene):
+                continue
+            absolute_paths(scene)
+            with open(os.path.join(out, f"{base}__{name}.json"), "w") as f:
+                json.dump(scene, f)
+            n += 1
+    print(f"{n} mutated scenes in {out}")
+
+
+if __name__ == "__main__":
+    main()
