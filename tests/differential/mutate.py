@@ -49,6 +49,31 @@ def bgra(scene):
     return changed
 
 
+def retarget(old, new, bind):
+    """Every `bind` resource of format `old` becomes `new` (and so do the
+    surfaces, views and blits that name `old` for them)."""
+    def mutate(scene):
+        ids = set()
+        for c in scene["calls"]:
+            if (c.get("op") == "resource_create" and c.get("format") == old
+                    and bind in c.get("bind", [])):
+                c["format"] = new
+                ids.add(c["id"])
+        if not ids:
+            return False
+        for c in scene["calls"]:
+            if c.get("op") in ("create_surface", "create_sampler_view") and c.get("resource") in ids \
+                    and c.get("format") == old:
+                c["format"] = new
+            if c.get("op") == "blit":
+                for side in ("src", "dst"):
+                    s = c.get(side, {})
+                    if s.get("resource") in ids and s.get("format") == old:
+                        s["format"] = new
+        return True
+    return mutate
+
+
 MUTATIONS = {
     "hpc0": rast("half_pixel_center", lambda v: not v),
     "ccw": rast("front_ccw", lambda v: not v),
@@ -58,6 +83,17 @@ MUTATIONS = {
     "twoside": rast("light_twoside", lambda v: True),
     "clampfrag": rast("clamp_fragment_color", lambda v: True),
     "bgra": bgra,
+    "rt16f": retarget("PIPE_FORMAT_R8G8B8A8_UNORM", "PIPE_FORMAT_R16G16B16A16_FLOAT",
+                      "PIPE_BIND_RENDER_TARGET"),
+    "rt32f": retarget("PIPE_FORMAT_R8G8B8A8_UNORM", "PIPE_FORMAT_R32G32B32A32_FLOAT",
+                      "PIPE_BIND_RENDER_TARGET"),
+    "rt16un": retarget("PIPE_FORMAT_R8G8B8A8_UNORM", "PIPE_FORMAT_R16G16B16A16_UNORM",
+                       "PIPE_BIND_RENDER_TARGET"),
+    "z32f": retarget("PIPE_FORMAT_Z24_UNORM_S8_UINT", "PIPE_FORMAT_Z32_FLOAT_S8X24_UINT",
+                     "PIPE_BIND_DEPTH_STENCIL"),
+    "z16": retarget("PIPE_FORMAT_Z32_FLOAT", "PIPE_FORMAT_Z16_UNORM", "PIPE_BIND_DEPTH_STENCIL"),
+    "z16s": retarget("PIPE_FORMAT_Z24_UNORM_S8_UINT", "PIPE_FORMAT_Z16_UNORM",
+                     "PIPE_BIND_DEPTH_STENCIL"),
 }
 
 
@@ -75,6 +111,7 @@ def absolute_paths(o):
 
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "out/differential/scenes"
+    only = set(sys.argv[2].split(",")) if len(sys.argv) > 2 else None
     os.makedirs(out, exist_ok=True)
     n = 0
     for path in sorted(glob.glob(os.path.join(SRC, "*.json"))):
@@ -82,6 +119,8 @@ def main():
         if base in SKIP:
             continue
         for name, mutate in MUTATIONS.items():
+            if only and name not in only:
+                continue
             scene = json.load(open(path))
             if not mutate(scene):
                 continue
