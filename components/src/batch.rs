@@ -342,13 +342,33 @@ pub struct SetupPrim {
     /// Index of the first plane in [`SetupPrims::planes`]: depth, then 1/w,
     /// then one plane per linked fragment-input component (4 per slot).
     pub planes: u32,
+    /// Multisample rasterization: 1 + index into [`SetupPrims::sample_c`]
+    /// (0: single-sample).  `c` then holds, per edge, the most inclusive
+    /// of the samples' values, so binning stays conservative.
+    pub ms: u32,
 }
+
+/// Samples per pixel of multisample rasterization (PIPE 4x; the only count
+/// `is_format_supported` reports besides 1).
+pub const MS_SAMPLES: usize = 4;
 
 /// The set-up primitives of one job.
 #[derive(Default)]
 pub struct SetupPrims {
     pub prims: Vec<SetupPrim>,
     pub planes: Vec<Plane>,
+    /// Per multisampled primitive, per sample, the edges' `c` evaluated at
+    /// that sample's position (reduced form, as `SetupPrim::c`).
+    pub sample_c: Vec<[[i64; MAX_EDGES]; MS_SAMPLES]>,
+}
+
+impl SetupPrims {
+    /// Empties every array (keeping their allocations).
+    pub fn clear(&mut self) {
+        self.prims.clear();
+        self.planes.clear();
+        self.sample_c.clear();
+    }
 }
 
 /// Flags of a bin entry.

@@ -11,8 +11,9 @@
 //! context state, drawing (issue 4), vertex and fragment shaders with
 //! texturing (issue 3), queries, polygon offset, unfilled polygon modes,
 //! fill rectangle, polygon and line stipple, post-snap conservative
-//! rasterization are implemented; MSAA, smooth primitives, stream output
-//! and compute are not (issue 5).
+//! rasterization and 4x multisampled colour rendering with blit resolve are
+//! implemented; multisampled depth, sample shading, alpha-to-coverage,
+//! smooth primitives, stream output and compute are not (issue 5).
 
 use ferropipe_components::caps::{Cap, CapF, ComputeCap, ShaderCap};
 use ferropipe_components::enums::{BindFlags, ShaderType, TextureTarget};
@@ -337,7 +338,7 @@ fn refuse(what: impl Into<String>, unimplemented: bool) -> Result<(), NotSupport
 ///   `SCANOUT`, `SHARED`, `CURSOR`: no window system.  Stream output,
 ///   shader buffers and images, compute, query buffers, indirect arguments:
 ///   not implemented.
-/// * More than one sample: MSAA is not implemented.
+/// * More than one sample: 4x, for 2D colour render targets only.
 pub fn format_support(
     format: Format,
     target: TextureTarget,
@@ -356,7 +357,23 @@ pub fn format_support(
         );
     }
     if sample_count > 1 {
-        return refuse(format!("{sample_count}x multisampling"), true);
+        // 4x multisampled colour render targets (standard sample
+        // positions, resolved by blit); multisampled depth/stencil and
+        // sampling from multisampled textures are not implemented.
+        let ms_ok = sample_count as usize == ferropipe_components::batch::MS_SAMPLES
+            && d.kind == FormatKind::Color
+            && matches!(
+                target,
+                TextureTarget::Texture2D | TextureTarget::TextureRect
+            )
+            && bind.contains(BindFlags::RENDER_TARGET)
+            && !bind.intersects(!(BindFlags::RENDER_TARGET | BindFlags::BLENDABLE));
+        if !ms_ok {
+            return refuse(
+                format!("{sample_count}x multisampling here (4x colour render targets only)"),
+                true,
+            );
+        }
     }
     let unimplemented = BindFlags::STREAM_OUTPUT
         | BindFlags::SHADER_BUFFER
@@ -501,14 +518,23 @@ mod tests {
         ));
         assert!(!ok(Format::Z32_FLOAT, Buffer, BindFlags::VERTEX_BUFFER));
         assert!(!ok(Format::R8_UNORM, Texture2D, BindFlags::VERTEX_BUFFER));
-        let msaa = format_support(
-            Format::R8G8B8A8_UNORM,
-            Texture2D,
-            4,
-            4,
-            BindFlags::RENDER_TARGET,
-        );
-        assert!(msaa.unwrap_err().unimplemented);
+        // 4x colour render targets; other counts, multisampled depth and
+        // sampling multisampled textures are unimplemented.
+        let ms = |f, n, b| format_support(f, Texture2D, n, n, b);
+        assert!(ms(Format::R8G8B8A8_UNORM, 4, BindFlags::RENDER_TARGET).is_ok());
+        assert!(ms(Format::R16G16B16A16_FLOAT, 4, BindFlags::RENDER_TARGET).is_ok());
+        for (f, n, b) in [
+            (Format::R8G8B8A8_UNORM, 8, BindFlags::RENDER_TARGET),
+            (Format::R8G8B8A8_UNORM, 2, BindFlags::RENDER_TARGET),
+            (Format::Z24_UNORM_S8_UINT, 4, BindFlags::DEPTH_STENCIL),
+            (
+                Format::R8G8B8A8_UNORM,
+                4,
+                BindFlags::RENDER_TARGET | BindFlags::SAMPLER_VIEW,
+            ),
+        ] {
+            assert!(ms(f, n, b).unwrap_err().unimplemented, "{f} {n}x {b:?}");
+        }
         let so = format_support(Format::R8_UNORM, Buffer, 0, 0, BindFlags::STREAM_OUTPUT);
         assert_eq!(so.unwrap_err().what, "PIPE_BIND_STREAM_OUTPUT");
         let tb = format_support(Format::R32_FLOAT, Buffer, 0, 0, BindFlags::SAMPLER_VIEW);

@@ -126,7 +126,9 @@ pub fn bin_prims(
                     }
                 }
                 let mut flags = counted_flag;
-                if edge_mask == 0 && bbox.contains(&tile_rect) {
+                // A multisampled record's `c` is the union of its samples':
+                // never a whole-tile entry (raster tests every sample).
+                if edge_mask == 0 && bbox.contains(&tile_rect) && p.ms == 0 {
                     flags |= bin_flags::FULL_TILE;
                     if ds.opaque && counted_flag == 0 {
                         flags |= bin_flags::OPAQUE;

@@ -157,6 +157,15 @@ pub struct DerivedState {
     /// the triangle touches is covered, plus `conservative_raster_dilate`).
     /// `None` when off.  See setup.rs `conservative_dilate`.
     pub conservative: Option<i64>,
+    /// Samples per pixel of the colour buffers (1: single-sampled).
+    pub fb_samples: u32,
+    /// Multisample rasterization (`multisample` on a 4x framebuffer): the
+    /// sample positions as offsets from the pixel's sample point, in 1/256
+    /// pixel.  `None`: coverage at the pixel centre, written to every
+    /// sample.
+    pub ms_offsets: Option<[(i64, i64); ferropipe_components::batch::MS_SAMPLES]>,
+    /// `set_sample_mask`, low bits (one per sample).
+    pub sample_mask: u8,
     /// Polygon offset of polygons drawn as lines / points.
     pub offset_line: Option<PolygonOffset>,
     pub offset_point: Option<PolygonOffset>,
@@ -310,11 +319,8 @@ impl DerivedState {
                 draw_regions[i] = fb_rect.intersect(&r);
             }
             let vp = window_viewport(&block.viewports[i], rast.half_pixel_center);
-            tri_regions[i] = draw_regions[i].intersect(&viewport_pixels(
-                &vp,
-                0.5,
-                rast.bottom_edge_rule,
-            ));
+            tri_regions[i] =
+                draw_regions[i].intersect(&viewport_pixels(&vp, 0.5, rast.bottom_edge_rule));
             let (a, b) = if rast.clip_halfz {
                 (vp.translate[2], vp.translate[2] + vp.scale[2])
             } else {
@@ -362,6 +368,11 @@ impl DerivedState {
             depth_range,
             offset_tri: PolygonOffset::enabled(&rast, rast.offset_tri, fb),
             unfilled: rast.fill_front != PolygonMode::Fill || rast.fill_back != PolygonMode::Fill,
+            fb_samples: fb_samples(fb),
+            ms_offsets: (rast.multisample
+                && fb_samples(fb) as usize == ferropipe_components::batch::MS_SAMPLES)
+                .then_some(STANDARD_4X),
+            sample_mask: block.sample_mask as u8,
             conservative: (rast.conservative_raster_mode
                 != ferropipe_components::enums::ConservativeRasterMode::Off)
                 .then(|| {
@@ -504,6 +515,23 @@ impl PolygonOffset {
 /// rather than the sample grid keeps every rule that measures from pixel
 /// centres — the fill rule, the lines' diamond-exit test, point and
 /// sprite placement — consistent with the shifted centres.
+/// The standard 4x sample positions (D3D / llvmpipe's `lp_sample_pos_4x`:
+/// (0.375, 0.125), (0.875, 0.375), (0.125, 0.625), (0.625, 0.875) in the
+/// pixel), as offsets from the pixel centre in 1/256 pixel: exact in the
+/// 8-bit fixed point.
+pub const STANDARD_4X: [(i64, i64); 4] = [(-32, -96), (96, -32), (-96, 32), (32, 96)];
+
+/// Samples per pixel of a framebuffer's colour buffers.
+pub fn fb_samples(fb: &FramebufferState) -> u32 {
+    fb.cbufs
+        .iter()
+        .flatten()
+        .map(|s| s.resource.templ.samples())
+        .max()
+        .unwrap_or(1)
+        .max(fb.samples.max(1))
+}
+
 pub fn window_viewport(vp: &ViewportState, half_pixel_center: bool) -> ViewportState {
     let mut vp = *vp;
     if !half_pixel_center {

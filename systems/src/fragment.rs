@@ -11,7 +11,7 @@
 //! interpolated and shaded like live ones, so derivatives across a 2x2
 //! quad are exact; only the mask decides what merge writes.
 
-use ferropipe_components::batch::{BinnedJob, Plane, SetupPrim};
+use ferropipe_components::batch::{BinnedJob, MS_SAMPLES, Plane, SetupPrim};
 use ferropipe_components::shader::{
     FRAG_LANE_X, FRAG_LANE_Y, FragmentIo, ILanes, Interpolation, Lanes, ShaderResources,
 };
@@ -58,6 +58,9 @@ pub struct FragBatch {
     pub stores: Vec<crate::merge::StoreGroup>,
     /// Per group, `w` (the perspective divisor), when an input needs it.
     pub w: Vec<Lanes>,
+    /// Per group, on a multisampled framebuffer: the lanes each sample
+    /// covers (`mask` is their union).
+    pub sample_masks: Vec<[u8; MS_SAMPLES]>,
 }
 
 impl FragBatch {
@@ -65,6 +68,7 @@ impl FragBatch {
         self.state = None;
         self.groups.clear();
         self.prims.clear();
+        self.sample_masks.clear();
     }
 
     pub fn is_full(&self) -> bool {

@@ -156,6 +156,10 @@ pub struct TargetMemory {
     /// Surface size: pixels outside are never touched.
     pub width: u32,
     pub height: u32,
+    /// Stored samples per pixel and the distance between sample planes
+    /// (the resource layout keeps each sample as a plane of the level).
+    pub samples: u32,
+    pub sample_stride: usize,
 }
 
 impl TargetMemory {
@@ -295,7 +299,48 @@ impl TargetMemory {
             bpp: res.layout.bpp as usize,
             width: level.width,
             height: level.height,
+            samples: res.layout.samples.max(1),
+            sample_stride: level.sample_stride,
         })
+    }
+
+    /// Sample plane `s` as a single-sample target.
+    pub fn plane(&self, s: u32) -> TargetMemory {
+        TargetMemory {
+            base: self.base + s as usize * self.sample_stride,
+            samples: 1,
+            ..*self
+        }
+    }
+}
+
+impl Targets {
+    /// Colour sample plane `s` of every colour buffer (depth left out:
+    /// multisampled depth is not implemented, draw.rs refuses it).
+    pub fn color_plane(&self, s: u32) -> Targets {
+        Targets {
+            color: self
+                .color
+                .iter()
+                .map(|t| {
+                    t.as_ref().map(|t| ColorTarget {
+                        mem: t.mem.plane(s),
+                        ..*t
+                    })
+                })
+                .collect(),
+            depth: None,
+        }
+    }
+
+    /// Samples per pixel of the colour buffers (1 when single-sampled).
+    pub fn color_samples(&self) -> u32 {
+        self.color
+            .iter()
+            .flatten()
+            .map(|t| t.mem.samples)
+            .max()
+            .unwrap_or(1)
     }
 }
 
@@ -824,12 +869,15 @@ pub fn clear_color(target: &ColorTarget, rect: (i32, i32, i32, i32), value: &Cle
         ferropipe_components::state::ColorUnion(value.color.map(f32::to_bits)),
         &mut pixel[..bpp],
     );
-    // SAFETY: the rows are this tile job's pixels (module docs).
-    unsafe {
-        target
-            .mem
-            .for_each_row(rect, |row| fill_pixels(&pixel[..bpp], row))
-    };
+    for s in 0..target.mem.samples {
+        // SAFETY: the rows are this tile job's pixels (module docs).
+        unsafe {
+            target
+                .mem
+                .plane(s)
+                .for_each_row(rect, |row| fill_pixels(&pixel[..bpp], row))
+        };
+    }
 }
 
 /// Fills `row` with copies of `pixel`: 4-byte pixels as 32-bit words (a
@@ -1221,6 +1269,8 @@ mod tests {
             bpp: 0,
             width: 0,
             height: 0,
+            samples: 1,
+            sample_stride: 0,
         };
         for f in [
             Format::B5G6R5_UNORM,

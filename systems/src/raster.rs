@@ -27,7 +27,7 @@
 use std::sync::Mutex;
 
 use ferropipe_components::batch::{
-    BinEntry, BinnedJob, MAX_EDGES, Plane, PrimKind, SetupPrim, bin_flags,
+    BinEntry, BinnedJob, MAX_EDGES, MS_SAMPLES, Plane, PrimKind, SetupPrim, bin_flags,
 };
 use ferropipe_components::enums::ClearFlags;
 use ferropipe_components::shader::{FRAG_LANE_X, FRAG_LANE_Y, ILanes, Semantic, ShaderResources};
@@ -344,7 +344,35 @@ fn raster_entry(
         flush_batch(ctx, batch, stats);
         batch.state = Some(p.state);
     }
-    cover_prim(p, e.edge_mask, rect, coverage);
+    let multisampled = ds.fb_samples > 1;
+    let mut sample_masks: Vec<[u8; MS_SAMPLES]> = Vec::new();
+    if p.ms != 0 {
+        cover_samples(
+            p,
+            &job.prims.sample_c[p.ms as usize - 1],
+            rect,
+            coverage,
+            &mut sample_masks,
+        );
+    } else {
+        cover_prim(p, e.edge_mask, rect, coverage);
+        if multisampled {
+            // Single-sample rasterization on a multisampled buffer: the
+            // centre's coverage goes to every sample.
+            sample_masks.extend(coverage.iter().map(|c| [c.mask; MS_SAMPLES]));
+        }
+    }
+    if multisampled {
+        // set_sample_mask: samples whose bit is clear are never written.
+        for (c, m) in coverage.iter_mut().zip(sample_masks.iter_mut()) {
+            for (s, sm) in m.iter_mut().enumerate() {
+                if ds.sample_mask & (1 << s) == 0 {
+                    *sm = 0;
+                }
+            }
+            c.mask = m.iter().fold(0, |a, &b| a | b);
+        }
+    }
     // Fragment-shader invocations as llvmpipe counts them: 16 per 4x4 block
     // the primitive covers, before early depth.
     let mut blocks = [0u64; 4];
@@ -361,10 +389,13 @@ fn raster_entry(
     if let Some(st) = &ds.poly_stipple
         && p.kind == PrimKind::Triangle
     {
-        for c in coverage.iter_mut() {
-            c.mask &= st[(((c.y & 31) >> 1) * 8 + ((c.x & 31) >> 2)) as usize];
+        for (i, c) in coverage.iter_mut().enumerate() {
+            let keep = st[(((c.y & 31) >> 1) * 8 + ((c.x & 31) >> 2)) as usize];
+            c.mask &= keep;
+            if let Some(m) = sample_masks.get_mut(i) {
+                m.iter_mut().for_each(|sm| *sm &= keep);
+            }
         }
-        coverage.retain(|c| c.mask != 0);
     }
     let prim_ref = BatchPrimRef {
         job: j,
@@ -373,7 +404,10 @@ fn raster_entry(
     let planes = &job.prims.planes[p.planes as usize..];
     let early = ds.early_depth && ds.uses_depth_stencil();
     let mut pi = batch.push_prim(prim_ref);
-    for cov in coverage.iter() {
+    for (i, cov) in coverage.iter().enumerate() {
+        if cov.mask == 0 {
+            continue;
+        }
         let mut mask = cov.mask;
         let group = FragGroup {
             x: cov.x,
@@ -392,6 +426,11 @@ fn raster_entry(
             }
         }
         batch.groups.push(FragGroup { mask, ..group });
+        if multisampled {
+            batch
+                .sample_masks
+                .push(sample_masks.get(i).copied().unwrap_or([mask; MS_SAMPLES]));
+        }
         if batch.is_full() {
             flush_batch(ctx, batch, stats);
             batch.state = Some(p.state);
@@ -489,9 +528,74 @@ fn flush_batch(ctx: &TileContext<'_>, batch: &mut FragBatch, stats: &mut Vec<Til
             mask,
         });
     }
-    store_batch(&ds.merge, ctx.targets, &stores, &batch.outputs);
+    if ds.fb_samples > 1 {
+        // Colour is shaded once per pixel and stored to each sample plane
+        // the sample covers (llvmpipe without sample shading).
+        let mut per_sample = Vec::with_capacity(stores.len());
+        for s in 0..ds.fb_samples.min(MS_SAMPLES as u32) {
+            per_sample.clear();
+            per_sample.extend(
+                stores
+                    .iter()
+                    .zip(&batch.sample_masks)
+                    .map(|(st, m)| StoreGroup {
+                        mask: st.mask & m[s as usize],
+                        ..*st
+                    }),
+            );
+            store_batch(
+                &ds.merge,
+                &ctx.targets.color_plane(s),
+                &per_sample,
+                &batch.outputs,
+            );
+        }
+    } else {
+        store_batch(&ds.merge, ctx.targets, &stores, &batch.outputs);
+    }
     batch.stores = stores;
     batch.clear();
+}
+
+/// Multisample coverage of `p` in `tile`: each sample's groups with the
+/// edges' `c` at that sample (`sample_c`), merged per group into `out`
+/// (union mask) and `masks` (per sample), in the first sample's order
+/// followed by groups only later samples reach.
+fn cover_samples(
+    p: &SetupPrim,
+    sample_c: &[[i64; MAX_EDGES]; MS_SAMPLES],
+    tile: &Rect,
+    out: &mut Vec<Coverage>,
+    masks: &mut Vec<[u8; MS_SAMPLES]>,
+) {
+    out.clear();
+    masks.clear();
+    let all_edges = ((1u16 << p.num_edges.min(MAX_EDGES as u8)) - 1) as u8;
+    let (ox, oy) = (tile.x0 & !63, tile.y0 & !63);
+    // 16 x 32 groups of 4x2 in a 64x64 tile: slot of each group in `out`.
+    let mut slot = [u16::MAX; 16 * 32];
+    let mut one = Vec::new();
+    for (s, c) in sample_c.iter().enumerate() {
+        let mut ps = *p;
+        ps.c = *c;
+        cover_prim(&ps, all_edges, tile, &mut one);
+        for g in &one {
+            let k = (((g.y - oy) >> 1) * 16 + ((g.x - ox) >> 2)) as usize;
+            let Some(at) = slot.get_mut(k) else { continue };
+            if *at == u16::MAX {
+                *at = out.len() as u16;
+                out.push(Coverage {
+                    x: g.x,
+                    y: g.y,
+                    mask: 0,
+                });
+                masks.push([0; MS_SAMPLES]);
+            }
+            let i = *at as usize;
+            out[i].mask |= g.mask;
+            masks[i][s] |= g.mask;
+        }
+    }
 }
 
 /// Clears the tile's pixels of the attachments `buffers` names.

@@ -512,8 +512,7 @@ pub fn setup_primitives(pool: Res<PipelineExecutor>, mut exec: ResMut<SceneExecu
     let exec = &mut *exec;
     let states = &exec.states;
     for_each_job(&pool.0, &mut exec.wave, &|job: &mut FrontJob| {
-        job.out.prims.prims.clear();
-        job.out.prims.planes.clear();
+        job.out.prims.clear();
         setup_prims(&job.clipped, states, &mut job.out.prims);
     });
 }
@@ -547,8 +546,7 @@ pub fn bin_primitives(pool: Res<PipelineExecutor>, mut exec: ResMut<SceneExecuti
     };
     for_each_job(&pool.0, &mut exec.wave, &|job: &mut FrontJob| {
         if let Some((buffers, value)) = job.clear {
-            job.out.prims.prims.clear();
-            job.out.prims.planes.clear();
+            job.out.prims.clear();
             bin_clear(
                 &grid,
                 buffers,

@@ -34,8 +34,8 @@
 //! with the coverage and never divide by a zero area.
 
 use ferropipe_components::batch::{
-    ClippedPrim, ClippedPrims, FIXED_ONE, FIXED_ORDER, GUARD_BAND, MAX_EDGES, Plane, PrimKind,
-    RESET_STIPPLE, SetupPrim, SetupPrims,
+    ClippedPrim, ClippedPrims, FIXED_ONE, FIXED_ORDER, GUARD_BAND, MAX_EDGES, MS_SAMPLES, Plane,
+    PrimKind, RESET_STIPPLE, SetupPrim, SetupPrims,
 };
 use ferropipe_components::enums::{Face, PolygonMode, SpriteCoordMode};
 use ferropipe_components::shader::Interpolation;
@@ -68,6 +68,15 @@ fn ceil_fixed(c: i64) -> i64 {
 /// `(xb, yb)` of a counter-clockwise primitive, with the fill-rule bias.
 #[inline]
 pub fn edge(xa: i32, ya: i32, xb: i32, yb: i32, bottom_edge_rule: bool) -> (i32, i32, i64) {
+    let (a, b, c) = edge_full(xa, ya, xb, yb, bottom_edge_rule);
+    (a, b, ceil_fixed(c))
+}
+
+/// [`edge`] before the reduction: `c` in 1/256-pixel units squared, so
+/// the value at any sub-pixel point `(X, Y)` (1/256 pixel) is
+/// `a * X + b * Y + c` (multisample coverage evaluates it at the samples).
+#[inline]
+pub fn edge_full(xa: i32, ya: i32, xb: i32, yb: i32, bottom_edge_rule: bool) -> (i32, i32, i64) {
     let dcdx = ya - yb;
     let dcdy = xa - xb;
     let mut c = dcdx as i64 * xa as i64 - dcdy as i64 * ya as i64;
@@ -81,7 +90,56 @@ pub fn edge(xa: i32, ya: i32, xb: i32, yb: i32, bottom_edge_rule: bool) -> (i32,
     if include {
         c += 1;
     }
-    (-dcdx, dcdy, ceil_fixed(c))
+    (-dcdx, dcdy, c)
+}
+
+/// The reduced edges of a primitive with corners `(x, y)` (in setup's
+/// counter-clockwise order) and its multisample record (`SetupPrim::ms`).
+///
+/// Multisample rasterization (llvmpipe's `lp_rast_triangle_ms`): each
+/// sample's coverage is the edge test at the sample's position, i.e. the
+/// full-precision `c` moved by `a * dx + b * dy` and reduced per sample;
+/// the primitive's own `c` is the most inclusive of them, so binning and
+/// the union of the samples' coverage stay conservative.
+fn prim_edges<const N: usize>(
+    ds: &DerivedState,
+    x: &[i32; N],
+    y: &[i32; N],
+    out: &mut SetupPrims,
+) -> ([(i32, i32, i64); N], u32) {
+    let Some(offsets) = ds.ms_offsets else {
+        return (polygon_edges(x, y, ds.bottom_edge_rule), 0);
+    };
+    let mut per_sample = [[0i64; MAX_EDGES]; MS_SAMPLES];
+    let edges = std::array::from_fn(|e| {
+        let j = (e + 1) % N;
+        let (a, b, c) = edge_full(x[e], y[e], x[j], y[j], ds.bottom_edge_rule);
+        let mut most = i64::MIN;
+        for (s, &(dx, dy)) in offsets.iter().enumerate() {
+            let cs = ceil_fixed(c + a as i64 * dx + b as i64 * dy);
+            if e < MAX_EDGES {
+                per_sample[s][e] = cs;
+            }
+            most = most.max(cs);
+        }
+        (a, b, most)
+    });
+    out.sample_c.push(per_sample);
+    (edges, out.sample_c.len() as u32)
+}
+
+/// A multisampled primitive's samples reach up to 3/8 pixel past its
+/// pixel-centre bounding box: one more pixel on every side.
+fn ms_grow(ds: &DerivedState, bb: Rect) -> Rect {
+    if ds.ms_offsets.is_none() {
+        return bb;
+    }
+    Rect {
+        x0: bb.x0 - 1,
+        y0: bb.y0 - 1,
+        x1: bb.x1 + 1,
+        y1: bb.y1 + 1,
+    }
 }
 
 /// Sets up every primitive of `clipped` into `out`.
@@ -118,8 +176,9 @@ pub fn setup_prims(clipped: &ClippedPrims, states: &[DerivedState], out: &mut Se
                 let before = out.prims.len();
                 let corners = setup_triangle(clipped, prim, ds, out);
                 last_tri = match (corners, last_tri) {
-                    // (Conservative edges are dilated: no rectangle merge.)
-                    _ if ds.conservative.is_some() => None,
+                    // (Conservative edges are dilated and multisampled ones
+                    // carry per-sample records: no rectangle merge.)
+                    _ if ds.conservative.is_some() || ds.ms_offsets.is_some() => None,
                     (Some(cur), Some(prev)) if out.prims.len() == before + 1 => {
                         if merge_rectangle(out, &prev, &cur, ds) {
                             None
@@ -633,7 +692,7 @@ fn setup_triangle_as(
             y1: ((hi(&y) + r) >> FIXED_ORDER) + 1,
         };
     }
-    let bbox = clip_tri_bbox(ds, prim.viewport, bb);
+    let bbox = clip_tri_bbox(ds, prim.viewport, ms_grow(ds, bb));
     if bbox.is_empty() {
         return None;
     }
@@ -642,13 +701,19 @@ fn setup_triangle_as(
         let (x0, x1) = (x.iter().min().copied()?, x.iter().max().copied()?);
         let (y0, y1) = (y.iter().min().copied()?, y.iter().max().copied()?);
         // Counter-clockwise in setup's sense (as the triangle now is).
-        let mut edges = polygon_edges(&[x0, x0, x1, x1], &[y0, y1, y1, y0], ds.bottom_edge_rule);
+        let (mut edges, ms) = prim_edges(ds, &[x0, x0, x1, x1], &[y0, y1, y1, y0], out);
         conservative_dilate(ds, &mut edges);
-        new_prim(prim, PrimKind::Triangle, front, &bbox, &edges, out)
+        SetupPrim {
+            ms,
+            ..new_prim(prim, PrimKind::Triangle, front, &bbox, &edges, out)
+        }
     } else {
-        let mut edges = polygon_edges(&x, &y, ds.bottom_edge_rule);
+        let (mut edges, ms) = prim_edges(ds, &x, &y, out);
         conservative_dilate(ds, &mut edges);
-        new_prim(prim, PrimKind::Triangle, front, &bbox, &edges, out)
+        SetupPrim {
+            ms,
+            ..new_prim(prim, PrimKind::Triangle, front, &bbox, &edges, out)
+        }
     };
 
     let v = [
@@ -1057,12 +1122,15 @@ fn setup_line(
         y0: (miny + FIXED_ONE - 1 + adj) >> FIXED_ORDER,
         y1: (maxy + FIXED_ONE - 1 + adj) >> FIXED_ORDER,
     };
-    let bbox = clip_bbox(ds, prim.viewport, bb);
+    let bbox = clip_bbox(ds, prim.viewport, ms_grow(ds, bb));
     if bbox.is_empty() {
         return;
     }
-    let edges = polygon_edges(&xs, &ys, ds.bottom_edge_rule);
-    let sp = new_prim(prim, PrimKind::Line, front, &bbox, &edges, out);
+    let (edges, ms) = prim_edges(ds, &xs, &ys, out);
+    let sp = SetupPrim {
+        ms,
+        ..new_prim(prim, PrimKind::Line, front, &bbox, &edges, out)
+    };
     // Planes use the original first vertex as origin (llvmpipe's a0).
     push_axis_planes(
         ds,
@@ -1151,11 +1219,24 @@ fn setup_point(
         ];
         fixed_width = fw;
     }
-    let bbox = clip_bbox(ds, prim.viewport, bb);
+    let bbox = clip_bbox(ds, prim.viewport, ms_grow(ds, bb));
     if bbox.is_empty() {
         return;
     }
-    let sp = new_prim(prim, PrimKind::Point, front, &bbox, &edges, out);
+    let sp = match (ds.ms_offsets, legacy) {
+        (Some(_), false) => {
+            // The point's square as a polygon, for per-sample edges.
+            let x0 = snap(v0[0] - off) - fixed_width / 2;
+            let y0 = snap(v0[1] - off) - fixed_width / 2;
+            let (x1, y1) = (x0 + fixed_width, y0 + fixed_width);
+            let (edges, ms) = prim_edges(ds, &[x0, x0, x1, x1], &[y0, y1, y1, y0], out);
+            SetupPrim {
+                ms,
+                ..new_prim(prim, PrimKind::Point, front, &bbox, &edges, out)
+            }
+        }
+        _ => new_prim(prim, PrimKind::Point, front, &bbox, &edges, out),
+    };
     let width = fixed_width as f32 / FIXED_ONE as f32;
     let centre = (v0[0] - off, v0[1] - off);
     push_axis_planes(

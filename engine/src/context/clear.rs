@@ -23,7 +23,7 @@ use ferropipe_components::pack;
 use ferropipe_components::state::{ColorUnion, PipeBox};
 use ferropipe_components::view::Surface;
 
-use super::transfer::resolve_box;
+use super::transfer::{resolve_box, resolve_plane_box};
 use super::{Context, SurfaceHandle};
 use crate::error::{Error, Result};
 
@@ -49,17 +49,21 @@ fn surface_box(s: &Surface, x: u32, y: u32, w: u32, h: u32) -> Option<PipeBox> {
 /// Fills a box of a colour surface with one colour.
 fn fill_color(call: &'static str, s: &Surface, b: &PipeBox, color: &ColorUnion) -> Result<()> {
     let res = &s.resource;
-    let region = resolve_box(call, res, s.desc.level, b)?;
+    // Every sample plane (multisampled colour buffers are cleared whole).
+    let region = resolve_plane_box(call, res, s.desc.level, b)?;
     let mut px = [0u8; 16];
     let bpp = s.desc.format.desc().block_bytes as usize;
     // Pack in the surface's format: a cast view (sRGB on UNORM, UINT on
     // UNORM) clears with its own encoding, as GL does.
     pack::pack_color_union(s.desc.format, *color, &mut px[..bpp]);
     let mut storage = res.storage.write();
-    for z in 0..region.slices {
-        for y in 0..region.rows {
-            let at = region.row_offset(y, z);
-            pack::fill_row(&px[..bpp], &mut storage[at..at + region.row_bytes]);
+    let sample_stride = res.layout.levels[s.desc.level as usize].sample_stride;
+    for sample in 0..res.layout.samples.max(1) as usize {
+        for z in 0..region.slices {
+            for y in 0..region.rows {
+                let at = region.row_offset(y, z) + sample * sample_stride;
+                pack::fill_row(&px[..bpp], &mut storage[at..at + region.row_bytes]);
+            }
         }
     }
     Ok(())

@@ -17,7 +17,9 @@ use std::sync::Arc;
 
 use bevy_ecs::change_detection::Tick;
 use bevy_ecs::resource::Resource;
-use ferropipe_components::batch::{ClearValue, Command, RecordedScene, StageResources, StateBlock};
+use ferropipe_components::batch::{
+    ClearValue, Command, MS_SAMPLES, RecordedScene, StageResources, StateBlock,
+};
 use ferropipe_components::draw::DrawInfo;
 use ferropipe_components::enums::{ClearFlags, ConservativeRasterMode, PolygonMode, PrimType};
 use ferropipe_components::format::FormatKind;
@@ -138,15 +140,23 @@ fn check_supported(info: &DrawInfo, s: &StateBlock) -> Result<()> {
         return unsupported("alpha_to_coverage");
     }
     let fb = &*s.framebuffer;
-    let multisampled = fb.samples > 1
-        || fb
-            .cbufs
-            .iter()
-            .flatten()
-            .chain(fb.zsbuf.iter())
-            .any(|sf| sf.resource.templ.samples() > 1);
+    let color_samples = fb
+        .cbufs
+        .iter()
+        .flatten()
+        .map(|sf| sf.resource.templ.samples())
+        .collect::<Vec<_>>();
+    let multisampled = fb.samples > 1 || color_samples.iter().any(|&n| n > 1);
     if multisampled {
-        return unsupported("multisampled framebuffers");
+        if fb.zsbuf.is_some() {
+            return unsupported("a depth/stencil buffer in a multisampled framebuffer");
+        }
+        if color_samples.iter().any(|&n| n != MS_SAMPLES as u32) {
+            return unsupported("colour buffers with different sample counts");
+        }
+        if r.conservative_raster_mode != ConservativeRasterMode::Off {
+            return unsupported("conservative rasterization on a multisampled framebuffer");
+        }
     }
     for sf in fb.cbufs.iter().flatten() {
         if !render_target_supported(sf.desc.format) {
@@ -185,8 +195,27 @@ impl Context {
             self.flush_recorded()?;
         }
         let state = self.current_state_block(info)?;
-        if self.bound().sample_mask & 1 == 0 {
-            // Single-sampled: a zero coverage mask for sample 0 draws nothing
+        let samples = self
+            .bound()
+            .framebuffer
+            .cbufs
+            .iter()
+            .flatten()
+            .fold(1, |n, s| n.max(s.resource.templ.samples()));
+        if samples > 1 {
+            // Shading is once per pixel at its centre.
+            if self.bound().min_samples > 1 {
+                return Err(Error::unsupported(
+                    CALL,
+                    "sample shading (set_min_samples > 1) on a multisampled framebuffer",
+                ));
+            }
+            if self.bound().blend.as_ref().is_some_and(|b| b.alpha_to_one) {
+                return Err(Error::unsupported(CALL, "alpha_to_one"));
+            }
+        }
+        if self.bound().sample_mask & ((1u64 << samples) - 1) as u32 == 0 {
+            // No sample may be written: the draw does nothing
             // (llvmpipe's lp_setup_zero_sample_mask).
             return Ok(());
         }

@@ -200,10 +200,10 @@ fn unknown_fields_and_unimplemented_features_exit_3() {
         assert_eq!(e.exit_code(), 2, "{e}");
         assert!(e.to_string().contains("call 3 (draw_vbo)"), "{e}");
     }
-    // An MSAA resource is valid Gallium ferropipe does not implement.
+    // An 8x MSAA resource is valid Gallium ferropipe does not implement.
     let s = parse(&scene(json!([{"op": "resource_create", "id": "m",
         "target": "PIPE_TEXTURE_2D", "format": "PIPE_FORMAT_R8G8B8A8_UNORM",
-        "width0": 4, "height0": 4, "nr_samples": 4, "bind": ["PIPE_BIND_RENDER_TARGET"]}])))
+        "width0": 4, "height0": 4, "nr_samples": 8, "bind": ["PIPE_BIND_RENDER_TARGET"]}])))
     .unwrap();
     let e = replay(
         &s,
