@@ -11,8 +11,8 @@
 //! context state, drawing (issue 4), vertex and fragment shaders with
 //! texturing (issue 3), queries, polygon offset, unfilled polygon modes,
 //! fill rectangle, polygon and line stipple, post-snap conservative
-//! rasterization and 4x multisampled colour rendering with blit resolve are
-//! implemented; multisampled depth, sample shading, alpha-to-coverage,
+//! rasterization and 4x multisampled colour and depth/stencil rendering
+//! with blit resolve are implemented; sample shading, alpha-to-coverage,
 //! smooth primitives, stream output and compute are not (issue 5).
 
 use ferropipe_components::caps::{Cap, CapF, ComputeCap, ShaderCap};
@@ -360,17 +360,23 @@ pub fn format_support(
         // 4x multisampled colour render targets (standard sample
         // positions, resolved by blit); multisampled depth/stencil and
         // sampling from multisampled textures are not implemented.
+        let attachment = if d.kind == FormatKind::Color {
+            BindFlags::RENDER_TARGET
+        } else {
+            BindFlags::DEPTH_STENCIL
+        };
         let ms_ok = sample_count as usize == ferropipe_components::batch::MS_SAMPLES
-            && d.kind == FormatKind::Color
             && matches!(
                 target,
                 TextureTarget::Texture2D | TextureTarget::TextureRect
             )
-            && bind.contains(BindFlags::RENDER_TARGET)
-            && !bind.intersects(!(BindFlags::RENDER_TARGET | BindFlags::BLENDABLE));
+            && bind.contains(attachment)
+            && !bind.intersects(!(attachment | BindFlags::BLENDABLE));
         if !ms_ok {
             return refuse(
-                format!("{sample_count}x multisampling here (4x colour render targets only)"),
+                format!(
+                    "{sample_count}x multisampling here (4x render targets and depth/stencil only)"
+                ),
                 true,
             );
         }
@@ -523,10 +529,11 @@ mod tests {
         let ms = |f, n, b| format_support(f, Texture2D, n, n, b);
         assert!(ms(Format::R8G8B8A8_UNORM, 4, BindFlags::RENDER_TARGET).is_ok());
         assert!(ms(Format::R16G16B16A16_FLOAT, 4, BindFlags::RENDER_TARGET).is_ok());
+        assert!(ms(Format::Z24_UNORM_S8_UINT, 4, BindFlags::DEPTH_STENCIL).is_ok());
         for (f, n, b) in [
             (Format::R8G8B8A8_UNORM, 8, BindFlags::RENDER_TARGET),
             (Format::R8G8B8A8_UNORM, 2, BindFlags::RENDER_TARGET),
-            (Format::Z24_UNORM_S8_UINT, 4, BindFlags::DEPTH_STENCIL),
+            (Format::Z24_UNORM_S8_UINT, 4, BindFlags::SAMPLER_VIEW),
             (
                 Format::R8G8B8A8_UNORM,
                 4,

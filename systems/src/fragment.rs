@@ -140,6 +140,26 @@ pub fn group_depth(ds: &DerivedState, g: &FragGroup, p: &SetupPrim, planes: &[Pl
     clamp_depth(ds, p.viewport, eval_plane(&planes[0], dx, dy))
 }
 
+/// [`group_depth`] at sample `s` of a multisampled framebuffer: the plane
+/// evaluated at the sample position (`DerivedState::ms_offsets`; the pixel
+/// centre without multisample rasterization).
+pub fn sample_depth(
+    ds: &DerivedState,
+    g: &FragGroup,
+    p: &SetupPrim,
+    planes: &[Plane],
+    s: usize,
+) -> Lanes {
+    let (dx, dy) = group_offsets(g, p);
+    let (ox, oy) = ds.ms_offsets.map_or((0, 0), |o| o[s]);
+    let k = 1.0 / 256.0;
+    let (dx, dy) = (
+        dx + Lanes::splat(ox as f32 * k),
+        dy + Lanes::splat(oy as f32 * k),
+    );
+    clamp_depth(ds, p.viewport, eval_plane(&planes[0], dx, dy))
+}
+
 /// Fragment depth as llvmpipe's `lp_build_depth_clamp` restricts it before
 /// the depth test: to [0, 1] for every depth format (Gallium has no
 /// `unclamped_fragment_depth_values`, so float buffers are restricted

@@ -314,9 +314,19 @@ impl TargetMemory {
     }
 }
 
+impl DepthTarget {
+    /// Sample plane `s` as a single-sample target.
+    pub fn plane(&self, s: u32) -> DepthTarget {
+        DepthTarget {
+            mem: self.mem.plane(s),
+            ..*self
+        }
+    }
+}
+
 impl Targets {
-    /// Colour sample plane `s` of every colour buffer (depth left out:
-    /// multisampled depth is not implemented, draw.rs refuses it).
+    /// Colour sample plane `s` of every colour buffer (depth left out: the
+    /// tile pass tests each sample's depth against its own plane).
     pub fn color_plane(&self, s: u32) -> Targets {
         Targets {
             color: self
@@ -716,6 +726,12 @@ pub fn clear_depth_stencil(
     flags: ClearFlags,
     v: &ClearValue,
 ) {
+    if target.mem.samples > 1 {
+        for s in 0..target.mem.samples {
+            clear_depth_stencil(&target.plane(s), rect, flags, v);
+        }
+        return;
+    }
     let z = flags.contains(ClearFlags::DEPTH).then_some(v.depth as f32);
     let s = flags
         .contains(ClearFlags::STENCIL)

@@ -34,7 +34,9 @@ use ferropipe_components::shader::{FRAG_LANE_X, FRAG_LANE_Y, ILanes, Semantic, S
 
 use crate::bin::TileGrid;
 use crate::derived::{DerivedState, Rect};
-use crate::fragment::{BatchPrimRef, FragBatch, FragGroup, clamp_depth, group_depth, shade_batch};
+use crate::fragment::{
+    BatchPrimRef, FragBatch, FragGroup, clamp_depth, group_depth, sample_depth, shade_batch,
+};
 use crate::merge::{
     GroupColors, StoreGroup, Targets, alpha_test, clear_color, clear_depth_stencil,
     depth_stencil_test, store_batch,
@@ -415,7 +417,34 @@ fn raster_entry(
             mask,
             prim: pi,
         };
-        if early {
+        if early && multisampled {
+            // Each sample against its own depth/stencil plane, at its own
+            // position; occlusion counts samples.
+            if let (Some(dt), Some(sm)) = (&ctx.targets.depth, sample_masks.get_mut(i)) {
+                for (s, m) in sm.iter_mut().enumerate() {
+                    if *m != 0 {
+                        let z = sample_depth(ds, &group, p, planes, s);
+                        *m = depth_stencil_test(
+                            &ds.merge,
+                            &dt.plane(s as u32),
+                            cov.x,
+                            cov.y,
+                            &z,
+                            *m,
+                            p.front_facing,
+                        );
+                    }
+                }
+                mask = sm.iter().fold(0, |a, &b| a | b);
+            }
+            let passed = sample_masks.get(i).map_or(mask.count_ones(), |sm| {
+                sm.iter().map(|m| m.count_ones()).sum()
+            });
+            count(stats, p.command, 0, passed as u64);
+            if mask == 0 {
+                continue;
+            }
+        } else if early {
             if let Some(dt) = &ctx.targets.depth {
                 let z = group_depth(ds, &group, p, planes);
                 mask = depth_stencil_test(&ds.merge, dt, cov.x, cov.y, &z, mask, p.front_facing);
@@ -512,15 +541,38 @@ fn flush_batch(ctx: &TileContext<'_>, batch: &mut FragBatch, stats: &mut Vec<Til
         if let Some(dt) = late_depth {
             let (p, planes) = batch.prim(ctx.jobs, grp.prim);
             // A shader that writes depth replaces the interpolated value.
-            let z = match depth_out {
-                Some(slot) => clamp_depth(ds, p.viewport, batch.outputs[slot * 4 * n + g]),
-                None => group_depth(ds, grp, p, planes),
-            };
-            mask = depth_stencil_test(&ds.merge, dt, grp.x, grp.y, &z, mask, p.front_facing);
+            let written =
+                depth_out.map(|slot| clamp_depth(ds, p.viewport, batch.outputs[slot * 4 * n + g]));
+            if let Some(sm) = batch.sample_masks.get_mut(g).filter(|_| ds.fb_samples > 1) {
+                for (s, m) in sm.iter_mut().enumerate() {
+                    *m &= mask;
+                    if *m != 0 {
+                        let z = written.unwrap_or_else(|| sample_depth(ds, grp, p, planes, s));
+                        *m = depth_stencil_test(
+                            &ds.merge,
+                            &dt.plane(s as u32),
+                            grp.x,
+                            grp.y,
+                            &z,
+                            *m,
+                            p.front_facing,
+                        );
+                    }
+                }
+                mask = sm.iter().fold(0, |a, &b| a | b);
+            } else {
+                let z = written.unwrap_or_else(|| group_depth(ds, grp, p, planes));
+                mask = depth_stencil_test(&ds.merge, dt, grp.x, grp.y, &z, mask, p.front_facing);
+            }
         }
         if !early {
+            // Occlusion counts samples (lanes on a single-sampled buffer).
+            let passed: u32 = match batch.sample_masks.get(g).filter(|_| ds.fb_samples > 1) {
+                Some(sm) => sm.iter().map(|m| (m & mask).count_ones()).sum(),
+                None => mask.count_ones(),
+            };
             let command = batch.prim(ctx.jobs, grp.prim).0.command;
-            count(stats, command, 0, mask.count_ones() as u64);
+            count(stats, command, 0, passed as u64);
         }
         stores.push(StoreGroup {
             x: grp.x,

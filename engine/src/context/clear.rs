@@ -23,7 +23,7 @@ use ferropipe_components::pack;
 use ferropipe_components::state::{ColorUnion, PipeBox};
 use ferropipe_components::view::Surface;
 
-use super::transfer::{resolve_box, resolve_plane_box};
+use super::transfer::resolve_plane_box;
 use super::{Context, SurfaceHandle};
 use crate::error::{Error, Result};
 
@@ -84,17 +84,20 @@ fn fill_zs(
         return Ok(());
     }
     let res = &s.resource;
-    let region = resolve_box(call, res, s.desc.level, b)?;
+    let region = resolve_plane_box(call, res, s.desc.level, b)?;
     let mut storage = res.storage.write();
-    for zz in 0..region.slices {
-        for y in 0..region.rows {
-            let at = region.row_offset(y, zz);
-            pack::fill_zs_row(
-                s.desc.format,
-                z,
-                st,
-                &mut storage[at..at + region.row_bytes],
-            );
+    let sample_stride = res.layout.levels[s.desc.level as usize].sample_stride;
+    for sample in 0..res.layout.samples.max(1) as usize {
+        for zz in 0..region.slices {
+            for y in 0..region.rows {
+                let at = region.row_offset(y, zz) + sample * sample_stride;
+                pack::fill_zs_row(
+                    s.desc.format,
+                    z,
+                    st,
+                    &mut storage[at..at + region.row_bytes],
+                );
+            }
         }
     }
     Ok(())

@@ -148,8 +148,12 @@ fn check_supported(info: &DrawInfo, s: &StateBlock) -> Result<()> {
         .collect::<Vec<_>>();
     let multisampled = fb.samples > 1 || color_samples.iter().any(|&n| n > 1);
     if multisampled {
-        if fb.zsbuf.is_some() {
-            return unsupported("a depth/stencil buffer in a multisampled framebuffer");
+        if fb
+            .zsbuf
+            .as_ref()
+            .is_some_and(|z| z.resource.templ.samples() != MS_SAMPLES as u32)
+        {
+            return unsupported("a depth/stencil buffer of another sample count");
         }
         if color_samples.iter().any(|&n| n != MS_SAMPLES as u32) {
             return unsupported("colour buffers with different sample counts");
