@@ -30,7 +30,9 @@ use ferropipe_components::batch::{
     BinEntry, BinnedJob, MAX_EDGES, MS_SAMPLES, Plane, PrimKind, SetupPrim, bin_flags,
 };
 use ferropipe_components::enums::ClearFlags;
-use ferropipe_components::shader::{FRAG_LANE_X, FRAG_LANE_Y, ILanes, Semantic, ShaderResources};
+use ferropipe_components::shader::{
+    FRAG_LANE_X, FRAG_LANE_Y, ILanes, Lanes, Semantic, ShaderResources,
+};
 
 use crate::bin::TileGrid;
 use crate::derived::{DerivedState, Rect};
@@ -528,6 +530,12 @@ fn flush_batch(ctx: &TileContext<'_>, batch: &mut FragBatch, stats: &mut Vec<Til
     } else {
         ctx.targets.depth.as_ref()
     };
+    // Alpha to coverage / alpha to one act with multisample rasterization
+    // only (GL's rule, which the llvmpipe references follow); sample s of
+    // 4 survives where colour 0's alpha > s / 4.
+    let multisample = ds.ms_offsets.is_some();
+    let color0 = ds.merge.rts.first().and_then(|rt| rt.slot);
+    let a2c = multisample && ds.block.blend.alpha_to_coverage;
     for (g, grp) in batch.groups.iter().enumerate() {
         let mut mask = grp.mask;
         if alpha {
@@ -537,6 +545,17 @@ fn flush_batch(ctx: &TileContext<'_>, batch: &mut FragBatch, stats: &mut Vec<Til
                 g,
             };
             mask = alpha_test(&ds.merge, &colors, mask);
+        }
+        if a2c && let (Some(slot), Some(sm)) = (color0, batch.sample_masks.get_mut(g)) {
+            let a = batch.outputs[(slot * 4 + 3) * n + g].to_array();
+            for (s, m) in sm.iter_mut().enumerate() {
+                let reference = s as f32 / MS_SAMPLES as f32;
+                let keep = (0..8)
+                    .filter(|&l| a[l] > reference)
+                    .fold(0u8, |k, l| k | 1 << l);
+                *m &= keep;
+            }
+            mask &= sm.iter().fold(0, |a, &b| a | b);
         }
         if let Some(dt) = late_depth {
             let (p, planes) = batch.prim(ctx.jobs, grp.prim);
@@ -579,6 +598,14 @@ fn flush_batch(ctx: &TileContext<'_>, batch: &mut FragBatch, stats: &mut Vec<Til
             y: grp.y,
             mask,
         });
+    }
+    if multisample && ds.block.blend.alpha_to_one {
+        for rt in &ds.merge.rts {
+            if let Some(slot) = rt.slot {
+                let at = (slot * 4 + 3) * n;
+                batch.outputs[at..at + n].fill(Lanes::ONE);
+            }
+        }
     }
     if ds.fb_samples > 1 {
         // Colour is shaded once per pixel and stored to each sample plane

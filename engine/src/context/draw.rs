@@ -136,9 +136,6 @@ fn check_supported(info: &DrawInfo, s: &StateBlock) -> Result<()> {
             return unsupported("conservative rasterization subpixel precision bias");
         }
     }
-    if s.blend.alpha_to_coverage {
-        return unsupported("alpha_to_coverage");
-    }
     let fb = &*s.framebuffer;
     let color_samples = fb
         .cbufs
@@ -213,9 +210,6 @@ impl Context {
                     CALL,
                     "sample shading (set_min_samples > 1) on a multisampled framebuffer",
                 ));
-            }
-            if self.bound().blend.as_ref().is_some_and(|b| b.alpha_to_one) {
-                return Err(Error::unsupported(CALL, "alpha_to_one"));
             }
         }
         if self.bound().sample_mask & ((1u64 << samples) - 1) as u32 == 0 {
