@@ -275,6 +275,7 @@ fn state_block(
         blend_color: BlendColor::default(),
         stencil_ref: StencilRef::default(),
         sample_mask: !0,
+        min_samples: 1,
         clip: ClipState::default(),
         poly_stipple: PolyStipple::default(),
         viewports,

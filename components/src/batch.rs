@@ -107,6 +107,9 @@ pub struct StateBlock {
     pub blend_color: BlendColor,
     pub stencil_ref: StencilRef,
     pub sample_mask: u32,
+    /// `set_min_samples`: above 1 on a multisampled framebuffer, the
+    /// fragment shader runs once per sample (sample shading).
+    pub min_samples: u32,
     pub clip: ClipState,
     pub poly_stipple: PolyStipple,
     pub viewports: [ViewportState; MAX_VIEWPORTS],

@@ -12,8 +12,8 @@
 //! texturing (issue 3), queries, polygon offset, unfilled polygon modes,
 //! fill rectangle, polygon and line stipple, post-snap conservative
 //! rasterization and 4x multisampled colour and depth/stencil rendering
-//! with blit resolve, sample mask, alpha-to-coverage and alpha-to-one are
-//! implemented; sample shading, smooth primitives, stream output and
+//! with blit resolve, sample mask, alpha-to-coverage, alpha-to-one and
+//! sample shading are implemented; smooth primitives, stream output and
 //! compute are not (issue 5).
 
 use ferropipe_components::caps::{Cap, CapF, ComputeCap, ShaderCap};

@@ -166,6 +166,9 @@ pub struct DerivedState {
     pub ms_offsets: Option<[(i64, i64); ferropipe_components::batch::MS_SAMPLES]>,
     /// `set_sample_mask`, low bits (one per sample).
     pub sample_mask: u8,
+    /// Sample shading: multisample rasterization with `min_samples` > 1
+    /// runs the fragment shader once per sample, at the sample.
+    pub sample_shading: bool,
     /// Polygon offset of polygons drawn as lines / points.
     pub offset_line: Option<PolygonOffset>,
     pub offset_point: Option<PolygonOffset>,
@@ -373,6 +376,9 @@ impl DerivedState {
                 && fb_samples(fb) as usize == ferropipe_components::batch::MS_SAMPLES)
                 .then_some(STANDARD_4X),
             sample_mask: block.sample_mask as u8,
+            sample_shading: rast.multisample
+                && fb_samples(fb) as usize == ferropipe_components::batch::MS_SAMPLES
+                && block.min_samples > 1,
             conservative: (rast.conservative_raster_mode
                 != ferropipe_components::enums::ConservativeRasterMode::Off)
                 .then(|| {

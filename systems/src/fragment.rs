@@ -61,6 +61,9 @@ pub struct FragBatch {
     /// Per group, on a multisampled framebuffer: the lanes each sample
     /// covers (`mask` is their union).
     pub sample_masks: Vec<[u8; MS_SAMPLES]>,
+    /// Sample shading: where in the pixel inputs are interpolated and
+    /// `frag_coord` points, relative to the pixel's centre, in pixels.
+    pub sample_offset: (f32, f32),
 }
 
 impl FragBatch {
@@ -215,6 +218,7 @@ pub fn shade_batch(
         )
     });
     resize_lanes(&mut batch.w, n);
+    let so = batch.sample_offset;
     let FragBatch {
         groups,
         prims,
@@ -241,7 +245,11 @@ pub fn shade_batch(
         }
         let (prim, planes) = prim_of(prims, jobs, pi);
         let run = &groups[start..end];
-        let offsets = |g: &FragGroup| group_offsets(g, prim);
+        let (sx, sy) = (Lanes::splat(so.0), Lanes::splat(so.1));
+        let offsets = |g: &FragGroup| {
+            let (dx, dy) = group_offsets(g, prim);
+            (dx + sx, dy + sy)
+        };
         if needs_w || needs_fc {
             let p = &planes[1];
             for (k, g) in run.iter().enumerate() {
@@ -257,9 +265,11 @@ pub fn shade_batch(
         }
         if needs_fc {
             for (k, g) in run.iter().enumerate() {
-                frag_coord[start + k] = Lanes::splat(g.x as f32) + lx;
-                frag_coord[n + start + k] = Lanes::splat(g.y as f32) + ly;
-                frag_coord[2 * n + start + k] = group_depth(ds, g, prim, planes);
+                frag_coord[start + k] = Lanes::splat(g.x as f32) + lx + sx;
+                frag_coord[n + start + k] = Lanes::splat(g.y as f32) + ly + sy;
+                let (dx, dy) = offsets(g);
+                frag_coord[2 * n + start + k] =
+                    clamp_depth(ds, prim.viewport, eval_plane(&planes[0], dx, dy));
             }
         }
         for (s, src) in ds.fs_inputs.iter().enumerate() {

@@ -518,7 +518,42 @@ fn flush_batch(ctx: &TileContext<'_>, batch: &mut FragBatch, stats: &mut Vec<Til
         return;
     }
     let ds = &ctx.states[state as usize];
+    if let (true, Some(offsets)) = (ds.sample_shading, ds.ms_offsets) {
+        // Sample shading: the batch once per sample, each pass covering
+        // only that sample, interpolated and shaded at its position.
+        let union: Vec<u8> = batch.groups.iter().map(|g| g.mask).collect();
+        let per_sample = std::mem::take(&mut batch.sample_masks);
+        for (s, &(ox, oy)) in offsets.iter().enumerate() {
+            for (g, grp) in batch.groups.iter_mut().enumerate() {
+                grp.mask = per_sample.get(g).map_or(union[g], |m| m[s]);
+            }
+            batch.sample_masks.clear();
+            batch.sample_masks.extend(batch.groups.iter().map(|g| {
+                let mut m = [0; MS_SAMPLES];
+                m[s] = g.mask;
+                m
+            }));
+            batch.sample_offset = (ox as f32 / 256.0, oy as f32 / 256.0);
+            shade_and_merge(ctx, batch, ds, stats);
+        }
+        batch.sample_offset = (0.0, 0.0);
+        batch.clear();
+        return;
+    }
+    shade_and_merge(ctx, batch, ds, stats);
+    batch.clear();
+}
+
+/// Shades the batch (its groups' masks, `sample_offset`) and runs the
+/// merge: alpha test, alpha to coverage, late depth, counts, stores.
+fn shade_and_merge(
+    ctx: &TileContext<'_>,
+    batch: &mut FragBatch,
+    ds: &DerivedState,
+    stats: &mut Vec<TileCount>,
+) {
     let early = ds.early_depth && ds.uses_depth_stencil();
+    let state = batch.state.unwrap_or_default();
     shade_batch(batch, ds, ctx.jobs, &ctx.fs_resources[state as usize]);
     let n = batch.groups.len();
     let mut stores = std::mem::take(&mut batch.stores);
@@ -633,7 +668,6 @@ fn flush_batch(ctx: &TileContext<'_>, batch: &mut FragBatch, stats: &mut Vec<Til
         store_batch(&ds.merge, ctx.targets, &stores, &batch.outputs);
     }
     batch.stores = stores;
-    batch.clear();
 }
 
 /// Multisample coverage of `p` in `tile`: each sample's groups with the

@@ -94,6 +94,7 @@ fn snapshot(b: &BoundState) -> Result<StateBlock> {
         blend_color: b.blend_color,
         stencil_ref: b.stencil_ref,
         sample_mask: b.sample_mask,
+        min_samples: b.min_samples,
         clip: b.clip,
         poly_stipple: b.poly_stipple,
         viewports: b.viewports,
@@ -203,15 +204,6 @@ impl Context {
             .iter()
             .flatten()
             .fold(1, |n, s| n.max(s.resource.templ.samples()));
-        if samples > 1 {
-            // Shading is once per pixel at its centre.
-            if self.bound().min_samples > 1 {
-                return Err(Error::unsupported(
-                    CALL,
-                    "sample shading (set_min_samples > 1) on a multisampled framebuffer",
-                ));
-            }
-        }
         if self.bound().sample_mask & ((1u64 << samples) - 1) as u32 == 0 {
             // No sample may be written: the draw does nothing
             // (llvmpipe's lp_setup_zero_sample_mask).
