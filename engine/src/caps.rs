@@ -149,9 +149,12 @@ pub fn get_param(cap: Cap) -> i32 {
         // Stream output and get_query_result_resource are not implemented.
         QuerySoOverflow | QueryBufferObject => 0,
 
-        // --- Not implemented: MSAA, stream output, GS/TS, compute, images ---
+        // --- Multisampling: 4x render targets (is_format_supported) with
+        // sample shading (systems/src/raster.rs); sampling multisampled
+        // textures is not implemented. ---
+        SampleShading => 1,
+        // --- Not implemented: MS textures, stream output, GS/TS, compute ---
         TextureMultisample
-        | SampleShading
         | ForcePersampleInterp
         | SurfaceSampleCount
         | MultisampleZResolve
@@ -466,6 +469,8 @@ mod tests {
         assert_eq!(get_param(Cap::OcclusionQuery), 1);
         assert_eq!(get_param(Cap::RasterizerSubpixelBits), 8);
         assert_eq!(get_param(Cap::PolygonModeFillRectangle), 1);
+        assert_eq!(get_param(Cap::SampleShading), 1);
+        assert_eq!(get_param(Cap::ConservativeRasterPostSnapTriangles), 1);
         assert!(get_shader_param(ShaderType::Fragment, ShaderCap::MaxInstructions) > 0);
         assert!(get_shader_param(ShaderType::Vertex, ShaderCap::MaxInputs) > 0);
         assert_eq!(
