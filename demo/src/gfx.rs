@@ -30,11 +30,6 @@ use ferropipe::{
 
 use crate::mesh::Mesh;
 
-/// The error for a façade call ferropipe does not have yet.
-pub fn pending(call: &'static str) -> Error {
-    Error::unsupported(call, "not in the ferropipe façade yet")
-}
-
 /// One 64-byte line: host images start on a cache line like ferropipe's own
 /// storage, so tile writes into them are as fast.
 #[derive(Clone, Copy)]
@@ -304,8 +299,20 @@ impl StateCache {
 /// Resolves MSAA into the display target, flushes, and waits for the
 /// fence: afterwards [`Targets::pixels`] is the frame.
 pub fn end_frame(ctx: &mut Context, targets: &Targets) -> Result<()> {
-    if targets.msaa.is_some() {
-        return Err(pending("blit"));
+    if let Some(msaa) = &targets.msaa {
+        // Resolve: the 4x target averaged into the displayed image.
+        let whole = ferropipe::components::state::PipeBox::new_2d(
+            0,
+            0,
+            targets.width as i32,
+            targets.height as i32,
+        );
+        let mut info = ferropipe::BlitInfo::new(
+            ferropipe::BlitSide::new(&targets.display, 0, whole),
+            ferropipe::BlitSide::new(msaa, 0, whole),
+        );
+        info.mask = ferropipe::components::enums::BlitMask::RGBA;
+        ctx.blit(&info)?;
     }
     ctx.flush()?.wait();
     Ok(())

@@ -177,3 +177,38 @@ fn overdraw_system_replaces_the_image_with_a_heat_map() {
     let above_one = px.iter().filter(|p| p[1] > 100 || p[0] > 100).count();
     assert!(above_one > 0, "no pixel rasterized twice");
 }
+
+/// `--msaa` renders into a 4x target resolved by a blit: the same picture
+/// with antialiased edges (more distinct colours where the knot meets the
+/// background), not an error.
+#[test]
+fn msaa_frames_resolve_with_smoothed_edges() {
+    let args = |extra: &'static [&'static str]| {
+        let mut v = vec![
+            "--frames",
+            "1",
+            "--width",
+            "160",
+            "--height",
+            "120",
+            "--threads",
+            "2",
+            "--time",
+            "1.0",
+        ];
+        v.extend_from_slice(extra);
+        v
+    };
+    let plain_dir = scratch_dir("msaa-off");
+    render_headless(&plain_dir, &args(&[]));
+    let msaa_dir = scratch_dir("msaa-on");
+    render_headless(&msaa_dir, &args(&["--msaa"]));
+    let plain = Image::load(&plain_dir.join("frame_0000.png"));
+    let msaa = Image::load(&msaa_dir.join("frame_0000.png"));
+    assert_ne!(plain.rgba, msaa.rgba, "--msaa changed nothing");
+    let (p, m) = (
+        distinct_colors(&plain.region([0, 0, 160, 120])),
+        distinct_colors(&msaa.region([0, 0, 160, 120])),
+    );
+    assert!(m > p, "MSAA should add edge shades: {m} vs {p} colours");
+}

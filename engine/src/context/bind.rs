@@ -107,10 +107,10 @@ impl Context {
                 format!("{}x{} exceeds {max}x{max}", fb.width, fb.height),
             ));
         }
-        if fb.samples > 1 {
+        if fb.samples > 1 && fb.samples as usize != ferropipe_components::batch::MS_SAMPLES {
             return Err(Error::unsupported(
                 CALL,
-                format!("{}x multisampled framebuffer", fb.samples),
+                format!("{}x multisampled framebuffer (4x only)", fb.samples),
             ));
         }
         let mut cbufs = Vec::with_capacity(fb.cbufs.len());
