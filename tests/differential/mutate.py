@@ -15,9 +15,9 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SRC = os.path.join(ROOT, "scenes", "conformance")
-# Scenes the reference tool cannot render (MSAA is unimplemented here,
-# line_last_pixel has no OpenGL equivalent).
-SKIP = {"msaa_resolve", "line_last_pixel"}
+# Scenes the reference tool cannot render (line_last_pixel has no OpenGL
+# equivalent).
+SKIP = {"line_last_pixel"}
 
 RAST_DEFAULTS = {"half_pixel_center": True, "front_ccw": False, "flatshade_first": False,
                  "flatshade": False, "cull_face": "PIPE_FACE_NONE", "light_twoside": False,
@@ -37,16 +37,6 @@ def rast(key, fn):
                     changed = True
         return changed
     return mutate
-
-
-def bgra(scene):
-    changed = False
-    for c in scene["calls"]:
-        if (c.get("op") == "resource_create" and c.get("format") == "PIPE_FORMAT_R8G8B8A8_UNORM"
-                and "PIPE_BIND_RENDER_TARGET" in c.get("bind", [])):
-            c["format"] = "PIPE_FORMAT_B8G8R8A8_UNORM"
-            changed = True
-    return changed
 
 
 def retarget(old, new, bind):
@@ -82,7 +72,8 @@ MUTATIONS = {
     "cullback": rast("cull_face", lambda v: "PIPE_FACE_BACK"),
     "twoside": rast("light_twoside", lambda v: True),
     "clampfrag": rast("clamp_fragment_color", lambda v: True),
-    "bgra": bgra,
+    "bgra": retarget("PIPE_FORMAT_R8G8B8A8_UNORM", "PIPE_FORMAT_B8G8R8A8_UNORM",
+                     "PIPE_BIND_RENDER_TARGET"),
     "rt16f": retarget("PIPE_FORMAT_R8G8B8A8_UNORM", "PIPE_FORMAT_R16G16B16A16_FLOAT",
                       "PIPE_BIND_RENDER_TARGET"),
     "rt32f": retarget("PIPE_FORMAT_R8G8B8A8_UNORM", "PIPE_FORMAT_R32G32B32A32_FLOAT",
