@@ -21,7 +21,8 @@ SKIP = {"line_last_pixel"}
 
 RAST_DEFAULTS = {"half_pixel_center": True, "front_ccw": False, "flatshade_first": False,
                  "flatshade": False, "cull_face": "PIPE_FACE_NONE", "light_twoside": False,
-                 "clamp_fragment_color": False}
+                 "clamp_fragment_color": False, "line_width": 1.0, "point_size": 1.0,
+                 "clip_halfz": False}
 
 
 def rast(key, fn):
@@ -72,6 +73,9 @@ MUTATIONS = {
     "cullback": rast("cull_face", lambda v: "PIPE_FACE_BACK"),
     "twoside": rast("light_twoside", lambda v: True),
     "clampfrag": rast("clamp_fragment_color", lambda v: True),
+    "lw3": rast("line_width", lambda v: 3.0),
+    "ps5": rast("point_size", lambda v: 5.0),
+    "halfz": rast("clip_halfz", lambda v: True),
     "bgra": retarget("PIPE_FORMAT_R8G8B8A8_UNORM", "PIPE_FORMAT_B8G8R8A8_UNORM",
                      "PIPE_BIND_RENDER_TARGET"),
     "rt16f": retarget("PIPE_FORMAT_R8G8B8A8_UNORM", "PIPE_FORMAT_R16G16B16A16_FLOAT",
