@@ -22,7 +22,8 @@ SKIP = {"line_last_pixel"}
 RAST_DEFAULTS = {"half_pixel_center": True, "front_ccw": False, "flatshade_first": False,
                  "flatshade": False, "cull_face": "PIPE_FACE_NONE", "light_twoside": False,
                  "clamp_fragment_color": False, "line_width": 1.0, "point_size": 1.0,
-                 "clip_halfz": False}
+                 "clip_halfz": False, "offset_tri": False, "offset_units": 0.0,
+                 "offset_scale": 0.0, "scissor": False, "depth_clamp": False}
 
 
 def rast(key, fn):
@@ -38,6 +39,18 @@ def rast(key, fn):
                     changed = True
         return changed
     return mutate
+
+
+def scissor(scene):
+    """Scissor on, to a rectangle inset a quarter of the framebuffer."""
+    fb = next((c for c in scene["calls"] if c.get("op") == "set_framebuffer_state"), None)
+    if fb is None or not rast("scissor", lambda v: True)(scene):
+        return False
+    w, h = fb["width"], fb["height"]
+    at = scene["calls"].index(fb) + 1
+    scene["calls"].insert(at, {"op": "set_scissor_states", "start_slot": 0, "scissors": [
+        {"minx": w // 4, "miny": h // 4, "maxx": w - w // 5, "maxy": h - h // 6}]})
+    return True
 
 
 def retarget(old, new, bind):
@@ -73,6 +86,10 @@ MUTATIONS = {
     "cullback": rast("cull_face", lambda v: "PIPE_FACE_BACK"),
     "twoside": rast("light_twoside", lambda v: True),
     "clampfrag": rast("clamp_fragment_color", lambda v: True),
+    "offset": lambda scene: (rast("offset_tri", lambda v: True)(scene)
+                             | rast("offset_units", lambda v: 2.0)(scene)
+                             | rast("offset_scale", lambda v: 1.5)(scene)),
+    "scissor": lambda scene: scissor(scene),
     "lw3": rast("line_width", lambda v: 3.0),
     "ps5": rast("point_size", lambda v: 5.0),
     "halfz": rast("clip_halfz", lambda v: True),
