@@ -134,34 +134,35 @@ fn a_malformed_scene_file_is_reported_not_rendered() {
     assert!(!dir.join("frame_0000.png").exists());
 }
 
+/// One 160x120 headless frame of the default scene at t = 1 s, with the
+/// extra flags `extra` (`name` keeps runs apart).
+fn one_frame(name: &str, extra: &[&str]) -> Image {
+    let dir = scratch_dir(name);
+    let mut args = vec![
+        "--frames",
+        "1",
+        "--width",
+        "160",
+        "--height",
+        "120",
+        "--threads",
+        "2",
+        "--time",
+        "1.0",
+    ];
+    args.extend_from_slice(extra);
+    render_headless(&dir, &args);
+    Image::load(&dir.join("frame_0000.png"))
+}
+
 /// The custom pipeline system (examples/custom_system.rs) visibly changes
 /// the output: with `--overdraw` the frame is the heat-map — black where
 /// nothing was rasterized, blue/green/yellow/red by fragment count — not
 /// the lit mesh.
 #[test]
 fn overdraw_system_replaces_the_image_with_a_heat_map() {
-    let args = |extra: &'static [&'static str]| {
-        let mut v = vec![
-            "--frames",
-            "1",
-            "--width",
-            "160",
-            "--height",
-            "120",
-            "--threads",
-            "2",
-            "--time",
-            "1.0",
-        ];
-        v.extend_from_slice(extra);
-        v
-    };
-    let plain_dir = scratch_dir("overdraw-off");
-    render_headless(&plain_dir, &args(&[]));
-    let heat_dir = scratch_dir("overdraw-on");
-    render_headless(&heat_dir, &args(&["--overdraw"]));
-    let plain = Image::load(&plain_dir.join("frame_0000.png"));
-    let heat = Image::load(&heat_dir.join("frame_0000.png"));
+    let plain = one_frame("overdraw-off", &[]);
+    let heat = one_frame("overdraw-on", &["--overdraw"]);
     assert_ne!(plain.rgba, heat.rgba, "--overdraw changed nothing");
     let px = heat.region([0, 0, 160, 120]);
     // Background: nothing rasterized, black.
@@ -183,28 +184,8 @@ fn overdraw_system_replaces_the_image_with_a_heat_map() {
 /// background), not an error.
 #[test]
 fn msaa_frames_resolve_with_smoothed_edges() {
-    let args = |extra: &'static [&'static str]| {
-        let mut v = vec![
-            "--frames",
-            "1",
-            "--width",
-            "160",
-            "--height",
-            "120",
-            "--threads",
-            "2",
-            "--time",
-            "1.0",
-        ];
-        v.extend_from_slice(extra);
-        v
-    };
-    let plain_dir = scratch_dir("msaa-off");
-    render_headless(&plain_dir, &args(&[]));
-    let msaa_dir = scratch_dir("msaa-on");
-    render_headless(&msaa_dir, &args(&["--msaa"]));
-    let plain = Image::load(&plain_dir.join("frame_0000.png"));
-    let msaa = Image::load(&msaa_dir.join("frame_0000.png"));
+    let plain = one_frame("msaa-off", &[]);
+    let msaa = one_frame("msaa-on", &["--msaa"]);
     assert_ne!(plain.rgba, msaa.rgba, "--msaa changed nothing");
     let (p, m) = (
         distinct_colors(&plain.region([0, 0, 160, 120])),
