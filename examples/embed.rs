@@ -344,16 +344,26 @@ fn main() {
         frame.pixels.len()
     );
     if let Some(path) = out {
-        let bytes: Vec<u8> = frame.pixels.iter().flat_map(|p| p.to_le_bytes()).collect();
-        let file = std::fs::File::create(&path).expect("create output");
-        let mut enc = png::Encoder::new(std::io::BufWriter::new(file), frame.width, frame.height);
-        enc.set_color(png::ColorType::Rgba);
-        enc.set_depth(png::BitDepth::Eight);
-        enc.write_header()
-            .and_then(|mut w| w.write_image_data(&bytes))
-            .expect("write png");
+        if let Err(e) = write_png(&path, &frame) {
+            eprintln!("embed: {path}: {e}");
+            std::process::exit(4);
+        }
         println!("embed: wrote {path}");
     }
+}
+
+/// The host frame as an RGBA PNG at `path` (its directory created).
+fn write_png(path: &str, frame: &HostFrame) -> Result<(), Box<dyn std::error::Error>> {
+    if let Some(dir) = std::path::Path::new(path).parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let bytes: Vec<u8> = frame.pixels.iter().flat_map(|p| p.to_le_bytes()).collect();
+    let file = std::fs::File::create(path)?;
+    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), frame.width, frame.height);
+    enc.set_color(png::ColorType::Rgba);
+    enc.set_depth(png::BitDepth::Eight);
+    enc.write_header()?.write_image_data(&bytes)?;
+    Ok(())
 }
 
 #[cfg(test)]
