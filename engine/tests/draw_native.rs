@@ -190,10 +190,15 @@ impl Scene {
     }
 
     fn clear(&mut self) {
+        self.clear_to([0.0, 0.0, 0.0, 1.0]);
+    }
+
+    /// Clears colour to `color`, depth to 1 and stencil to 0.
+    fn clear_to(&mut self, color: [f32; 4]) {
         self.ctx
             .clear(
                 ClearFlags::COLOR | ClearFlags::DEPTHSTENCIL,
-                &ColorUnion::float([0.0, 0.0, 0.0, 1.0]),
+                &ColorUnion::float(color),
                 1.0,
                 0,
             )
@@ -455,14 +460,7 @@ fn out_of_range_reads_are_zeros_and_never_crash() {
     };
     // VB 1 bound 16 bytes in: every vertex's colour is past its end.
     s.ctx.set_vertex_buffers(0, &vbs(16, 16)).unwrap();
-    s.ctx
-        .clear(
-            ClearFlags::COLOR | ClearFlags::DEPTHSTENCIL,
-            &ColorUnion::float(RED),
-            1.0,
-            0,
-        )
-        .unwrap();
+    s.clear_to(RED);
     s.draw(PrimType::Triangles, 3);
     assert_eq!(
         s.pixel(10, 10),
@@ -471,14 +469,7 @@ fn out_of_range_reads_are_zeros_and_never_crash() {
     );
     // Stride 0 makes every vertex read the one in-range colour.
     s.ctx.set_vertex_buffers(0, &vbs(0, 0)).unwrap();
-    s.ctx
-        .clear(
-            ClearFlags::COLOR | ClearFlags::DEPTHSTENCIL,
-            &ColorUnion::float(RED),
-            1.0,
-            0,
-        )
-        .unwrap();
+    s.clear_to(RED);
     s.draw(PrimType::Triangles, 3);
     assert_eq!(s.pixel(10, 10), [255, 255, 255, 255]);
 
@@ -498,14 +489,7 @@ fn out_of_range_reads_are_zeros_and_never_crash() {
         }))
         .unwrap();
     let indexed = |s: &mut Scene, count, max_index, start| {
-        s.ctx
-            .clear(
-                ClearFlags::COLOR | ClearFlags::DEPTHSTENCIL,
-                &ColorUnion::float(RED),
-                1.0,
-                0,
-            )
-            .unwrap();
+        s.clear_to(RED);
         s.ctx
             .draw_vbo(&DrawInfo {
                 mode: PrimType::Triangles,
