@@ -18,11 +18,11 @@ use ferropipe_components::batch::{ClearValue, StateBlock};
 use ferropipe_components::enums::{BlendFactor, BlendFunc, ClearFlags, Func, LogicOp, StencilOp};
 use ferropipe_components::format::{ChannelType, Format, FormatDesc, FormatKind};
 use ferropipe_components::pack;
-use ferropipe_components::shader::{
-    FRAG_LANE_X, FRAG_LANE_Y, LANES, Lanes, Semantic, ShaderInfo, ULanes,
-};
+use ferropipe_components::shader::{FRAG_LANE_X, FRAG_LANE_Y, LANES, Lanes, Semantic, ShaderInfo};
 use ferropipe_components::state::{MAX_COLOR_BUFS, RtBlendState, StencilState};
 use ferropipe_components::view::Surface;
+
+mod unorm8;
 
 // ---------------------------------------------------------------------------
 // Formats
@@ -1091,33 +1091,41 @@ pub fn store_batch(plan: &MergePlan, targets: &Targets, groups: &[StoreGroup], o
             ColorFormat::Unorm8x4 { byte, srgb: false } if plan.logicop.is_none() => Some(byte),
             _ => None,
         };
-        for (g, grp) in groups.iter().enumerate() {
-            if grp.mask == 0 {
-                continue;
-            }
+        let generic = |g: usize, grp: &StoreGroup| {
             let src = quad(slot, g);
             let src1 = rt.slot1.map_or([Lanes::ZERO; 4], |s| quad(s, g));
-            if let Some(byte) = unorm8
-                && let Some(rows) = target.mem.group_rows32(grp.x, grp.y)
-            {
-                let args = Unorm8Group {
-                    byte,
-                    mask: grp.mask,
-                    colormask,
-                    blending,
-                };
-                store_unorm8_group(&rt.blend, target, rows, &args, &src, &src1, &cc);
-            } else {
-                let args = GroupStore {
-                    gx: grp.x,
-                    gy: grp.y,
-                    mask: grp.mask,
-                    colormask,
-                    blending,
-                    clamp,
-                    logicop: plan.logicop,
-                };
-                store_group_generic(&rt.blend, target, &args, &src, &src1, &cc);
+            let args = GroupStore {
+                gx: grp.x,
+                gy: grp.y,
+                mask: grp.mask,
+                colormask,
+                blending,
+                clamp,
+                logicop: plan.logicop,
+            };
+            store_group_generic(&rt.blend, target, &args, &src, &src1, &cc);
+        };
+        if let Some(byte) = unorm8 {
+            let u8plan = unorm8::Unorm8Plan::new(&rt.blend, byte, colormask, blending);
+            let batch = unorm8::Unorm8Batch {
+                target,
+                rt: &rt.blend,
+                groups,
+                outputs,
+                slot,
+                slot1: rt.slot1,
+                cc,
+            };
+            let mut leftover = Vec::new();
+            unorm8::store_batch_unorm8(&u8plan, &batch, &mut leftover);
+            for g in leftover {
+                generic(g, &groups[g]);
+            }
+            continue;
+        }
+        for (g, grp) in groups.iter().enumerate() {
+            if grp.mask != 0 {
+                generic(g, grp);
             }
         }
     }
@@ -1178,80 +1186,6 @@ fn store_group_generic(
             write_color(target, px, v, g.colormask, g.logicop);
         }
     }
-}
-
-/// How an 8-bit RGBA-family group store goes.
-struct Unorm8Group {
-    /// Byte of the pixel holding channel R, G, B, A (255: absent).
-    byte: [u8; 4],
-    mask: u8,
-    colormask: u8,
-    blending: bool,
-}
-
-/// The 8-bit unorm fast path: the group's eight 32-bit pixels in two
-/// 16-byte row loads, channels unpacked to f32 lanes, blended, repacked with
-/// one SIMD round per channel and merged under the lane and colour masks.
-#[inline]
-fn store_unorm8_group(
-    blend_state: &RtBlendState,
-    target: &ColorTarget,
-    rows: (usize, usize),
-    g: &Unorm8Group,
-    src: &Quad,
-    src1: &Quad,
-    cc: &Quad,
-) {
-    let full_mask = g.mask == 0xff;
-    let mut write_bits = 0u32;
-    for c in 0..4 {
-        if g.byte[c] != 255 && g.colormask & (1 << c) != 0 {
-            write_bits |= 0xff << (8 * g.byte[c] as u32);
-        }
-    }
-    let need_old = g.blending || !full_mask || write_bits != target_bits(g.byte);
-    let old = if need_old {
-        // SAFETY: rows from group_rows32; tile jobs own disjoint pixels.
-        ULanes::new(unsafe { target.mem.load_group32(rows) })
-    } else {
-        ULanes::ZERO
-    };
-    let result = if g.blending {
-        let inv = Lanes::splat(1.0 / 255.0);
-        let dst: Quad = std::array::from_fn(|c| {
-            if g.byte[c] == 255 {
-                if c == 3 { Lanes::ONE } else { Lanes::ZERO }
-            } else {
-                let v = old.unbounded_shr_scalar(8 * g.byte[c] as u32) & ULanes::splat(0xff);
-                Lanes::from_i32x8(wide::bytemuck::cast(v)) * inv
-            }
-        });
-        blend(blend_state, src, src1, &dst, cc)
-    } else {
-        *src
-    };
-    let mut new = ULanes::ZERO;
-    for c in 0..4 {
-        if g.byte[c] == 255 || g.colormask & (1 << c) == 0 {
-            continue;
-        }
-        // fast_max(x, 0) is vmaxps(x, 0): NaN -> 0, as unorm packing wants.
-        let v = (result[c].fast_max(Lanes::ZERO).fast_min(Lanes::ONE) * Lanes::splat(255.0))
-            .fast_round_int();
-        new |= v.cast_unsigned().unbounded_shl_scalar(8 * g.byte[c] as u32);
-    }
-    let lane_mask: ULanes = wide::bytemuck::cast(crate::fragment::mask_lanes(g.mask));
-    let w = lane_mask & ULanes::splat(write_bits);
-    let out = (new & w) | (old & !w);
-    // SAFETY: as above.
-    unsafe { target.mem.store_group32(rows, out.to_array()) };
-}
-
-/// Bits of a 32-bit pixel that hold channels.
-fn target_bits(byte: [u8; 4]) -> u32 {
-    byte.iter()
-        .filter(|&&b| b != 255)
-        .fold(0, |m, &b| m | 0xff << (8 * b as u32))
 }
 
 fn target_is_unorm(t: &ColorTarget) -> bool {
