@@ -250,7 +250,17 @@ pub fn shade_batch(
             let (dx, dy) = group_offsets(g, prim);
             (dx + sx, dy + sy)
         };
-        if needs_w || needs_fc {
+        // A primitive whose vertices share w (2D, orthographic, and every
+        // quad drawn flat to the screen) has a constant 1/w plane: w is
+        // one division per run instead of one per group, and a perspective
+        // attribute that is also constant is filled, not evaluated.  Both
+        // give the same bits as the general loops (the gradient terms are
+        // exact zeros).
+        let flat_plane = |p: &Plane| p.dadx == 0.0 && p.dady == 0.0;
+        let const_w = needs_w && flat_plane(&planes[1]);
+        if const_w && !needs_fc {
+            w[start..end].fill(Lanes::ONE / Lanes::splat(planes[1].a0));
+        } else if needs_w || needs_fc {
             let p = &planes[1];
             for (k, g) in run.iter().enumerate() {
                 let (dx, dy) = offsets(g);
@@ -280,6 +290,10 @@ pub fn shade_batch(
                         let p = &planes[plane + c];
                         match interp {
                             Interpolation::Flat => row.fill(Lanes::splat(p.a0)),
+                            Interpolation::Linear if flat_plane(p) => row.fill(Lanes::splat(p.a0)),
+                            Interpolation::Perspective if const_w && flat_plane(p) => {
+                                row.fill(Lanes::splat(p.a0) * w[start]);
+                            }
                             Interpolation::Linear => {
                                 for (v, g) in row.iter_mut().zip(run) {
                                     let (dx, dy) = offsets(g);

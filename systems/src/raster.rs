@@ -571,6 +571,7 @@ fn shade_and_merge(
     let multisample = ds.ms_offsets.is_some();
     let color0 = ds.merge.rts.first().and_then(|rt| rt.slot);
     let a2c = multisample && ds.block.blend.alpha_to_coverage;
+    let (mut last_prim, mut command, mut passed_sum) = (None, 0, 0u64);
     for (g, grp) in batch.groups.iter().enumerate() {
         let mut mask = grp.mask;
         if alpha {
@@ -625,14 +626,31 @@ fn shade_and_merge(
                 Some(sm) => sm.iter().map(|m| (m & mask).count_ones()).sum(),
                 None => mask.count_ones(),
             };
-            let command = batch.prim(ctx.jobs, grp.prim).0.command;
-            count(stats, command, 0, passed as u64);
+            // Consecutive groups share a primitive: look its command up
+            // once per run (the lookup was a third of this loop).
+            // The sum stays in a register until the command changes (a
+            // read-modify-write of the stats entry per group was a
+            // store-forwarding chain).
+            if last_prim != Some(grp.prim) {
+                last_prim = Some(grp.prim);
+                let c = batch.prim(ctx.jobs, grp.prim).0.command;
+                if c != command {
+                    if passed_sum > 0 {
+                        count(stats, command, 0, passed_sum);
+                    }
+                    (command, passed_sum) = (c, 0);
+                }
+            }
+            passed_sum += passed as u64;
         }
         stores.push(StoreGroup {
             x: grp.x,
             y: grp.y,
             mask,
         });
+    }
+    if passed_sum > 0 {
+        count(stats, command, 0, passed_sum);
     }
     if multisample && ds.block.blend.alpha_to_one {
         for rt in &ds.merge.rts {
