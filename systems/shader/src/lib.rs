@@ -25,6 +25,7 @@
 //! group) and plug in behind [`CompiledShader`] without changes to the front
 //! end.
 
+pub mod copies;
 pub mod exec;
 pub mod front;
 pub mod ir;
@@ -94,6 +95,9 @@ impl ShaderError {
 #[derive(Debug)]
 pub struct CompiledShader {
     program: LaneProgram,
+    /// Set when the program only moves inputs to outputs
+    /// ([`copies::interface_copies`]): it then runs as row copies.
+    copies: Option<copies::Copies>,
 }
 
 impl CompiledShader {
@@ -129,7 +133,11 @@ pub fn compile(
         lower::lower_entry(&parsed.module, &parsed.info, entry, semantics)
     }));
     match compiled {
-        Ok(program) => Ok(CompiledShader { program: program? }),
+        Ok(program) => {
+            let program = program?;
+            let copies = copies::interface_copies(&program);
+            Ok(CompiledShader { program, copies })
+        }
         Err(panic) => {
             let what = panic
                 .downcast_ref::<&str>()
@@ -181,6 +189,10 @@ impl VertexShader for CompiledShader {
     }
 
     fn run(&self, resources: &ShaderResources<'_>, io: &mut VertexIo<'_>) {
+        if let Some(c) = &self.copies {
+            copies::run_copies(c, io.groups, io.inputs, io.outputs);
+            return;
+        }
         let mut call = exec::CallIo {
             resources,
             groups: io.groups,
@@ -202,6 +214,10 @@ impl FragmentShader for CompiledShader {
     }
 
     fn run(&self, resources: &ShaderResources<'_>, io: &mut FragmentIo<'_>) {
+        if let Some(c) = &self.copies {
+            copies::run_copies(c, io.groups, io.inputs, io.outputs);
+            return;
+        }
         let mut call = exec::CallIo {
             resources,
             groups: io.groups,
