@@ -37,7 +37,8 @@ use ferropipe_components::shader::{
 use crate::bin::TileGrid;
 use crate::derived::{DerivedState, Rect};
 use crate::fragment::{
-    BatchPrimRef, FragBatch, FragGroup, clamp_depth, group_depth, sample_depth, shade_batch,
+    BatchPrimRef, FragBatch, FragGroup, MAX_BATCH_GROUPS, clamp_depth, group_depth, sample_depth,
+    shade_batch,
 };
 use crate::merge::{
     GroupColors, StoreGroup, Targets, alpha_test, clear_color, clear_depth_stencil,
@@ -408,6 +409,31 @@ fn raster_entry(
     let planes = &job.prims.planes[p.planes as usize..];
     let early = ds.early_depth && ds.uses_depth_stencil();
     let mut pi = batch.push_prim(prim_ref);
+    if !early && !multisampled {
+        // No per-group test before shading: groups go to the batch in
+        // runs as long as the batch has room (the general loop below kept
+        // its many flags in stack slots, ~15 % of blend_overdraw).
+        let mut rest = &coverage[..];
+        while !rest.is_empty() {
+            let room = MAX_BATCH_GROUPS - batch.groups.len();
+            let (now, later) = rest.split_at(room.min(rest.len()));
+            batch
+                .groups
+                .extend(now.iter().filter(|c| c.mask != 0).map(|c| FragGroup {
+                    x: c.x,
+                    y: c.y,
+                    mask: c.mask,
+                    prim: pi,
+                }));
+            rest = later;
+            if batch.is_full() {
+                flush_batch(ctx, batch, stats);
+                batch.state = Some(p.state);
+                pi = batch.push_prim(prim_ref);
+            }
+        }
+        return;
+    }
     for (i, cov) in coverage.iter().enumerate() {
         if cov.mask == 0 {
             continue;
@@ -544,6 +570,46 @@ fn flush_batch(ctx: &TileContext<'_>, batch: &mut FragBatch, stats: &mut Vec<Til
     batch.clear();
 }
 
+/// Samples passed, summed per command over consecutive groups: the
+/// command is looked up once per run of one primitive's groups and the sum
+/// stays in a register (a read-modify-write of the stats entry per group
+/// was a store-forwarding chain).
+#[derive(Default)]
+struct PassedCount {
+    prim: Option<u16>,
+    command: u32,
+    sum: u64,
+}
+
+impl PassedCount {
+    #[inline(always)]
+    fn add(
+        &mut self,
+        batch: &FragBatch,
+        jobs: &[BinnedJob],
+        prim: u16,
+        passed: u32,
+        stats: &mut Vec<TileCount>,
+    ) {
+        if self.prim != Some(prim) {
+            self.prim = Some(prim);
+            let c = batch.prim(jobs, prim).0.command;
+            if c != self.command {
+                self.finish(stats);
+                self.command = c;
+            }
+        }
+        self.sum += passed as u64;
+    }
+
+    fn finish(&mut self, stats: &mut Vec<TileCount>) {
+        if self.sum > 0 {
+            count(stats, self.command, 0, self.sum);
+            self.sum = 0;
+        }
+    }
+}
+
 /// Shades the batch (its groups' masks, `sample_offset`) and runs the
 /// merge: alpha test, alpha to coverage, late depth, counts, stores.
 fn shade_and_merge(
@@ -571,8 +637,23 @@ fn shade_and_merge(
     let multisample = ds.ms_offsets.is_some();
     let color0 = ds.merge.rts.first().and_then(|rt| rt.slot);
     let a2c = multisample && ds.block.blend.alpha_to_coverage;
-    let (mut last_prim, mut command, mut passed_sum) = (None, 0, 0u64);
-    for (g, grp) in batch.groups.iter().enumerate() {
+    let mut passed_count = PassedCount::default();
+    let simple = !alpha && !a2c && late_depth.is_none() && ds.fb_samples <= 1;
+    // Nothing can remove lanes after shading: the groups are the stores.
+    let groups: &[FragGroup] = if simple { &[] } else { &batch.groups };
+    if simple {
+        stores.extend(batch.groups.iter().map(|g| StoreGroup {
+            x: g.x,
+            y: g.y,
+            mask: g.mask,
+        }));
+        if !early {
+            for grp in &batch.groups {
+                passed_count.add(batch, ctx.jobs, grp.prim, grp.mask.count_ones(), stats);
+            }
+        }
+    }
+    for (g, grp) in groups.iter().enumerate() {
         let mut mask = grp.mask;
         if alpha {
             let colors = GroupColors {
@@ -626,22 +707,7 @@ fn shade_and_merge(
                 Some(sm) => sm.iter().map(|m| (m & mask).count_ones()).sum(),
                 None => mask.count_ones(),
             };
-            // Consecutive groups share a primitive: look its command up
-            // once per run (the lookup was a third of this loop).
-            // The sum stays in a register until the command changes (a
-            // read-modify-write of the stats entry per group was a
-            // store-forwarding chain).
-            if last_prim != Some(grp.prim) {
-                last_prim = Some(grp.prim);
-                let c = batch.prim(ctx.jobs, grp.prim).0.command;
-                if c != command {
-                    if passed_sum > 0 {
-                        count(stats, command, 0, passed_sum);
-                    }
-                    (command, passed_sum) = (c, 0);
-                }
-            }
-            passed_sum += passed as u64;
+            passed_count.add(batch, ctx.jobs, grp.prim, passed, stats);
         }
         stores.push(StoreGroup {
             x: grp.x,
@@ -649,9 +715,7 @@ fn shade_and_merge(
             mask,
         });
     }
-    if passed_sum > 0 {
-        count(stats, command, 0, passed_sum);
-    }
+    passed_count.finish(stats);
     if multisample && ds.block.blend.alpha_to_one {
         for rt in &ds.merge.rts {
             if let Some(slot) = rt.slot {
