@@ -314,6 +314,16 @@ impl<'a> Texture<'a> {
             Some(s) => s,
             None => default_sampler(),
         };
+        // The textured-surface fast path: implicit derivatives, one level
+        // choice per quad, bilinear in SIMD (no anisotropy, no comparison).
+        if s.max_anisotropy <= 1
+            && !(s.compare_mode == TexCompareMode::RToTexture && self.depth)
+            && let Some(quads) = self.quad_lods(s, args)
+            && self.use_aos(s, args)
+            && let Some(out) = self.sample_bilinear_quads(s, &quads, &args.coord, args.offset)
+        {
+            return out;
+        }
         // anisotropic filtering replaces the LOD and takes several probes
         let aniso = self.anisotropy(s, args);
         let lods = match &aniso {
@@ -471,8 +481,10 @@ impl<'a> Texture<'a> {
     /// The common textured-surface case of [`Self::sample_aos`] in SIMD
     /// across the 8 lanes: a 2D view of a 4-byte UNORM8 format, bilinear,
     /// REPEAT (power-of-two size) or CLAMP_TO_EDGE, normalized coordinates,
-    /// no texel offset, and one level (or one pair of levels) for all lanes.
-    /// The arithmetic is `wrap_linear_8` + `lerp8` lane for lane, so the
+    /// no texel offset, each lane at its own level or pair of levels (lanes
+    /// carry the level layout: requiring one level for all 8 lanes sent
+    /// every group whose two quads chose different levels to the scalar
+    /// path, ~10 % of textured_mesh).  The arithmetic is `wrap_linear_8` + `lerp8` lane for lane, so the
     /// result is bit-identical to the scalar path; `None` sends anything
     /// else (or coordinates beyond i32 after scaling, NaN) to it.
     ///
@@ -486,49 +498,94 @@ impl<'a> Texture<'a> {
         coords: &[[f32; LANES]; 3],
         offset: [i32; 3],
     ) -> Option<[Lanes; 4]> {
-        let l0 = lods[0];
-        let uniform = lods.iter().all(|l| {
-            l.level0 == l0.level0 && l.level1 == l0.level1 && l.filter == TexFilter::Linear
-        });
-        let wrap_ok = |w: TexWrap| matches!(w, TexWrap::Repeat | TexWrap::ClampToEdge);
-        if !uniform
-            || self.bpp != 4
-            || !matches!(
-                self.target,
-                TextureTarget::Texture2D | TextureTarget::TextureRect
-            )
-            || !s.normalized_coords
-            || offset != [0, 0, 0]
-            || !wrap_ok(s.wrap_s)
-            || !wrap_ok(s.wrap_t)
+        if !self.bilinear_simd_applies(s, offset)
+            || lods.iter().any(|l| l.filter != TexFilter::Linear)
         {
             return None;
         }
-        let level = |i: u32| &self.levels[(i as usize).min(self.levels.len() - 1)];
-        let lv0 = level(l0.level0);
-        let lv1 = level(l0.level1);
-        let pot = |n: u32| n.is_power_of_two();
-        for lv in [lv0, lv1] {
-            for (len, w) in [(lv.width, s.wrap_s), (lv.height, s.wrap_t)] {
-                if len == 0 || (w == TexWrap::Repeat && !pot(len)) {
-                    return None;
-                }
-            }
+        // Each lane may use its own level (the two quads of a group often
+        // pick different ones): the level's size, row stride and base
+        // offset travel as lanes.
+        let lv0 = self.lane_levels(s, lods.map(|l| l.level0))?;
+        let second = if lods.iter().any(|l| l.level1 != l.level0) {
+            let w = lods.map(|l| ((l.weight * 256.0) as i32).clamp(0, 255));
+            Some((self.lane_levels(s, lods.map(|l| l.level1))?, w))
+        } else {
+            None
+        };
+        self.filter_rgba8(s, &lv0, second.as_ref(), coords)
+    }
+
+    /// [`Self::sample_bilinear_2d_rgba8`] with one choice per 2x2 quad
+    /// (implicit derivatives, [`Self::quad_lods`]): the common textured
+    /// surface goes from derivatives to filtered texels without building
+    /// per-lane choice arrays (their copies were ~9 % of textured_mesh).
+    fn sample_bilinear_quads(
+        &self,
+        s: &SamplerState,
+        quads: &[LevelChoice; 2],
+        coords: &[Lanes; 3],
+        offset: [i32; 3],
+    ) -> Option<[Lanes; 4]> {
+        if !self.bilinear_simd_applies(s, offset)
+            || quads.iter().any(|l| l.filter != TexFilter::Linear)
+        {
+            return None;
         }
+        let lv0 = self.quad_levels(s, [quads[0].level0, quads[1].level0])?;
+        let second = if quads.iter().any(|l| l.level1 != l.level0) {
+            let w = |q: &LevelChoice| ((q.weight * 256.0) as i32).clamp(0, 255);
+            let (w0, w1) = (w(&quads[0]), w(&quads[1]));
+            let weights = std::array::from_fn(|l| if l < LANES / 2 { w0 } else { w1 });
+            Some((
+                self.quad_levels(s, [quads[0].level1, quads[1].level1])?,
+                weights,
+            ))
+        } else {
+            None
+        };
+        let coords = [coords[0].to_array(), coords[1].to_array(), [0.0; LANES]];
+        self.filter_rgba8(s, &lv0, second.as_ref(), &coords)
+    }
+
+    /// The sampler and view conditions of the SIMD bilinear path: a 2D
+    /// view of a 4-byte UNORM8 format, normalized coordinates, REPEAT or
+    /// CLAMP_TO_EDGE, no texel offset, data under 2 GiB (texel offsets are
+    /// computed in i32 lanes).
+    fn bilinear_simd_applies(&self, s: &SamplerState, offset: [i32; 3]) -> bool {
+        let wrap_ok = |w: TexWrap| matches!(w, TexWrap::Repeat | TexWrap::ClampToEdge);
+        self.bpp == 4
+            && matches!(
+                self.target,
+                TextureTarget::Texture2D | TextureTarget::TextureRect
+            )
+            && s.normalized_coords
+            && offset == [0, 0, 0]
+            && wrap_ok(s.wrap_s)
+            && wrap_ok(s.wrap_t)
+            && self.data.len() <= i32::MAX as usize
+    }
+
+    /// Bilinear texels at `lv0` (blended towards `second`'s levels by its
+    /// 8-bit weights), converted to floats and swizzled.
+    fn filter_rgba8(
+        &self,
+        s: &SamplerState,
+        lv0: &LaneLevels,
+        second: Option<&(LaneLevels, [i32; LANES])>,
+        coords: &[[f32; LANES]; 3],
+    ) -> Option<[Lanes; 4]> {
         let cx = f32x8::new(coords[0]);
         let cy = f32x8::new(coords[1]);
-        let t0 = self.bilinear_level_rgba8(s, lv0, l0.level0, cx, cy)?;
+        let t0 = self.bilinear_level_rgba8(s, lv0, cx, cy)?;
         // Explicit indexing below, not `array::from_fn` / `map`: those
         // closures over SIMD arrays did not inline and cost 11 % of
         // textured_mesh on their own.
         let mut texels = t0;
-        if l0.level1 != l0.level0 {
-            let t1 = self.bilinear_level_rgba8(s, lv1, l0.level1, cx, cy)?;
-            let mut w = [0i32; LANES];
-            for l in 0..LANES {
-                w[l] = ((lods[l].weight * 256.0) as i32).clamp(0, 255);
-            }
-            let w = i32x8::new(w);
+        if let Some((lv1, w)) = second {
+            let t1 = self.bilinear_level_rgba8(s, lv1, cx, cy)?;
+            // A lane with one level lerps between equal texels: no change.
+            let w = i32x8::new(*w);
             for k in 0..4 {
                 texels[k] = lerp8x8(t0[k], t1[k], w);
             }
@@ -553,18 +610,63 @@ impl<'a> Texture<'a> {
         Some([pick(sw[0]), pick(sw[1]), pick(sw[2]), pick(sw[3])])
     }
 
-    /// Bilinear filtering of one level for 8 lanes: the stored bytes of
-    /// each channel, filtered in 8.8 fixed point (0..=255 per lane).
+    /// [`Self::lane_levels`] for one level per quad.  Built as whole
+    /// registers: writing halves and reading the struct back as 32-byte
+    /// vectors was a store-forwarding stall (~9 % of textured_mesh).
+    #[inline]
+    fn quad_levels(&self, s: &SamplerState, levels: [u32; 2]) -> Option<LaneLevels> {
+        let lv = |q: usize| &self.levels[(levels[q] as usize).min(self.levels.len() - 1)];
+        let (a, b) = (lv(0), lv(1));
+        if !level_fits_simd(a, s) || !level_fits_simd(b, s) {
+            return None;
+        }
+        let halves = |x: usize, y: usize| {
+            let (x, y) = (x as i32, y as i32);
+            i32x8::new([x, x, x, x, y, y, y, y])
+        };
+        let base = |l: &LevelLayout| l.offset + self.first_layer as usize * l.slice_stride;
+        Some(LaneLevels {
+            width: halves(a.width as usize, b.width as usize),
+            height: halves(a.height as usize, b.height as usize),
+            row_stride: halves(a.row_stride, b.row_stride),
+            base: halves(base(a), base(b)),
+        })
+    }
+
+    /// Size, row stride and base offset of each lane's level, or `None`
+    /// when one of them cannot take the SIMD path (empty, or REPEAT on a
+    /// size that is not a power of two).
+    fn lane_levels(&self, s: &SamplerState, levels: [u32; LANES]) -> Option<LaneLevels> {
+        let mut out = [[0i32; LANES]; 4];
+        for l in 0..LANES {
+            let lv = &self.levels[(levels[l] as usize).min(self.levels.len() - 1)];
+            if !level_fits_simd(lv, s) {
+                return None;
+            }
+            out[0][l] = lv.width as i32;
+            out[1][l] = lv.height as i32;
+            out[2][l] = lv.row_stride as i32;
+            out[3][l] = (lv.offset + self.first_layer as usize * lv.slice_stride) as i32;
+        }
+        Some(LaneLevels {
+            width: i32x8::new(out[0]),
+            height: i32x8::new(out[1]),
+            row_stride: i32x8::new(out[2]),
+            base: i32x8::new(out[3]),
+        })
+    }
+
+    /// Bilinear filtering for 8 lanes, each at its own level: the stored
+    /// bytes of each channel, filtered in 8.8 fixed point (0..=255).
     fn bilinear_level_rgba8(
         &self,
         s: &SamplerState,
-        lv: &LevelLayout,
-        level: u32,
+        lv: &LaneLevels,
         cx: f32x8,
         cy: f32x8,
     ) -> Option<[i32x8; 4]> {
-        let axis = |c: f32x8, len: u32, wrap: TexWrap| -> Option<(i32x8, i32x8, i32x8)> {
-            let scaled = c * f32x8::splat((len as i32 * 256) as f32);
+        let axis = |c: f32x8, len: i32x8, wrap: TexWrap| -> Option<(i32x8, i32x8, i32x8)> {
+            let scaled = c * (len * i32x8::splat(256)).round_float();
             // Outside i32 (or NaN) the scalar cast saturates where the
             // SIMD conversion does not: leave those to the scalar path.
             let limit = f32x8::splat(2147483520.0);
@@ -574,8 +676,7 @@ impl<'a> Texture<'a> {
             let u = scaled.round_int() - i32x8::splat(128);
             let i0: i32x8 = u >> 8_i32;
             let w = u & i32x8::splat(255);
-            let len = len as i32;
-            let last = i32x8::splat(len - 1);
+            let last = len - i32x8::ONE;
             Some(if wrap == TexWrap::Repeat {
                 let i0 = i0 & last;
                 (i0, (i0 + i32x8::ONE) & last, w)
@@ -587,22 +688,30 @@ impl<'a> Texture<'a> {
         };
         let (x0, x1, wx) = axis(cx, lv.width, s.wrap_s)?;
         let (y0, y1, wy) = axis(cy, lv.height, s.wrap_t)?;
-        let _ = level;
-        let base = lv.offset + self.first_layer as usize * lv.slice_stride;
-        let (x0, x1, y0, y1) = (x0.to_array(), x1.to_array(), y0.to_array(), y1.to_array());
-        let fetch = |x: i32, y: i32| -> u32 {
-            let off = base + y as u32 as usize * lv.row_stride + x as u32 as usize * 4;
+        // Byte offsets in lanes: indices are inside the level (wrapped or
+        // clamped above) and the data is under 2 GiB, so i32 holds them.
+        let (base, stride) = (lv.base, lv.row_stride);
+        let four = i32x8::splat(4);
+        let (r0, r1) = (base + y0 * stride, base + y1 * stride);
+        let (c0, c1) = (x0 * four, x1 * four);
+        let offs = [
+            (r0 + c0).to_array(),
+            (r0 + c1).to_array(),
+            (r1 + c0).to_array(),
+            (r1 + c1).to_array(),
+        ];
+        let fetch = |off: i32| -> i32 {
+            let off = off as u32 as usize;
             match self.data.get(off..off + 4) {
-                Some(px) => u32::from_le_bytes([px[0], px[1], px[2], px[3]]),
+                Some(px) => i32::from_le_bytes([px[0], px[1], px[2], px[3]]),
                 None => 0,
             }
         };
         let mut t = [[0i32; LANES]; 4];
-        for l in 0..LANES {
-            t[0][l] = fetch(x0[l], y0[l]) as i32;
-            t[1][l] = fetch(x1[l], y0[l]) as i32;
-            t[2][l] = fetch(x0[l], y1[l]) as i32;
-            t[3][l] = fetch(x1[l], y1[l]) as i32;
+        for k in 0..4 {
+            for l in 0..LANES {
+                t[k][l] = fetch(offs[k][l]);
+            }
         }
         let t = [
             i32x8::new(t[0]),
@@ -923,23 +1032,13 @@ impl<'a> Texture<'a> {
     // level of detail
 
     fn select_lods(&self, s: &SamplerState, args: &SampleArgs) -> [LevelChoice; LANES] {
-        let mip = s.min_mip_filter;
-        let first = self.first_level;
-        let last = self.last_level;
-        let no_lod = mip == TexMipFilter::None && s.min_img_filter == s.mag_img_filter;
-        if no_lod || self.target == TextureTarget::Buffer {
-            return [LevelChoice::single(first, s.mag_img_filter); LANES];
+        if let Some(quads) = self.quad_lods(s, args) {
+            let mut out = [quads[0]; LANES];
+            out[LANES / 2..].fill(quads[1]);
+            return out;
         }
-        // llvmpipe's static sampler flags (lp_sampler_static_sampler_state)
-        let min_max_equal = s.min_lod == s.max_lod;
-        let apply_min_lod = s.min_lod > 0.0;
-        let apply_max_lod = s.max_lod < MAX_TEXTURE_LEVELS - 1.0;
-        // the shortcut without post-log2 adjustments (lp_build_lod_selector)
-        let fast = matches!(args.lod, Lod::Implicit | Lod::Grad(..))
-            && s.lod_bias == 0.0
-            && !apply_min_lod
-            && !apply_max_lod;
-        // rho squared per lane (implicit: one value per quad)
+        let p = LodParams::new(self, s, args);
+        // rho squared per lane
         let rho2: [f32; LANES] = match args.lod {
             Lod::Level(_) => [0.0; LANES],
             Lod::Implicit | Lod::Bias(_) => self.rho2_implicit(s, &args.coord),
@@ -953,74 +1052,26 @@ impl<'a> Texture<'a> {
             Lod::Level(l) => Some(l.to_array()),
             _ => None,
         };
-        let choose = |l: usize| {
-            let (ipart, fpart, minify);
-            if min_max_equal {
-                let lod = s.min_lod;
-                minify = lod > 0.0;
-                (ipart, fpart) = split_lod(lod, mip);
-            } else if fast && explicit.is_none() && mip != TexMipFilter::Linear {
-                // lp_build_ilog2_sqrt: round(log2(sqrt(rho^2))) from the
-                // exponent alone
-                minify = rho2[l] > 1.0;
-                ipart = (exponent_mantissa(rho2[l]).0 + 1) >> 1;
-                fpart = 0.0;
-            } else {
-                let mut lod = match explicit {
-                    Some(e) => e[l],
-                    None => 0.5 * fast_log2(rho2[l]) + bias[l],
-                };
-                lod += s.lod_bias;
-                if apply_max_lod {
-                    lod = lod.min(s.max_lod);
-                }
-                if apply_min_lod {
-                    lod = lod.max(s.min_lod);
-                }
-                minify = lod > 0.0;
-                (ipart, fpart) = split_lod(lod, mip);
-            }
-            let filter = if minify {
-                s.min_img_filter
-            } else {
-                s.mag_img_filter
-            };
-            match mip {
-                TexMipFilter::None => LevelChoice::single(first, filter),
-                TexMipFilter::Nearest => {
-                    let level =
-                        (first as i64 + ipart as i64).clamp(first as i64, last as i64) as u32;
-                    LevelChoice::single(level, filter)
-                }
-                TexMipFilter::Linear => {
-                    let l0 = first as i64 + ipart as i64;
-                    if l0 < first as i64 {
-                        LevelChoice::single(first, filter)
-                    } else if l0 >= last as i64 {
-                        LevelChoice::single(last, filter)
-                    } else {
-                        LevelChoice {
-                            level0: l0 as u32,
-                            level1: l0 as u32 + 1,
-                            weight: fpart.clamp(0.0, 1.0),
-                            filter,
-                        }
-                    }
-                }
-            }
-        };
-        // Implicit derivatives give one rho per 2x2 quad and no per-lane
-        // bias: one choice per quad (select_lods was 17 % of
-        // textured_mesh when it ran per lane).
-        if matches!(args.lod, Lod::Implicit) {
-            let quads: [LevelChoice; LANES / 4] = std::array::from_fn(|q| choose(q * 4));
-            let mut out = [quads[0]; LANES];
-            for (l, o) in out.iter_mut().enumerate() {
-                *o = quads[l / 4];
-            }
-            return out;
+        std::array::from_fn(|l| p.choose(s, rho2[l], bias[l], explicit.map(|e| e[l])))
+    }
+
+    /// The level choice of each 2x2 quad (lanes 0-3, 4-7) when the LOD
+    /// comes from implicit derivatives: one `rho` per quad and no per-lane
+    /// bias, so one choice per quad (select_lods was 17 % of textured_mesh
+    /// when it ran per lane).  `None` for the other LOD sources.
+    fn quad_lods(&self, s: &SamplerState, args: &SampleArgs) -> Option<[LevelChoice; 2]> {
+        if !matches!(args.lod, Lod::Implicit) {
+            return None;
         }
-        std::array::from_fn(choose)
+        let p = LodParams::new(self, s, args);
+        if let Some(fixed) = p.fixed {
+            return Some([fixed; 2]);
+        }
+        let rho2 = self.rho2_implicit(s, &args.coord);
+        Some([
+            p.choose(s, rho2[0], 0.0, None),
+            p.choose(s, rho2[LANES / 2], 0.0, None),
+        ])
     }
 
     /// Texture size at the view's base level, per axis, as llvmpipe scales
@@ -1246,6 +1297,125 @@ struct Aniso {
     /// Major axis of the footprint in coordinate units.
     axis: [[f32; 2]; LANES],
     lod: [f32; LANES],
+}
+
+/// What the LOD selection of one lookup depends on besides `rho`:
+/// llvmpipe's static sampler flags (`lp_sampler_static_sampler_state`).
+struct LodParams {
+    mip: TexMipFilter,
+    first: u32,
+    last: u32,
+    /// One level for everything (no mipmapping and equal min/mag filters,
+    /// or a buffer).
+    fixed: Option<LevelChoice>,
+    min_max_equal: bool,
+    apply_min_lod: bool,
+    apply_max_lod: bool,
+    /// The shortcut without post-log2 adjustments (`lp_build_lod_selector`).
+    fast: bool,
+}
+
+impl LodParams {
+    fn new(t: &Texture<'_>, s: &SamplerState, args: &SampleArgs) -> Self {
+        let mip = s.min_mip_filter;
+        let no_lod = mip == TexMipFilter::None && s.min_img_filter == s.mag_img_filter;
+        let fixed = (no_lod || t.target == TextureTarget::Buffer)
+            .then(|| LevelChoice::single(t.first_level, s.mag_img_filter));
+        let apply_min_lod = s.min_lod > 0.0;
+        let apply_max_lod = s.max_lod < MAX_TEXTURE_LEVELS - 1.0;
+        LodParams {
+            mip,
+            first: t.first_level,
+            last: t.last_level,
+            fixed,
+            min_max_equal: s.min_lod == s.max_lod,
+            apply_min_lod,
+            apply_max_lod,
+            fast: matches!(args.lod, Lod::Implicit | Lod::Grad(..))
+                && s.lod_bias == 0.0
+                && !apply_min_lod
+                && !apply_max_lod,
+        }
+    }
+
+    /// The level(s) and filter for squared scale factor `rho2`, per-lane
+    /// bias `bias` and explicit LOD `explicit`.
+    #[inline]
+    fn choose(&self, s: &SamplerState, rho2: f32, bias: f32, explicit: Option<f32>) -> LevelChoice {
+        if let Some(fixed) = self.fixed {
+            return fixed;
+        }
+        let mip = self.mip;
+        let (ipart, fpart, minify);
+        if self.min_max_equal {
+            let lod = s.min_lod;
+            minify = lod > 0.0;
+            (ipart, fpart) = split_lod(lod, mip);
+        } else if self.fast && explicit.is_none() && mip != TexMipFilter::Linear {
+            // lp_build_ilog2_sqrt: round(log2(sqrt(rho^2))) from the
+            // exponent alone
+            minify = rho2 > 1.0;
+            ipart = (exponent_mantissa(rho2).0 + 1) >> 1;
+            fpart = 0.0;
+        } else {
+            let mut lod = match explicit {
+                Some(e) => e,
+                None => 0.5 * fast_log2(rho2) + bias,
+            };
+            lod += s.lod_bias;
+            if self.apply_max_lod {
+                lod = lod.min(s.max_lod);
+            }
+            if self.apply_min_lod {
+                lod = lod.max(s.min_lod);
+            }
+            minify = lod > 0.0;
+            (ipart, fpart) = split_lod(lod, mip);
+        }
+        let filter = if minify {
+            s.min_img_filter
+        } else {
+            s.mag_img_filter
+        };
+        let (first, last) = (self.first, self.last);
+        match mip {
+            TexMipFilter::None => LevelChoice::single(first, filter),
+            TexMipFilter::Nearest => {
+                let level = (first as i64 + ipart as i64).clamp(first as i64, last as i64) as u32;
+                LevelChoice::single(level, filter)
+            }
+            TexMipFilter::Linear => {
+                let l0 = first as i64 + ipart as i64;
+                if l0 < first as i64 {
+                    LevelChoice::single(first, filter)
+                } else if l0 >= last as i64 {
+                    LevelChoice::single(last, filter)
+                } else {
+                    LevelChoice {
+                        level0: l0 as u32,
+                        level1: l0 as u32 + 1,
+                        weight: fpart.clamp(0.0, 1.0),
+                        filter,
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Whether a level can take the SIMD bilinear path: not empty, and a
+/// power-of-two size on REPEAT axes (the wrap is a mask).
+fn level_fits_simd(lv: &LevelLayout, s: &SamplerState) -> bool {
+    let ok = |len: u32, w: TexWrap| len != 0 && (w != TexWrap::Repeat || len.is_power_of_two());
+    ok(lv.width, s.wrap_s) && ok(lv.height, s.wrap_t)
+}
+
+/// Per-lane level layout for the SIMD bilinear path.
+struct LaneLevels {
+    width: i32x8,
+    height: i32x8,
+    row_stride: i32x8,
+    base: i32x8,
 }
 
 /// Per-lane level choice.
@@ -1781,7 +1951,8 @@ mod tests {
     /// The SIMD bilinear path gives exactly the scalar path's bits: random
     /// coordinates (inside, outside, negative, on texel centres), REPEAT
     /// and CLAMP_TO_EDGE, one level and a blended pair of levels with
-    /// per-lane weights, RGBA8 and BGRA8 with a view swizzle.
+    /// per-lane weights, different levels per lane, RGBA8 and BGRA8 with a
+    /// view swizzle.
     #[test]
     fn simd_bilinear_matches_the_scalar_path() {
         let mut rng = 0x9e37_79b9u32;
@@ -1820,16 +1991,40 @@ mod tests {
                         std::array::from_fn(|_| coord()),
                         [0.0; LANES],
                     ];
-                    let (l0, l1) = [(0, 0), (1, 1), (0, 1), (1, 2)][round % 4];
-                    let lods: [LevelChoice; LANES] = std::array::from_fn(|l| LevelChoice {
-                        level0: l0,
-                        level1: l1,
-                        weight: if l0 == l1 { 0.0 } else { l as f32 / 7.0 },
-                        filter: TexFilter::Linear,
+                    let (l0, l1) = [(0, 0), (1, 1), (0, 1), (1, 2), (9, 9)][round % 5];
+                    let lods: [LevelChoice; LANES] = std::array::from_fn(|l| {
+                        // (9, 9): every lane its own levels, as when the two
+                        // quads of a group pick different ones.
+                        let (l0, l1) = if l0 == 9 {
+                            let a = next() % 3;
+                            (a, (a + next() % 2).min(2))
+                        } else {
+                            (l0, l1)
+                        };
+                        LevelChoice {
+                            level0: l0,
+                            level1: l1,
+                            weight: if l0 == l1 { 0.0 } else { l as f32 / 7.0 },
+                            filter: TexFilter::Linear,
+                        }
                     });
                     let fast = tex
                         .sample_bilinear_2d_rgba8(&s, &lods, &coords, [0; 3])
                         .expect("the fast path applies");
+                    // One choice per quad: the quad path agrees with the
+                    // lane path given the same choices.
+                    let quads = [lods[0], lods[LANES / 2]];
+                    let per_quad: [LevelChoice; LANES] =
+                        std::array::from_fn(|l| quads[l / (LANES / 2)]);
+                    let lanes3 = coords.map(f32x8::new);
+                    assert_eq!(
+                        tex.sample_bilinear_quads(&s, &quads, &lanes3, [0; 3])
+                            .expect("the quad path applies")
+                            .map(|v| v.to_array().map(f32::to_bits)),
+                        tex.sample_bilinear_2d_rgba8(&s, &per_quad, &coords, [0; 3])
+                            .unwrap()
+                            .map(|v| v.to_array().map(f32::to_bits)),
+                    );
                     let slow = tex.sample_aos_scalar(&s, &lods, &coords, &[0; LANES], [0; 3]);
                     for k in 0..4 {
                         assert_eq!(
