@@ -280,6 +280,7 @@ fn state_block(
         poly_stipple: PolyStipple::default(),
         viewports,
         scissors: [ScissorState::default(); MAX_VIEWPORTS],
+        stream_output: None,
     }
 }
 

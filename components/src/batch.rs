@@ -21,7 +21,8 @@ use std::sync::Arc;
 use bevy_ecs::resource::Resource;
 
 use crate::draw::{
-    ConstantBufferBinding, DrawInfo, FramebufferState, IndexBufferBinding, VertexBufferBinding,
+    ConstantBufferBinding, DrawInfo, FramebufferState, IndexBufferBinding, StreamOutputBinding,
+    VertexBufferBinding,
 };
 use crate::enums::ClearFlags;
 use crate::shader::{FragmentShaderRef, Lanes, VertexShaderRef};
@@ -114,6 +115,9 @@ pub struct StateBlock {
     pub poly_stipple: PolyStipple,
     pub viewports: [ViewportState; MAX_VIEWPORTS],
     pub scissors: [ScissorState; MAX_VIEWPORTS],
+    /// Stream output: `Some` when the vertex shader has stream-output
+    /// outputs and at least one target is bound (the draw captures).
+    pub stream_output: Option<Arc<StreamOutputBinding>>,
 }
 
 /// The value a clear writes.
@@ -164,6 +168,13 @@ pub struct DrawCounters {
     pub ps_invocations: u64,
     /// Samples that passed the depth/stencil/alpha tests (occlusion).
     pub samples_passed: u64,
+    /// Stream output: primitives written to the targets
+    /// (`PIPE_QUERY_PRIMITIVES_EMITTED`).
+    pub so_primitives_written: u64,
+    /// Stream output: primitives that would have been written with
+    /// unlimited space (`primitives_storage_needed`); more than
+    /// `so_primitives_written` means a target overflowed.
+    pub so_primitives_needed: u64,
 }
 
 impl DrawCounters {
@@ -176,6 +187,8 @@ impl DrawCounters {
         self.c_primitives += other.c_primitives;
         self.ps_invocations += other.ps_invocations;
         self.samples_passed += other.samples_passed;
+        self.so_primitives_written += other.so_primitives_written;
+        self.so_primitives_needed += other.so_primitives_needed;
     }
 }
 

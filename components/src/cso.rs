@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use bevy_ecs::component::Component;
 
+use crate::draw::StreamOutputTargetRef;
 use crate::resource::ResourceRef;
 use crate::shader::{FragmentShaderRef, VertexShaderRef};
 use crate::state::*;
@@ -39,9 +40,13 @@ pub struct SamplerCso(pub Arc<SamplerState>);
 #[derive(Component, Clone, Debug)]
 pub struct VertexElementsCso(pub Arc<[VertexElement]>);
 
-/// A vertex shader CSO entity.
+/// A vertex shader CSO entity: the program and its validated
+/// `pipe_stream_output_info` (`None` when it has no stream output).
 #[derive(Component, Clone)]
-pub struct VertexShaderCso(pub VertexShaderRef);
+pub struct VertexShaderCso {
+    pub shader: VertexShaderRef,
+    pub stream_output: Option<Arc<StreamOutputInfo>>,
+}
 
 /// A fragment shader CSO entity.
 #[derive(Component, Clone)]
@@ -54,3 +59,8 @@ pub struct SamplerViewComponent(pub SamplerViewRef);
 /// A surface entity: the render-target view and the resource it references.
 #[derive(Component, Clone, Debug)]
 pub struct SurfaceComponent(pub SurfaceRef);
+
+/// A stream output target entity: the buffer range, its filled size, and
+/// the buffer it references.
+#[derive(Component, Clone, Debug)]
+pub struct StreamOutputTargetComponent(pub StreamOutputTargetRef);

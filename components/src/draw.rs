@@ -1,10 +1,13 @@
 //! Draw parameters and resource bindings (`struct pipe_draw_info`,
-//! `pipe_vertex_buffer`, `pipe_constant_buffer`, index buffer state).
+//! `pipe_vertex_buffer`, `pipe_constant_buffer`, index buffer state,
+//! `pipe_stream_output_target`).
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::enums::PrimType;
 use crate::resource::ResourceRef;
+use crate::state::{MAX_SO_BUFFERS, StreamOutputInfo};
 use crate::view::SurfaceRef;
 
 /// `struct pipe_draw_info` plus the start/count of `pipe_draw_start_count_bias`.
@@ -115,4 +118,60 @@ impl FramebufferState {
     pub fn cbuf(&self, i: usize) -> Option<&SurfaceRef> {
         self.cbufs.get(i).and_then(|s| s.as_ref())
     }
+}
+
+/// `struct pipe_stream_output_target` plus the filled size llvmpipe keeps
+/// in `draw_so_target::internal_offset`: a range of a buffer that stream
+/// output writes to, and how many bytes of it have been written.
+///
+/// The range was validated at creation (inside the buffer, dword
+/// aligned).  The filled size is written by the façade
+/// (`set_stream_output_targets` with an offset other than -1) between
+/// scene executions and by the stream-output stage while a scene runs
+/// (one system, in primitive submission order), never both at once.
+#[derive(Debug)]
+pub struct StreamOutputTarget {
+    pub buffer: ResourceRef,
+    /// Byte offset of the range in the buffer.
+    pub buffer_offset: u32,
+    /// Bytes in the range.
+    pub buffer_size: u32,
+    /// Bytes written so far from `buffer_offset` (the internal offset).
+    filled: AtomicU32,
+}
+
+impl StreamOutputTarget {
+    /// A target over `buffer_offset .. buffer_offset + buffer_size` of
+    /// `buffer`, nothing written yet.
+    pub fn new(buffer: ResourceRef, buffer_offset: u32, buffer_size: u32) -> Self {
+        StreamOutputTarget {
+            buffer,
+            buffer_offset,
+            buffer_size,
+            filled: AtomicU32::new(0),
+        }
+    }
+
+    /// Bytes written so far (where the next primitive goes, and what a
+    /// draw with `count_from_stream_output` reads).
+    pub fn filled(&self) -> u32 {
+        self.filled.load(Ordering::Acquire)
+    }
+
+    /// Sets the internal offset (`set_stream_output_targets`, and the
+    /// stage after each write).
+    pub fn set_filled(&self, bytes: u32) {
+        self.filled.store(bytes, Ordering::Release);
+    }
+}
+
+/// A counted reference to a stream output target.
+pub type StreamOutputTargetRef = Arc<StreamOutputTarget>;
+
+/// What a draw captures: the vertex shader's `pipe_stream_output_info`
+/// and the targets bound when it was recorded (slot = `output_buffer`).
+#[derive(Clone, Debug, Default)]
+pub struct StreamOutputBinding {
+    pub info: Arc<StreamOutputInfo>,
+    pub targets: [Option<StreamOutputTargetRef>; MAX_SO_BUFFERS],
 }

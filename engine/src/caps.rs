@@ -12,9 +12,10 @@
 //! texturing (issue 3), queries, polygon offset, unfilled polygon modes,
 //! fill rectangle, polygon and line stipple, post-snap conservative
 //! rasterization and 4x multisampled colour and depth/stencil rendering
-//! with blit resolve, sample mask, alpha-to-coverage, alpha-to-one and
-//! sample shading are implemented; smooth primitives, stream output and
-//! compute are not (issue 5).
+//! with blit resolve, sample mask, alpha-to-coverage, alpha-to-one,
+//! sample shading and stream output (with its queries and draws counted
+//! from a target) are implemented; smooth primitives and compute are not
+//! (issue 5).
 
 use ferropipe_components::caps::{Cap, CapF, ComputeCap, ShaderCap};
 use ferropipe_components::enums::{BindFlags, ShaderType, TextureTarget};
@@ -146,21 +147,29 @@ pub fn get_param(cap: Cap) -> i32 {
         // --- Queries (engine/src/context/query.rs; occlusion_query,
         // pipeline_stats, render_condition) -----------------------------------
         OcclusionQuery | QueryTimeElapsed | QueryTimestamp | QueryPipelineStatistics => 1,
-        // Stream output and get_query_result_resource are not implemented.
-        QuerySoOverflow | QueryBufferObject => 0,
+        // get_query_result_resource is not implemented.
+        QueryBufferObject => 0,
+
+        // --- Stream output (systems/src/stream_out.rs,
+        // context/stream_output.rs; engine/tests/stream_output.rs): 4
+        // buffers, any output to any buffer (interleaving across buffers),
+        // one vertex stream (no geometry shader), the overflow predicates
+        // (with render_condition). ---
+        MaxStreamOutputBuffers => ferropipe_components::state::MAX_SO_BUFFERS as i32,
+        StreamOutputInterleaveBuffers | QuerySoOverflow => 1,
+        MaxVertexStreams => 1,
 
         // --- Multisampling: 4x render targets (is_format_supported) with
         // sample shading (systems/src/raster.rs); sampling multisampled
         // textures is not implemented. ---
         SampleShading => 1,
-        // --- Not implemented: MS textures, stream output, GS/TS, compute ---
+        // --- Not implemented: MS textures, GS/TS, compute ---
         TextureMultisample
         | ForcePersampleInterp
         | SurfaceSampleCount
         | MultisampleZResolve
         | ProgrammableSampleLocations
         | FramebufferMsaaConstraints => 0,
-        MaxStreamOutputBuffers | StreamOutputInterleaveBuffers | MaxVertexStreams => 0,
         MaxGeometryOutputVertices | MaxGeometryTotalOutputComponents | MaxGsInvocations => 0,
         MaxShaderPatchVaryings | PrimitiveRestartForPatches | GlslTessLevelsAsInputs => 0,
         Compute
@@ -310,7 +319,7 @@ pub fn get_compute_param(cap: ComputeCap) -> Option<ComputeParam> {
 /// Why a format × target × samples × bindings combination is refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NotSupported {
-    /// What is missing, for error messages ("PIPE_BIND_STREAM_OUTPUT", ...).
+    /// What is missing, for error messages ("PIPE_BIND_SHADER_IMAGE", ...).
     pub what: String,
     /// True when the combination is valid Gallium that ferropipe merely does
     /// not implement yet (`Error::Unsupported`), false when it can never be
@@ -339,9 +348,10 @@ fn refuse(what: impl Into<String>, unimplemented: bool) -> Result<(), NotSupport
 /// * `SAMPLER_VIEW`: textures in any format except the vertex-only ones;
 ///   buffer sampler views (texture buffers) are not implemented.
 /// * `LINEAR`, `CUSTOM`: fine (storage is linear).  `DISPLAY_TARGET`,
-///   `SCANOUT`, `SHARED`, `CURSOR`: no window system.  Stream output,
-///   shader buffers and images, compute, query buffers, indirect arguments:
-///   not implemented.
+///   `SCANOUT`, `SHARED`, `CURSOR`: no window system.  Shader buffers and
+///   images, compute, query buffers, indirect arguments: not implemented.
+/// * `STREAM_OUTPUT`: buffers only, in any colour format (stream output
+///   writes dwords whatever the buffer's format says).
 /// * More than one sample: 4x, for 2D colour render targets only.
 pub fn format_support(
     format: Format,
@@ -385,8 +395,7 @@ pub fn format_support(
             );
         }
     }
-    let unimplemented = BindFlags::STREAM_OUTPUT
-        | BindFlags::SHADER_BUFFER
+    let unimplemented = BindFlags::SHADER_BUFFER
         | BindFlags::SHADER_IMAGE
         | BindFlags::GLOBAL
         | BindFlags::COMPUTE_RESOURCE
@@ -402,8 +411,10 @@ pub fn format_support(
     }) {
         return refuse(*name, true);
     }
-    let buffer_only =
-        BindFlags::VERTEX_BUFFER | BindFlags::INDEX_BUFFER | BindFlags::CONSTANT_BUFFER;
+    let buffer_only = BindFlags::VERTEX_BUFFER
+        | BindFlags::INDEX_BUFFER
+        | BindFlags::CONSTANT_BUFFER
+        | BindFlags::STREAM_OUTPUT;
     let is_buffer = target == TextureTarget::Buffer;
     if !is_buffer && bind.intersects(buffer_only) {
         return refuse(format!("{bind:?} on a {target}"), false);
@@ -414,6 +425,9 @@ pub fn format_support(
             && d.channel_bits[0] == 32);
     if bind.contains(BindFlags::VERTEX_BUFFER) && d.kind != FormatKind::Color {
         return refuse(format!("{format} as a vertex format"), false);
+    }
+    if bind.contains(BindFlags::STREAM_OUTPUT) && d.kind != FormatKind::Color {
+        return refuse(format!("{format} as a stream output buffer"), false);
     }
     if bind.intersects(BindFlags::RENDER_TARGET | BindFlags::BLENDABLE) {
         if is_buffer {
@@ -461,7 +475,9 @@ mod tests {
             assert!(get_paramf(c) >= 0.0);
         }
         assert_eq!(get_param(Cap::Compute), 0);
-        assert_eq!(get_param(Cap::MaxStreamOutputBuffers), 0);
+        assert_eq!(get_param(Cap::MaxStreamOutputBuffers), 4);
+        assert_eq!(get_param(Cap::MaxVertexStreams), 1);
+        assert_eq!(get_param(Cap::QuerySoOverflow), 1);
         assert_eq!(get_param(Cap::TextureMultisample), 0);
         assert_eq!(get_param(Cap::MaxRenderTargets), 8);
         // What has landed says so.
@@ -548,8 +564,16 @@ mod tests {
         ] {
             assert!(ms(f, n, b).unwrap_err().unimplemented, "{f} {n}x {b:?}");
         }
-        let so = format_support(Format::R8_UNORM, Buffer, 0, 0, BindFlags::STREAM_OUTPUT);
-        assert_eq!(so.unwrap_err().what, "PIPE_BIND_STREAM_OUTPUT");
+        // Stream output: buffers (of colour formats) only.
+        assert!(ok(Format::R8_UNORM, Buffer, BindFlags::STREAM_OUTPUT));
+        assert!(ok(
+            Format::R32G32B32A32_FLOAT,
+            Buffer,
+            BindFlags::STREAM_OUTPUT | BindFlags::VERTEX_BUFFER
+        ));
+        let so2d = format_support(Format::R8_UNORM, Texture2D, 0, 0, BindFlags::STREAM_OUTPUT);
+        assert!(!so2d.unwrap_err().unimplemented);
+        assert!(!ok(Format::Z32_FLOAT, Buffer, BindFlags::STREAM_OUTPUT));
         let tb = format_support(Format::R32_FLOAT, Buffer, 0, 0, BindFlags::SAMPLER_VIEW);
         assert!(tb.unwrap_err().unimplemented);
         assert!(format_support(Format::R8_UNORM, Texture2D, 4, 8, BindFlags::empty()).is_err());

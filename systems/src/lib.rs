@@ -9,6 +9,7 @@
 //! | --- | --- | --- |
 //! | `Fetch` | fetch.rs | index lookup, restart, assembly, vertex decode to SoA |
 //! | `Shade` | shade.rs | vertex shader over lanes, `clamp_vertex_color` |
+//! | `StreamOut` | stream_out.rs | stream output: primitives' VS outputs to buffers, in submission order |
 //! | `Clip` | clip.rs | clip codes, guard band, homogeneous clipping, viewport, linkage |
 //! | `Setup` | setup.rs | fixed point, culling, edge functions, plane equations |
 //! | `Bin` | bin.rs | 64x64 tile bins with trivial accept/reject |
@@ -48,6 +49,7 @@ pub mod raster;
 pub mod scene;
 pub mod setup;
 pub mod shade;
+pub mod stream_out;
 #[cfg(test)]
 mod tests;
 
@@ -69,6 +71,13 @@ pub enum PipelineSet {
     /// Vertex shading over lanes, then `clamp_vertex_color`
     /// (draw's `draw_vs.c`).  Output: segment VS outputs.
     Shade,
+    /// Stream output (transform feedback): the assembled primitives of
+    /// capturing draws, VS outputs before clipping, written to the bound
+    /// targets' buffers in submission order on one thread, with the
+    /// per-command written/needed counts (draw's `draw_pt_so_emit.c`).
+    /// Does nothing when no draw of the scene captures.  Output: the
+    /// targets' buffers and filled sizes.
+    StreamOut,
     /// Primitive clipping against guard band, near/far, user planes;
     /// viewport transform; linkage of VS outputs to FS inputs
     /// (draw's `draw_pipe_clip.c`).  Output: `FrontJob::clipped`
@@ -118,6 +127,7 @@ pub fn configure_pipeline(world: &mut World, executor: pool::ExecutorRef) {
         (
             PipelineSet::Fetch,
             PipelineSet::Shade,
+            PipelineSet::StreamOut,
             PipelineSet::Clip,
             PipelineSet::Setup,
             PipelineSet::Bin,
@@ -127,6 +137,7 @@ pub fn configure_pipeline(world: &mut World, executor: pool::ExecutorRef) {
     front.add_systems((
         scene::fetch_vertices.in_set(PipelineSet::Fetch),
         scene::shade_vertices.in_set(PipelineSet::Shade),
+        stream_out::emit_stream_output.in_set(PipelineSet::StreamOut),
         scene::clip_primitives.in_set(PipelineSet::Clip),
         scene::setup_primitives.in_set(PipelineSet::Setup),
         scene::bin_primitives.in_set(PipelineSet::Bin),
@@ -149,5 +160,6 @@ pub fn configure_pipeline(world: &mut World, executor: pool::ExecutorRef) {
     world.add_schedule(back);
     world.insert_resource(scene::PipelineExecutor(executor));
     world.init_resource::<SceneExecution>();
+    world.init_resource::<stream_out::StreamOutCarry>();
     world.init_resource::<ferropipe_components::batch::RecordedScene>();
 }

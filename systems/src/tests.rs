@@ -178,6 +178,7 @@ impl Setup {
             poly_stipple: PolyStipple::default(),
             viewports,
             scissors: [ScissorState::default(); MAX_VIEWPORTS],
+            stream_output: None,
         };
         Setup { fb, block }
     }

@@ -20,13 +20,14 @@ use bevy_ecs::resource::Resource;
 use ferropipe_components::batch::{
     ClearValue, Command, MS_SAMPLES, RecordedScene, StageResources, StateBlock,
 };
-use ferropipe_components::draw::DrawInfo;
+use ferropipe_components::draw::{DrawInfo, StreamOutputBinding};
 use ferropipe_components::enums::{ClearFlags, ConservativeRasterMode, PolygonMode, PrimType};
 use ferropipe_components::format::FormatKind;
+use ferropipe_components::resource::ResourceRef;
 use ferropipe_components::state::ColorUnion;
 use ferropipe_systems::derived::{depth_target_supported, render_target_supported};
 
-use super::{BoundState, Context};
+use super::{BoundState, Context, StreamOutputTargetHandle};
 use crate::error::{Error, Result};
 
 /// Commands recorded before the scene is executed without a flush.
@@ -58,6 +59,21 @@ pub(crate) struct DrawRecorder {
     last_block: Option<u32>,
     /// The world change tick the last block was taken at.
     taken_at: Option<Tick>,
+    /// Buffers that recorded draws capture into (stream output): a draw
+    /// reading one of them, a new offset for a target, or a vertex count
+    /// taken from a target executes the recorded work first.
+    so_buffers: Vec<ResourceRef>,
+}
+
+/// `struct pipe_draw_indirect_info`, the part ferropipe implements:
+/// `count_from_stream_output` (indirect argument buffers are not
+/// implemented, `PIPE_CAP_DRAW_INDIRECT` = 0).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DrawIndirectInfo {
+    /// Draw as many vertices as this target holds: its filled size divided
+    /// by the stride of vertex buffer 0 (llvmpipe's rule), from
+    /// `DrawInfo::start`, non-indexed (`glDrawTransformFeedback`).
+    pub count_from_stream_output: Option<StreamOutputTargetHandle>,
 }
 
 const CALL: &str = "draw_vbo";
@@ -99,7 +115,32 @@ fn snapshot(b: &BoundState) -> Result<StateBlock> {
         poly_stipple: b.poly_stipple,
         viewports: b.viewports,
         scissors: b.scissors,
+        stream_output: stream_output_binding(b),
     })
+}
+
+/// What a draw with this state captures: `None` unless the vertex shader
+/// has stream-output outputs and a target is bound.
+fn stream_output_binding(b: &BoundState) -> Option<Arc<StreamOutputBinding>> {
+    let info = b.vs_stream_output.clone()?;
+    if b.so_targets.iter().all(Option::is_none) {
+        return None;
+    }
+    Some(Arc::new(StreamOutputBinding {
+        info,
+        targets: b.so_targets.clone(),
+    }))
+}
+
+/// Whether a draw with this bound state reads `r` as a vertex, index or
+/// constant buffer.
+fn reads_buffer(b: &BoundState, r: &ResourceRef) -> bool {
+    let same = |o: &Option<ResourceRef>| o.as_ref().is_some_and(|x| Arc::ptr_eq(x, r));
+    same(&b.index_buffer.buffer)
+        || b.vertex_buffers.iter().any(|vb| same(&vb.buffer))
+        || b.constant_buffers
+            .iter()
+            .any(|cbs| cbs.iter().any(|cb| same(&cb.buffer)))
 }
 
 /// Rejects what the pipeline does not implement (yet), naming it.
@@ -107,6 +148,23 @@ fn check_supported(info: &DrawInfo, s: &StateBlock) -> Result<()> {
     let unsupported = |what: &str| Err(Error::unsupported(CALL, what.to_string()));
     if info.mode == PrimType::Patches {
         return unsupported("PIPE_PRIM_PATCHES (no tessellation stages)");
+    }
+    if s.stream_output.is_some()
+        && matches!(
+            info.mode,
+            PrimType::LinesAdjacency
+                | PrimType::LineStripAdjacency
+                | PrimType::TrianglesAdjacency
+                | PrimType::TriangleStripAdjacency
+        )
+    {
+        // draw_so_emit_tmp.h: "unexpected primitive type in stream
+        // output"; GL allows adjacency only with a geometry shader.
+        return Err(Error::invalid(
+            CALL,
+            "mode",
+            format!("{} with stream output and no geometry shader", info.mode),
+        ));
     }
     let r = &*s.rasterizer;
     if r.poly_smooth || r.line_smooth || r.point_smooth {
@@ -196,7 +254,26 @@ impl Context {
         if self.world.resource::<RecordedScene>().commands.len() >= MAX_RECORDED_COMMANDS {
             self.flush_recorded()?;
         }
+        // A draw reading what recorded draws capture sees their output.
+        let hazard = {
+            let (rec, b) = (self.world.resource::<DrawRecorder>(), self.bound());
+            rec.so_buffers.iter().any(|r| reads_buffer(b, r))
+        };
+        if hazard {
+            self.flush_recorded()?;
+        }
         let state = self.current_state_block(info)?;
+        let capture = self.world.resource::<RecordedScene>().states[state as usize]
+            .stream_output
+            .clone();
+        if let Some(so) = &capture {
+            let mut rec = self.world.resource_mut::<DrawRecorder>();
+            for t in so.targets.iter().flatten() {
+                if !rec.so_buffers.iter().any(|r| Arc::ptr_eq(r, &t.buffer)) {
+                    rec.so_buffers.push(t.buffer.clone());
+                }
+            }
+        }
         let samples = self
             .bound()
             .framebuffer
@@ -204,14 +281,60 @@ impl Context {
             .iter()
             .flatten()
             .fold(1, |n, s| n.max(s.resource.templ.samples()));
-        if self.bound().sample_mask & ((1u64 << samples) - 1) as u32 == 0 {
+        if self.bound().sample_mask & ((1u64 << samples) - 1) as u32 == 0 && capture.is_none() {
             // No sample may be written: the draw does nothing
-            // (llvmpipe's lp_setup_zero_sample_mask).
+            // (llvmpipe's lp_setup_zero_sample_mask), unless it captures.
             return Ok(());
         }
         let mut scene = self.world.resource_mut::<RecordedScene>();
         scene.commands.push(Command::Draw { state, info: *info });
         Ok(())
+    }
+
+    /// `draw_vbo` with `pipe_draw_indirect_info`: with
+    /// `count_from_stream_output`, the vertex count is the target's filled
+    /// size over the stride of vertex buffer 0 (`info.count` is ignored);
+    /// recorded draws that capture execute first so the size is final.
+    /// Such a draw is non-indexed; vertex buffer 0 must have a stride.
+    pub fn draw_vbo_indirect(
+        &mut self,
+        info: &DrawInfo,
+        indirect: &DrawIndirectInfo,
+    ) -> Result<()> {
+        let Some(target) = indirect.count_from_stream_output else {
+            return self.draw_vbo(info);
+        };
+        let t = self
+            .get(CALL, "count_from_stream_output", target)?
+            .0
+            .clone();
+        if info.indexed {
+            return Err(Error::invalid(
+                CALL,
+                "indexed",
+                "a draw counted from stream output is not indexed",
+            ));
+        }
+        let stride = self.bound().vertex_buffers[0].stride;
+        if stride == 0 {
+            return Err(Error::invalid(
+                CALL,
+                "count_from_stream_output",
+                "vertex buffer 0 has stride 0: no vertex count to derive",
+            ));
+        }
+        self.flush_captures()?;
+        let count = t.filled() / stride;
+        self.draw_vbo(&DrawInfo { count, ..*info })
+    }
+
+    /// Executes the recorded work if a draw in it captures stream output,
+    /// so targets' filled sizes are final.
+    pub(crate) fn flush_captures(&mut self) -> Result<()> {
+        if self.world.resource::<DrawRecorder>().so_buffers.is_empty() {
+            return Ok(());
+        }
+        self.flush_recorded()
     }
 
     /// The index of the state block for the bound state: the previous one
@@ -337,6 +460,7 @@ impl Context {
         let mut rec = self.world.resource_mut::<DrawRecorder>();
         rec.last_block = None;
         rec.taken_at = None;
+        rec.so_buffers.clear();
         Ok(())
     }
 }

@@ -8,7 +8,7 @@
 //! The methods are split by context.rst section, one file each:
 //! `cso.rs` (CSO triplets), `bind.rs` (resource binding and non-CSO state),
 //! `views.rs` (sampler views, surfaces), `draw.rs`, `clear.rs`,
-//! `transfer.rs`, `query.rs`, `blit.rs`.
+//! `transfer.rs`, `query.rs`, `blit.rs`, `stream_output.rs`.
 
 mod bind;
 mod blit;
@@ -17,14 +17,19 @@ mod cso;
 mod draw;
 mod query;
 mod shader;
+mod stream_output;
 mod transfer;
 mod views;
 
 pub use bind::{ConstantBuffer, FramebufferTemplate, IndexBuffer, VertexBuffer};
 pub use blit::{BlitInfo, BlitSide};
+pub use draw::DrawIndirectInfo;
 pub use draw::Fence;
 pub use query::{QueryHandle, QueryObject, QueryResult};
-pub use shader::{FsHandle, ShaderCode, ShaderState, VsHandle};
+pub use shader::{
+    FsHandle, MAX_SO_OUTPUTS, MAX_SO_STRIDE, ShaderCode, ShaderState, VsHandle, check_stream_output,
+};
+pub use stream_output::{SO_APPEND, StreamOutputTargetHandle};
 pub use transfer::{Transfer, TransferMapping};
 pub(crate) use transfer::{read_region, resolve_box};
 pub(crate) use views::layers_at as views_layers_at;
@@ -37,7 +42,8 @@ use bevy_ecs::entity::Entity;
 use bevy_ecs::resource::Resource as EcsResource;
 use bevy_ecs::world::World;
 use ferropipe_components::draw::{
-    ConstantBufferBinding, FramebufferState, IndexBufferBinding, VertexBufferBinding,
+    ConstantBufferBinding, FramebufferState, IndexBufferBinding, StreamOutputTargetRef,
+    VertexBufferBinding,
 };
 use ferropipe_components::enums::ShaderType;
 use ferropipe_components::state::*;
@@ -168,6 +174,8 @@ pub struct BoundState {
     pub rasterizer: Option<Arc<RasterizerState>>,
     pub vertex_elements: Option<Arc<[VertexElement]>>,
     pub vs: Option<ferropipe_components::shader::VertexShaderRef>,
+    /// The bound vertex shader's stream-output info (`None`: none).
+    pub vs_stream_output: Option<Arc<StreamOutputInfo>>,
     pub fs: Option<ferropipe_components::shader::FragmentShaderRef>,
     pub samplers: [Arc<SamplerSlots>; 2],
 
@@ -177,6 +185,8 @@ pub struct BoundState {
     pub index_buffer: IndexBufferBinding,
     pub constant_buffers: [Arc<ConstantBufferSlots>; 2],
     pub sampler_views: [Arc<SamplerViewSlots>; 2],
+    /// `set_stream_output_targets` (slot = `output_buffer`).
+    pub so_targets: [Option<StreamOutputTargetRef>; MAX_SO_BUFFERS],
 
     // --- Non-CSO state -----------------------------------------------------------
     pub blend_color: BlendColor,
@@ -200,6 +210,7 @@ impl Default for BoundState {
             rasterizer: None,
             vertex_elements: None,
             vs: None,
+            vs_stream_output: None,
             fs: None,
             samplers: std::array::from_fn(|_| Arc::new(std::array::from_fn(|_| None))),
             framebuffer: Arc::default(),
@@ -209,6 +220,7 @@ impl Default for BoundState {
                 Arc::new(std::array::from_fn(|_| ConstantBufferBinding::default()))
             }),
             sampler_views: std::array::from_fn(|_| Arc::new(std::array::from_fn(|_| None))),
+            so_targets: std::array::from_fn(|_| None),
             blend_color: BlendColor::default(),
             stencil_ref: StencilRef::default(),
             sample_mask: 0xffff_ffff,

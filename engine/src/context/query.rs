@@ -26,9 +26,21 @@
 //!   before early depth (llvmpipe's definition: it counts the 4x4 blocks
 //!   it runs its fragment shader function on).
 //!
-//! `PRIMITIVES_GENERATED` is `ia_primitives` (no geometry shader or stream
-//! output).  Stream-output queries are `Error::Unsupported` until stream
-//! output exists.
+//! `PRIMITIVES_GENERATED` is `ia_primitives` (no geometry shader: the
+//! primitives assembled, whether stream output is active or not).
+//!
+//! Stream output (counted by the `StreamOut` stage, `stream_out.rs`, per
+//! command, for draws that capture):
+//! * `PRIMITIVES_EMITTED`: primitives written to the targets;
+//! * `SO_STATISTICS`: (written, *storage needed* = primitives the capturing
+//!   draws assembled, i.e. what unlimited targets would have taken);
+//! * `SO_OVERFLOW_PREDICATE` / `SO_OVERFLOW_ANY_PREDICATE` (identical with
+//!   one vertex stream): storage needed > written.  Both work with
+//!   `render_condition`.
+//!
+//! The stream-indexed queries (`PRIMITIVES_EMITTED`, `SO_STATISTICS`,
+//! `SO_OVERFLOW_PREDICATE`) take stream index 0, the only stream without a
+//! geometry shader (`PIPE_CAP_MAX_VERTEX_STREAMS` = 1).
 //!
 //! Results become available when the scene that ends the query executes;
 //! `get_query_result` executes it if needed, so `wait = false` never
@@ -122,6 +134,20 @@ fn statistics(c: &DrawCounters) -> [u64; 11] {
 
 /// Whether the query type needs per-command pipeline counts.
 fn counts_commands(t: QueryType) -> bool {
+    counts_fragments(t)
+        || matches!(
+            t,
+            QueryType::PrimitivesEmitted
+                | QueryType::SoStatistics
+                | QueryType::SoOverflowPredicate
+                | QueryType::SoOverflowAnyPredicate
+        )
+}
+
+/// Whether the query type counts what the tile pass does (its commands'
+/// fragments may then never be skipped).  Stream-output counts come from
+/// the front end alone.
+fn counts_fragments(t: QueryType) -> bool {
     matches!(
         t,
         QueryType::OcclusionCounter
@@ -133,6 +159,17 @@ fn counts_commands(t: QueryType) -> bool {
     )
 }
 
+/// The predicate `render_condition` tests (a counter is true when
+/// non-zero): samples passed, or a stream-output overflow.
+fn predicate(t: QueryType, c: &DrawCounters) -> bool {
+    match t {
+        QueryType::SoOverflowPredicate | QueryType::SoOverflowAnyPredicate => {
+            c.so_primitives_needed > c.so_primitives_written
+        }
+        _ => c.samples_passed > 0,
+    }
+}
+
 impl Context {
     /// `create_query`.
     pub fn create_query(&mut self, query_type: QueryType, index: u32) -> Result<QueryHandle> {
@@ -141,10 +178,12 @@ impl Context {
             QueryType::PrimitivesEmitted
             | QueryType::SoStatistics
             | QueryType::SoOverflowPredicate
-            | QueryType::SoOverflowAnyPredicate => {
-                return Err(Error::unsupported(
+                if index != 0 =>
+            {
+                return Err(Error::invalid(
                     CALL,
-                    format!("{query_type} (no stream output)"),
+                    "index",
+                    format!("stream {index}; only stream 0 exists (no geometry shader)"),
                 ));
             }
             QueryType::PipelineStatisticsSingle if index > 10 => {
@@ -264,6 +303,14 @@ impl Context {
                 QueryResult::Bool(c.samples_passed > 0)
             }
             QueryType::PrimitivesGenerated => QueryResult::U64(c.ia_primitives),
+            QueryType::PrimitivesEmitted => QueryResult::U64(c.so_primitives_written),
+            QueryType::SoStatistics => QueryResult::SoStatistics {
+                num_primitives_written: c.so_primitives_written,
+                primitives_storage_needed: c.so_primitives_needed,
+            },
+            QueryType::SoOverflowPredicate | QueryType::SoOverflowAnyPredicate => {
+                QueryResult::Bool(predicate(q.query_type, c))
+            }
             QueryType::PipelineStatistics => QueryResult::PipelineStatistics(statistics(c)),
             QueryType::PipelineStatisticsSingle => {
                 QueryResult::U64(statistics(c)[q.index as usize % 11])
@@ -275,9 +322,6 @@ impl Context {
                 disjoint: false,
             },
             QueryType::GpuFinished => QueryResult::Bool(true),
-            other => {
-                return Err(Error::unsupported(CALL, format!("{other}")));
-            }
         }))
     }
 
@@ -297,6 +341,8 @@ impl Context {
                     QueryType::OcclusionCounter
                         | QueryType::OcclusionPredicate
                         | QueryType::OcclusionPredicateConservative
+                        | QueryType::SoOverflowPredicate
+                        | QueryType::SoOverflowAnyPredicate
                 ) {
                     return Err(Error::unsupported(
                         CALL,
@@ -340,8 +386,7 @@ impl Context {
         let Some(q) = self.world.get::<QueryObject>(e) else {
             return Ok(true);
         };
-        let predicate = q.state.counts.samples_passed > 0;
-        Ok(predicate != condition)
+        Ok(predicate(q.query_type, &q.state.counts) != condition)
     }
 
     fn query_mut(&mut self, q: QueryHandle) -> bevy_ecs::world::Mut<'_, QueryObject> {
@@ -366,7 +411,7 @@ impl Context {
             let Some(q) = self.world.get::<QueryObject>(e) else {
                 continue;
             };
-            if !counts_commands(q.query_type) {
+            if !counts_fragments(q.query_type) {
                 continue;
             }
             let s = &q.state;
@@ -445,10 +490,32 @@ mod tests {
         c.render_condition(None, false, RenderCondMode::Wait)
             .unwrap();
         assert!(c.render_condition_passes().unwrap());
-        assert!(
-            c.create_query(QueryType::SoStatistics, 0)
-                .unwrap_err()
-                .is_unsupported()
+        assert!(matches!(
+            c.create_query(QueryType::SoStatistics, 1),
+            Err(crate::Error::InvalidArgument { .. })
+        ));
+        // A stream-output query over no capturing draw: nothing written,
+        // nothing needed, no overflow.
+        let so = c.create_query(QueryType::SoStatistics, 0).unwrap();
+        let ov = c.create_query(QueryType::SoOverflowPredicate, 0).unwrap();
+        c.begin_query(so).unwrap();
+        c.begin_query(ov).unwrap();
+        c.end_query(so).unwrap();
+        c.end_query(ov).unwrap();
+        assert_eq!(
+            c.get_query_result(so, true).unwrap(),
+            Some(super::QueryResult::SoStatistics {
+                num_primitives_written: 0,
+                primitives_storage_needed: 0
+            })
         );
+        assert_eq!(
+            c.get_query_result(ov, true).unwrap(),
+            Some(super::QueryResult::Bool(false))
+        );
+        // No overflow: with condition = false, work is skipped.
+        c.render_condition(Some(ov), false, RenderCondMode::Wait)
+            .unwrap();
+        assert!(!c.render_condition_passes().unwrap());
     }
 }

@@ -1,9 +1,11 @@
 //! Shader CSOs: `create_vs_state` / `create_fs_state` and friends
 //! (context.rst "CSO State", `pipe_shader_state`).
 
+use std::sync::Arc;
+
 use ferropipe_components::cso::{FragmentShaderCso, VertexShaderCso};
-use ferropipe_components::shader::{FragmentShaderRef, Semantic, VertexShaderRef};
-use ferropipe_components::state::StreamOutputInfo;
+use ferropipe_components::shader::{FragmentShaderRef, Semantic, ShaderInfo, VertexShaderRef};
+use ferropipe_components::state::{MAX_SO_BUFFERS, StreamOutputInfo};
 
 use ferropipe_shader::Language;
 
@@ -31,7 +33,95 @@ pub struct ShaderState {
     /// `@location(i)` → semantic for varyings that are COLORn / BCOLORn
     /// (FORMAT.md "Shaders"); unlisted locations are GENERIC i.
     pub semantics: Vec<(u32, Semantic)>,
+    /// `pipe_stream_output_info`: which VS outputs stream output writes
+    /// where (vertex shaders only; see [`check_stream_output`]).
     pub stream_output: StreamOutputInfo,
+}
+
+/// Most stream-output entries of one shader (`PIPE_MAX_SO_OUTPUTS`).
+pub const MAX_SO_OUTPUTS: usize = 64;
+
+/// Largest record stride, in dwords, per stream-output buffer (what
+/// `PIPE_CAP_MAX_STREAM_OUTPUT_INTERLEAVED_COMPONENTS` would say: every
+/// component of 32 vec4 outputs, llvmpipe's limit too).
+pub const MAX_SO_STRIDE: u32 = 128;
+
+/// Validates a vertex shader's `pipe_stream_output_info` against its
+/// interface (`info`): at most [`MAX_SO_OUTPUTS`] entries, each naming an
+/// output slot the shader has, components `start_component ..
+/// start_component + num_components` inside the vec4 (1 to 4 of them),
+/// a buffer below `PIPE_MAX_SO_BUFFERS`, stream 0 (no geometry shader,
+/// `PIPE_CAP_MAX_VERTEX_STREAMS` = 1), and a record that fits the buffer's
+/// stride; strides at most [`MAX_SO_STRIDE`] dwords, and no two entries
+/// writing the same dwords of a buffer.  Returns the info to keep (`None`
+/// when empty).
+pub fn check_stream_output(
+    call: &'static str,
+    so: &StreamOutputInfo,
+    info: &ShaderInfo,
+) -> Result<Option<Arc<StreamOutputInfo>>> {
+    let bad = |reason: String| Err(Error::invalid(call, "stream_output", reason));
+    if so.output.is_empty() {
+        return Ok(None);
+    }
+    if so.output.len() > MAX_SO_OUTPUTS {
+        return bad(format!(
+            "{} outputs; at most {MAX_SO_OUTPUTS}",
+            so.output.len()
+        ));
+    }
+    for (b, &stride) in so.stride.iter().enumerate() {
+        if stride > MAX_SO_STRIDE {
+            return bad(format!(
+                "stride[{b}] = {stride} dwords; at most {MAX_SO_STRIDE}"
+            ));
+        }
+    }
+    let mut used: [u128; MAX_SO_BUFFERS] = [0; MAX_SO_BUFFERS];
+    for (i, o) in so.output.iter().enumerate() {
+        if o.register_index as usize >= info.outputs.len() {
+            return bad(format!(
+                "output[{i}].register_index {} but the shader has {} outputs",
+                o.register_index,
+                info.outputs.len()
+            ));
+        }
+        if o.num_components == 0 || o.start_component as u64 + o.num_components as u64 > 4 {
+            return bad(format!(
+                "output[{i}]: components {}..{} outside a vec4 (or none)",
+                o.start_component,
+                o.start_component as u64 + o.num_components as u64
+            ));
+        }
+        if o.output_buffer as usize >= MAX_SO_BUFFERS {
+            return bad(format!(
+                "output[{i}].output_buffer {}; at most {} buffers",
+                o.output_buffer, MAX_SO_BUFFERS
+            ));
+        }
+        if o.stream != 0 {
+            return bad(format!(
+                "output[{i}].stream {}; only stream 0 exists without a geometry shader",
+                o.stream
+            ));
+        }
+        let b = o.output_buffer as usize;
+        let end = o.dst_offset as u64 + o.num_components as u64;
+        if end > so.stride[b] as u64 {
+            return bad(format!(
+                "output[{i}] ends at dword {end} of a {}-dword record (stride[{b}])",
+                so.stride[b]
+            ));
+        }
+        let mask = ((1u128 << o.num_components) - 1) << o.dst_offset;
+        if used[b] & mask != 0 {
+            return bad(format!(
+                "output[{i}] overlaps an earlier output in buffer {b}"
+            ));
+        }
+        used[b] |= mask;
+    }
+    Ok(Some(Arc::new(so.clone())))
 }
 
 impl ShaderCode {
@@ -66,9 +156,6 @@ fn check_semantics(call: &'static str, state: &ShaderState) -> Result<()> {
             ));
         }
     }
-    if !state.stream_output.output.is_empty() {
-        return Err(Error::unsupported(call, "stream output"));
-    }
     Ok(())
 }
 
@@ -82,13 +169,24 @@ impl Context {
         let (lang, code, entry) = state.code.parts();
         let shader = ferropipe_shader::compile_vertex(lang, code, entry, &state.semantics)
             .map_err(|source| Error::Shader { call: CALL, source })?;
-        Ok(self.spawn(VertexShaderCso(shader)))
+        let stream_output = check_stream_output(CALL, &state.stream_output, shader.info())?;
+        Ok(self.spawn(VertexShaderCso {
+            shader,
+            stream_output,
+        }))
     }
 
     /// `create_fs_state` from WGSL or GLSL source (see `create_vs_state`).
     pub fn create_fs_state(&mut self, state: &ShaderState) -> Result<FsHandle> {
         const CALL: &str = "create_fs_state";
         check_semantics(CALL, state)?;
+        if !state.stream_output.output.is_empty() {
+            return Err(Error::invalid(
+                CALL,
+                "stream_output",
+                "fragment shaders have no stream output",
+            ));
+        }
         let (lang, code, entry) = state.code.parts();
         let shader = ferropipe_shader::compile_fragment(lang, code, entry, &state.semantics)
             .map_err(|source| Error::Shader { call: CALL, source })?;
@@ -97,7 +195,27 @@ impl Context {
 
     /// A Rust-native vertex shader as a CSO (the zero-overhead path).
     pub fn create_vs_state_native(&mut self, shader: VertexShaderRef) -> Result<VsHandle> {
-        Ok(self.spawn(VertexShaderCso(shader)))
+        Ok(self.spawn(VertexShaderCso {
+            shader,
+            stream_output: None,
+        }))
+    }
+
+    /// A Rust-native vertex shader with `pipe_stream_output_info`:
+    /// `register_index` counts the shader's `ShaderInfo::outputs` slots,
+    /// exactly as for compiled shaders (validated as in
+    /// `create_vs_state`).
+    pub fn create_vs_state_native_with_stream_output(
+        &mut self,
+        shader: VertexShaderRef,
+        stream_output: &StreamOutputInfo,
+    ) -> Result<VsHandle> {
+        const CALL: &str = "create_vs_state_native_with_stream_output";
+        let stream_output = check_stream_output(CALL, stream_output, shader.info())?;
+        Ok(self.spawn(VertexShaderCso {
+            shader,
+            stream_output,
+        }))
     }
 
     /// A Rust-native fragment shader as a CSO.
@@ -107,11 +225,16 @@ impl Context {
 
     /// `bind_vs_state`; `None` unbinds.
     pub fn bind_vs_state(&mut self, handle: Option<VsHandle>) -> Result<()> {
-        let shader = match handle {
-            Some(h) => Some(self.get("bind_vs_state", "handle", h)?.0.clone()),
-            None => None,
+        let (shader, so) = match handle {
+            Some(h) => {
+                let cso = self.get("bind_vs_state", "handle", h)?;
+                (Some(cso.shader.clone()), cso.stream_output.clone())
+            }
+            None => (None, None),
         };
-        self.bound_mut().vs = shader;
+        let mut b = self.bound_mut();
+        b.vs = shader;
+        b.vs_stream_output = so;
         Ok(())
     }
 

@@ -1,0 +1,237 @@
+//! Stream output targets (context.rst "Stream output targets"):
+//! `create_stream_output_target`, `stream_output_target_destroy`,
+//! `set_stream_output_targets`.
+//!
+//! A target is an entity holding an `Arc` of a
+//! [`StreamOutputTarget`](ferropipe_components::draw::StreamOutputTarget):
+//! a validated range of a buffer plus the *filled size* (Gallium's
+//! "internal offset", llvmpipe's `draw_so_target::internal_offset`), which
+//! the stream-output stage (`ferropipe_systems::stream_out`) advances as
+//! it writes, in submission order.  Bindings and recorded draws hold their
+//! own `Arc`s, so destroying a bound target changes nothing for them.
+//!
+//! Offsets given to `set_stream_output_targets` act at that point of the
+//! command stream: if recorded draws capture, they are executed first, so
+//! they see the offsets bound when they were recorded.
+
+use std::sync::Arc;
+
+use ferropipe_components::cso::StreamOutputTargetComponent;
+use ferropipe_components::draw::StreamOutputTarget;
+use ferropipe_components::enums::{BindFlags, TextureTarget};
+use ferropipe_components::state::MAX_SO_BUFFERS;
+
+use super::{Context, Handle};
+use crate::error::{Error, Result};
+use crate::screen::Resource;
+
+/// Handle to a stream output target.
+pub type StreamOutputTargetHandle = Handle<StreamOutputTargetComponent>;
+
+/// The offset `set_stream_output_targets` takes to mean "append": keep
+/// writing where the previous capture into the target stopped (Gallium's
+/// `(unsigned)-1`).
+pub const SO_APPEND: u32 = u32::MAX;
+
+impl Context {
+    /// `create_stream_output_target`: the bytes from `buffer_offset`, for
+    /// `buffer_size` bytes, of `resource`, a buffer created with
+    /// `PIPE_BIND_STREAM_OUTPUT`.  The range must lie inside the buffer and
+    /// start on a dword (stream output writes dwords).  Nothing is written
+    /// yet (filled size 0).
+    pub fn create_stream_output_target(
+        &mut self,
+        resource: &Resource,
+        buffer_offset: u32,
+        buffer_size: u32,
+    ) -> Result<StreamOutputTargetHandle> {
+        const CALL: &str = "create_stream_output_target";
+        let t = resource.template();
+        if t.target != TextureTarget::Buffer {
+            return Err(Error::invalid(
+                CALL,
+                "resource",
+                format!("a {}; stream output writes buffers", t.target),
+            ));
+        }
+        if !t.bind.contains(BindFlags::STREAM_OUTPUT) {
+            return Err(Error::invalid(
+                CALL,
+                "resource",
+                "created without PIPE_BIND_STREAM_OUTPUT",
+            ));
+        }
+        if !buffer_offset.is_multiple_of(4) {
+            return Err(Error::invalid(
+                CALL,
+                "buffer_offset",
+                format!("{buffer_offset} is not a multiple of 4"),
+            ));
+        }
+        if buffer_offset as u64 + buffer_size as u64 > t.width0 as u64 {
+            return Err(Error::invalid(
+                CALL,
+                "buffer_size",
+                format!(
+                    "{buffer_offset} + {buffer_size} bytes past the {}-byte buffer",
+                    t.width0
+                ),
+            ));
+        }
+        let target = StreamOutputTarget::new(resource.shared().clone(), buffer_offset, buffer_size);
+        Ok(self.spawn(StreamOutputTargetComponent(Arc::new(target))))
+    }
+
+    /// `stream_output_target_destroy`: releases the target (a binding and
+    /// recorded draws keep theirs).
+    pub fn stream_output_target_destroy(&mut self, target: StreamOutputTargetHandle) -> Result<()> {
+        self.despawn("stream_output_target_destroy", target)
+    }
+
+    /// `set_stream_output_targets`: binds `targets` to buffers `0..n`
+    /// (`None` leaves a slot empty; the slots past `n` are unbound).
+    /// `offsets[i]` sets target i's filled size (the byte offset, from its
+    /// `buffer_offset`, where capture continues, and what a draw with
+    /// `count_from_stream_output` counts); [`SO_APPEND`] keeps it, so
+    /// capture appends to what the target already holds.
+    ///
+    /// At most `PIPE_MAX_SO_BUFFERS` (4) targets, one offset per target,
+    /// offsets dword-aligned and inside the target, and no two bound
+    /// targets overlapping in the same buffer (context.rst: "with a
+    /// disjoint memory range").
+    pub fn set_stream_output_targets(
+        &mut self,
+        targets: &[Option<StreamOutputTargetHandle>],
+        offsets: &[u32],
+    ) -> Result<()> {
+        const CALL: &str = "set_stream_output_targets";
+        if targets.len() > MAX_SO_BUFFERS {
+            return Err(Error::invalid(
+                CALL,
+                "targets",
+                format!("{} targets; at most {MAX_SO_BUFFERS}", targets.len()),
+            ));
+        }
+        if offsets.len() != targets.len() {
+            return Err(Error::invalid(
+                CALL,
+                "offsets",
+                format!("{} offsets for {} targets", offsets.len(), targets.len()),
+            ));
+        }
+        let mut bound: [Option<Arc<StreamOutputTarget>>; MAX_SO_BUFFERS] =
+            std::array::from_fn(|_| None);
+        for (i, (h, &off)) in targets.iter().zip(offsets).enumerate() {
+            let Some(h) = h else { continue };
+            let t = self.get(CALL, "targets", *h)?.0.clone();
+            if off != SO_APPEND && (!off.is_multiple_of(4) || off > t.buffer_size) {
+                return Err(Error::invalid(
+                    CALL,
+                    "offsets",
+                    format!(
+                        "offsets[{i}] = {off}: not a dword offset inside the {}-byte target \
+                         (or {SO_APPEND} to append)",
+                        t.buffer_size
+                    ),
+                ));
+            }
+            for (j, other) in bound.iter().enumerate().take(i) {
+                let Some(o) = other else { continue };
+                let same_buffer = Arc::ptr_eq(&o.buffer, &t.buffer);
+                let (a0, a1) = (
+                    t.buffer_offset as u64,
+                    t.buffer_offset as u64 + t.buffer_size as u64,
+                );
+                let (b0, b1) = (
+                    o.buffer_offset as u64,
+                    o.buffer_offset as u64 + o.buffer_size as u64,
+                );
+                if same_buffer && a0 < b1 && b0 < a1 {
+                    return Err(Error::invalid(
+                        CALL,
+                        "targets",
+                        format!("targets {j} and {i} overlap in one buffer"),
+                    ));
+                }
+            }
+            bound[i] = Some(t);
+        }
+        // Recorded draws that capture run with the offsets they were
+        // recorded under.
+        self.flush_captures()?;
+        for (t, &off) in bound.iter().zip(offsets) {
+            if let Some(t) = t
+                && off != SO_APPEND
+            {
+                t.set_filled(off);
+            }
+        }
+        self.bound_mut().so_targets = bound;
+        Ok(())
+    }
+
+    /// Bytes written so far to a target (its filled size, after the
+    /// recorded work executed): what a draw with
+    /// `count_from_stream_output` divides by the vertex stride.
+    pub fn stream_output_target_filled(&mut self, target: StreamOutputTargetHandle) -> Result<u32> {
+        const CALL: &str = "stream_output_target_filled";
+        self.get(CALL, "target", target)?;
+        self.flush_captures()?;
+        Ok(self.get(CALL, "target", target)?.0.filled())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_util::setup;
+    use ferropipe_components::resource::ResourceTemplate;
+
+    #[test]
+    fn targets_are_validated() {
+        let (s, mut c) = setup();
+        let buf = s
+            .resource_create(&ResourceTemplate::buffer(64, BindFlags::STREAM_OUTPUT))
+            .unwrap();
+        let vb = s
+            .resource_create(&ResourceTemplate::buffer(64, BindFlags::VERTEX_BUFFER))
+            .unwrap();
+        let invalid =
+            |r: Result<StreamOutputTargetHandle>| matches!(r, Err(Error::InvalidArgument { .. }));
+        assert!(invalid(c.create_stream_output_target(&vb, 0, 16)));
+        assert!(invalid(c.create_stream_output_target(&buf, 2, 16)));
+        assert!(invalid(c.create_stream_output_target(&buf, 32, 33)));
+        let a = c.create_stream_output_target(&buf, 0, 32).unwrap();
+        let b = c.create_stream_output_target(&buf, 32, 32).unwrap();
+        let overlap = c.create_stream_output_target(&buf, 16, 32).unwrap();
+        c.set_stream_output_targets(&[Some(a), Some(b)], &[0, 8])
+            .unwrap();
+        assert_eq!(c.stream_output_target_filled(b).unwrap(), 8);
+        let bad = |c: &mut Context, t: &[Option<StreamOutputTargetHandle>], o: &[u32]| {
+            matches!(
+                c.set_stream_output_targets(t, o),
+                Err(Error::InvalidArgument { .. })
+            )
+        };
+        assert!(bad(&mut c, &[Some(a), Some(overlap)], &[0, 0]));
+        assert!(bad(&mut c, &[Some(a)], &[0, 0]));
+        assert!(bad(&mut c, &[Some(a)], &[6]));
+        assert!(bad(&mut c, &[Some(a)], &[36]));
+        assert!(bad(&mut c, &[None, None, None, None, None], &[0; 5]));
+        // Append keeps the filled size; an explicit offset sets it.
+        c.set_stream_output_targets(&[None, Some(b)], &[0, SO_APPEND])
+            .unwrap();
+        assert_eq!(c.stream_output_target_filled(b).unwrap(), 8);
+        c.set_stream_output_targets(&[Some(b)], &[4]).unwrap();
+        assert_eq!(c.stream_output_target_filled(b).unwrap(), 4);
+        // Destroying a bound target leaves the binding intact.
+        c.stream_output_target_destroy(b).unwrap();
+        assert!(c.bound().so_targets[0].is_some());
+        assert!(matches!(
+            c.stream_output_target_filled(b),
+            Err(Error::InvalidHandle { .. })
+        ));
+        c.set_stream_output_targets(&[], &[]).unwrap();
+        assert!(c.bound().so_targets.iter().all(Option::is_none));
+    }
+}
