@@ -14,6 +14,9 @@
 //! and compares both results with the ones rendered serially before the
 //! threads start.  Any difference, panic or error fails the test.
 
+#[path = "../engine/tests/support/mod.rs"]
+mod support;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -23,11 +26,10 @@ use ferropipe::components::enums::*;
 use ferropipe::components::format::Format;
 use ferropipe::components::resource::ResourceTemplate;
 use ferropipe::components::state::*;
-use ferropipe::components::view::{SamplerViewDesc, SurfaceTemplate};
+use ferropipe::components::view::SamplerViewDesc;
 use ferropipe::scene::{OutputData, Replayer, Scene};
 use ferropipe::{
-    Context, FramebufferTemplate, IndexBuffer, Resource, Screen, ScreenConfig, ShaderCode,
-    ShaderState, VertexBuffer,
+    Context, IndexBuffer, Resource, Screen, ScreenConfig, ShaderCode, ShaderState, VertexBuffer,
 };
 
 fn wgsl(code: &str) -> ShaderState {
@@ -185,32 +187,7 @@ const FS: &str = r#"
 /// pixels.
 fn draw_shared(screen: &Screen, shared: &Shared, k: usize) -> Vec<u8> {
     let mut ctx: Context = screen.context_create().unwrap();
-    let rt = screen
-        .resource_create(&ResourceTemplate::texture_2d(
-            Format::R8G8B8A8_UNORM,
-            W,
-            H,
-            BindFlags::RENDER_TARGET,
-        ))
-        .unwrap();
-    let surf = ctx
-        .create_surface(&rt, &SurfaceTemplate::new(Format::R8G8B8A8_UNORM))
-        .unwrap();
-    ctx.set_framebuffer_state(&FramebufferTemplate {
-        width: W,
-        height: H,
-        cbufs: vec![Some(surf)],
-        ..Default::default()
-    })
-    .unwrap();
-    ctx.set_viewport_states(
-        0,
-        &[ViewportState {
-            scale: [W as f32 / 2.0, H as f32 / 2.0, 0.5],
-            translate: [W as f32 / 2.0, H as f32 / 2.0, 0.5],
-        }],
-    )
-    .unwrap();
+    let (rt, _) = support::bind_rgba8_target(screen, &mut ctx, W, H, None);
     let mut blend = BlendState::default();
     blend.rt[0].colormask = 0xf;
     if k % 2 == 1 {
@@ -238,14 +215,7 @@ fn draw_shared(screen: &Screen, shared: &Shared, k: usize) -> Vec<u8> {
         })
         .unwrap();
     ctx.bind_rasterizer_state(Some(rs)).unwrap();
-    let el = |off| VertexElement {
-        src_offset: off,
-        vertex_buffer_index: 0,
-        src_format: Format::R32G32B32A32_FLOAT,
-        instance_divisor: 0,
-    };
-    let ve = ctx.create_vertex_elements_state(&[el(0), el(16)]).unwrap();
-    ctx.bind_vertex_elements_state(Some(ve)).unwrap();
+    support::bind_vec4_pair_elements(&mut ctx);
     let vs = ctx.create_vs_state(&wgsl(VS)).unwrap();
     let fs = ctx.create_fs_state(&wgsl(FS)).unwrap();
     ctx.bind_vs_state(Some(vs)).unwrap();

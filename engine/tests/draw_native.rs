@@ -2,60 +2,14 @@
 //! recording, flushing, readback, queries, conditional rendering, state
 //! snapshots, validation errors, and thread-count determinism.
 
-use std::sync::Arc;
+mod support;
 
 use ferropipe::components::draw::DrawInfo;
 use ferropipe::components::enums::*;
 use ferropipe::components::format::Format;
 use ferropipe::components::resource::ResourceTemplate;
-use ferropipe::components::shader::*;
 use ferropipe::components::state::*;
-use ferropipe::components::view::SurfaceTemplate;
-use ferropipe::{
-    Context, FramebufferTemplate, IndexBuffer, Resource, Screen, ScreenConfig, VertexBuffer,
-};
-
-/// Position (element 0) and colour (element 1) passed through.
-struct Vs(ShaderInfo);
-struct Fs(ShaderInfo);
-
-fn shaders() -> (Arc<Vs>, Arc<Fs>) {
-    let mut vs = ShaderInfo {
-        stage: ShaderType::Vertex,
-        ..Default::default()
-    };
-    vs.inputs.push(IoSlot::new(Semantic::Generic(0), 0));
-    vs.inputs.push(IoSlot::new(Semantic::Generic(1), 1));
-    vs.outputs.push(IoSlot::new(Semantic::Position, 0));
-    vs.outputs.push(IoSlot::new(Semantic::Generic(0), 0));
-    let mut fs = ShaderInfo {
-        stage: ShaderType::Fragment,
-        ..Default::default()
-    };
-    fs.inputs.push(IoSlot::new(Semantic::Generic(0), 0));
-    fs.outputs.push(IoSlot::new(Semantic::Color(0), 0));
-    (Arc::new(Vs(vs)), Arc::new(Fs(fs)))
-}
-
-impl VertexShader for Vs {
-    fn info(&self) -> &ShaderInfo {
-        &self.0
-    }
-    fn run(&self, _: &ShaderResources<'_>, io: &mut VertexIo<'_>) {
-        let n = 8 * io.groups;
-        io.outputs[..n].copy_from_slice(&io.inputs[..n]);
-    }
-}
-
-impl FragmentShader for Fs {
-    fn info(&self) -> &ShaderInfo {
-        &self.0
-    }
-    fn run(&self, _: &ShaderResources<'_>, io: &mut FragmentIo<'_>) {
-        let n = 4 * io.groups;
-        io.outputs[..n].copy_from_slice(&io.inputs[..n]);
-    }
-}
+use ferropipe::{Context, IndexBuffer, Resource, Screen, ScreenConfig, VertexBuffer};
 
 struct Scene {
     screen: Screen,
@@ -74,42 +28,9 @@ fn scene(threads: usize) -> Scene {
     })
     .unwrap();
     let mut ctx = screen.context_create().unwrap();
-    let rt = screen
-        .resource_create(&ResourceTemplate::texture_2d(
-            Format::R8G8B8A8_UNORM,
-            W,
-            H,
-            BindFlags::RENDER_TARGET,
-        ))
-        .unwrap();
-    let zs = screen
-        .resource_create(&ResourceTemplate::texture_2d(
-            Format::Z24_UNORM_S8_UINT,
-            W,
-            H,
-            BindFlags::DEPTH_STENCIL,
-        ))
-        .unwrap();
-    let rs = ctx
-        .create_surface(&rt, &SurfaceTemplate::new(Format::R8G8B8A8_UNORM))
-        .unwrap();
-    let zss = ctx
-        .create_surface(&zs, &SurfaceTemplate::new(Format::Z24_UNORM_S8_UINT))
-        .unwrap();
-    ctx.set_framebuffer_state(&FramebufferTemplate {
-        width: W,
-        height: H,
-        cbufs: vec![Some(rs)],
-        zsbuf: Some(zss),
-        ..Default::default()
-    })
-    .unwrap();
-    let mut vp = [ViewportState::default()];
-    vp[0] = ViewportState {
-        scale: [W as f32 / 2.0, H as f32 / 2.0, 0.5],
-        translate: [W as f32 / 2.0, H as f32 / 2.0, 0.5],
-    };
-    ctx.set_viewport_states(0, &vp).unwrap();
+    let (rt, zs) =
+        support::bind_rgba8_target(&screen, &mut ctx, W, H, Some(Format::Z24_UNORM_S8_UINT));
+    let zs = zs.expect("depth buffer");
     let mut blend = BlendState::default();
     blend.rt[0].colormask = 0xf;
     let b = ctx.create_blend_state(&blend).unwrap();
@@ -127,15 +48,8 @@ fn scene(threads: usize) -> Scene {
         .create_rasterizer_state(&RasterizerState::default())
         .unwrap();
     ctx.bind_rasterizer_state(Some(r)).unwrap();
-    let el = |off| VertexElement {
-        src_offset: off,
-        vertex_buffer_index: 0,
-        src_format: Format::R32G32B32A32_FLOAT,
-        instance_divisor: 0,
-    };
-    let ve = ctx.create_vertex_elements_state(&[el(0), el(16)]).unwrap();
-    ctx.bind_vertex_elements_state(Some(ve)).unwrap();
-    let (vs, fs) = shaders();
+    support::bind_vec4_pair_elements(&mut ctx);
+    let (vs, fs) = support::pass_shaders();
     let vs = ctx.create_vs_state_native(vs).unwrap();
     let fs = ctx.create_fs_state_native(fs).unwrap();
     ctx.bind_vs_state(Some(vs)).unwrap();

@@ -1,0 +1,112 @@
+//! Shared set-up of the API tests (`engine/tests/*.rs`, `tests/stress.rs`):
+//! a context rendering to one RGBA8 target, pass-through Rust-native
+//! shaders and the vertex layout they read.
+
+#![allow(dead_code)] // each test crate uses its part
+
+use std::sync::Arc;
+
+use ferropipe::components::enums::{BindFlags, ShaderType};
+use ferropipe::components::format::Format;
+use ferropipe::components::resource::ResourceTemplate;
+use ferropipe::components::shader::*;
+use ferropipe::components::state::{VertexElement, ViewportState};
+use ferropipe::components::view::SurfaceTemplate;
+use ferropipe::{Context, FramebufferTemplate, Resource, Screen};
+
+/// Vertex shader: element 0 to the position (output 0), element 1 to
+/// GENERIC 0 (output 1).
+pub struct PassVs(ShaderInfo);
+/// Fragment shader: GENERIC 0 to colour 0.
+pub struct PassFs(ShaderInfo);
+
+/// The pass-through shader pair.
+pub fn pass_shaders() -> (Arc<PassVs>, Arc<PassFs>) {
+    let vs = ShaderInfo::new(ShaderType::Vertex)
+        .with_input(IoSlot::new(Semantic::Generic(0), 0))
+        .with_input(IoSlot::new(Semantic::Generic(1), 1))
+        .with_output(IoSlot::new(Semantic::Position, 0))
+        .with_output(IoSlot::new(Semantic::Generic(0), 0));
+    let fs = ShaderInfo::new(ShaderType::Fragment)
+        .with_input(IoSlot::new(Semantic::Generic(0), 0))
+        .with_output(IoSlot::new(Semantic::Color(0), 0));
+    (Arc::new(PassVs(vs)), Arc::new(PassFs(fs)))
+}
+
+impl VertexShader for PassVs {
+    fn info(&self) -> &ShaderInfo {
+        &self.0
+    }
+    fn run(&self, _: &ShaderResources<'_>, io: &mut VertexIo<'_>) {
+        let n = 8 * io.groups;
+        io.outputs[..n].copy_from_slice(&io.inputs[..n]);
+    }
+}
+
+impl FragmentShader for PassFs {
+    fn info(&self) -> &ShaderInfo {
+        &self.0
+    }
+    fn run(&self, _: &ShaderResources<'_>, io: &mut FragmentIo<'_>) {
+        let n = 4 * io.groups;
+        io.outputs[..n].copy_from_slice(&io.inputs[..n]);
+    }
+}
+
+/// Binds the layout the pass-through VS reads: two `R32G32B32A32_FLOAT`
+/// elements of vertex buffer 0, at bytes 0 and 16 (a 32-byte vertex).
+pub fn bind_vec4_pair_elements(ctx: &mut Context) {
+    let el = |off| VertexElement {
+        src_offset: off,
+        vertex_buffer_index: 0,
+        src_format: Format::R32G32B32A32_FLOAT,
+        instance_divisor: 0,
+    };
+    let ve = ctx.create_vertex_elements_state(&[el(0), el(16)]).unwrap();
+    ctx.bind_vertex_elements_state(Some(ve)).unwrap();
+}
+
+/// Creates a `w` x `h` `R8G8B8A8_UNORM` render target (and a depth/stencil
+/// buffer in `depth`, if given), binds them as `ctx`'s framebuffer and
+/// sets a viewport covering it (NDC -1..1 to the whole target, depth
+/// 0..1).  Returns the colour and depth resources.
+pub fn bind_rgba8_target(
+    screen: &Screen,
+    ctx: &mut Context,
+    w: u32,
+    h: u32,
+    depth: Option<Format>,
+) -> (Resource, Option<Resource>) {
+    let create = |format, bind| {
+        screen
+            .resource_create(&ResourceTemplate::texture_2d(format, w, h, bind))
+            .unwrap()
+    };
+    let rt = create(Format::R8G8B8A8_UNORM, BindFlags::RENDER_TARGET);
+    let zs = depth.map(|f| create(f, BindFlags::DEPTH_STENCIL));
+    let cbuf = ctx
+        .create_surface(&rt, &SurfaceTemplate::new(Format::R8G8B8A8_UNORM))
+        .unwrap();
+    let zsbuf = zs.as_ref().map(|zs| {
+        ctx.create_surface(zs, &SurfaceTemplate::new(zs.template().format))
+            .unwrap()
+    });
+    ctx.set_framebuffer_state(&FramebufferTemplate {
+        width: w,
+        height: h,
+        cbufs: vec![Some(cbuf)],
+        zsbuf,
+        ..Default::default()
+    })
+    .unwrap();
+    let half = [w as f32 / 2.0, h as f32 / 2.0, 0.5];
+    ctx.set_viewport_states(
+        0,
+        &[ViewportState {
+            scale: half,
+            translate: half,
+        }],
+    )
+    .unwrap();
+    (rt, zs)
+}
