@@ -61,13 +61,26 @@ struct Fixture {
 }
 
 fn fixture(threads: usize) -> Fixture {
+    fixture_with(threads, true)
+}
+
+/// A context with everything a draw needs bound except the vertex shader
+/// and buffers; with `framebuffer`, a W x H RGBA8 target (else `rt` is
+/// an unbound one and nothing is rendered anywhere).
+fn fixture_with(threads: usize, framebuffer: bool) -> Fixture {
     let screen = Screen::new(ScreenConfig {
         threads,
         ..Default::default()
     })
     .unwrap();
     let mut ctx = screen.context_create().unwrap();
-    let (rt, _) = support::bind_rgba8_target(&screen, &mut ctx, W, H, None);
+    let rt = if framebuffer {
+        support::bind_rgba8_target(&screen, &mut ctx, W, H, None).0
+    } else {
+        let t =
+            ResourceTemplate::texture_2d(Format::R8G8B8A8_UNORM, W, H, BindFlags::RENDER_TARGET);
+        screen.resource_create(&t).unwrap()
+    };
     let mut blend = BlendState::default();
     blend.rt[0].colormask = 0xf;
     let b = ctx.create_blend_state(&blend).unwrap();
@@ -761,4 +774,21 @@ fn bad_stream_output_state_is_a_typed_error() {
         0,
         BindFlags::STREAM_OUTPUT
     ));
+}
+
+#[test]
+fn capture_needs_no_framebuffer() {
+    // Transform feedback alone: no framebuffer, rasterizer discard, and
+    // a sample mask that would make a rendering draw a no-op.
+    let mut f = fixture_with(2, false);
+    f.rasterizer(false, true);
+    f.ctx.set_sample_mask(0).unwrap();
+    f.vs(&attr_info());
+    f.vertices(6);
+    let (buf, t) = f.target(256, 0, 256);
+    f.ctx.set_stream_output_targets(&[Some(t)], &[0]).unwrap();
+    f.draw(PrimType::TriangleStrip, 0, 6);
+    let want = attr_capture(&decompose(PrimType::TriangleStrip, 6, false));
+    assert_eq!(&f.words(&buf)[..want.len()], &want[..]);
+    assert_eq!(f.ctx.stream_output_target_filled(t).unwrap(), 4 * 3 * 16);
 }
