@@ -246,8 +246,9 @@ fn emit_segment(
             gather_record(so, &seg.batch, v as usize, &mut rec);
         }
         if !paired {
-            let recs: Vec<&[u32]> = (0..nv).map(|i| &rec[i * rl..(i + 1) * rl]).collect();
-            emit(&recs, counts);
+            let recs: [&[u32]; 3] =
+                std::array::from_fn(|i| rec.get(i * rl..(i + 1) * rl).unwrap_or(&[]));
+            emit(&recs[..nv], counts);
             continue;
         }
         let p = first_prim + k as u32;
