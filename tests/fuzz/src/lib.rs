@@ -253,6 +253,29 @@ pub enum Op {
         off: bool,
     },
     Flush,
+    /// A vertex shader with arbitrary `pipe_stream_output_info` (entries
+    /// `(register, start, count, buffer, dst_offset)`), bound if valid.
+    StreamOutputShader {
+        outputs: Vec<(u8, u8, u8, u8, u8)>,
+        strides: [u8; 4],
+        /// Take the entries as they come (mostly invalid) instead of
+        /// folding them into range (mostly valid, so draws capture).
+        raw: bool,
+    },
+    /// Targets over arbitrary ranges of the stream-output buffers, bound
+    /// with arbitrary offsets (`u32::MAX` appends).
+    StreamOutputTargets {
+        targets: Vec<(bool, u32, u32)>,
+        offsets: Vec<u32>,
+        /// As for `StreamOutputShader`.
+        raw: bool,
+    },
+    /// A draw counted from a bound target (`count_from_stream_output`).
+    DrawAuto {
+        mode: u8,
+        start: u16,
+        target: u8,
+    },
 }
 
 const W: u32 = 48;
@@ -303,6 +326,11 @@ struct Harness {
     texture: Resource,
     rt: Resource,
     queries: Vec<ferropipe::QueryHandle>,
+    /// The compiled vertex shader, for stream-output variants of it.
+    vs: ferropipe::components::shader::VertexShaderRef,
+    /// Stream-output buffers (the second also a vertex buffer).
+    so_buffers: [Resource; 2],
+    so_targets: Vec<ferropipe::StreamOutputTargetHandle>,
 }
 
 fn harness() -> Option<Harness> {
@@ -371,12 +399,54 @@ fn harness() -> Option<Harness> {
     let vs = ctx.create_vs_state(&wgsl(VS)).ok()?;
     let fs = ctx.create_fs_state(&wgsl(FS)).ok()?;
     ctx.bind_vs_state(Some(vs)).ok()?;
+    let vs_program = ctx
+        .world()
+        .get::<ferropipe::components::cso::VertexShaderCso>(vs.entity())?
+        .shader
+        .clone();
+    let so_bind = BindFlags::STREAM_OUTPUT | BindFlags::VERTEX_BUFFER;
+    let so_buffers = [
+        screen
+            .resource_create(&ResourceTemplate::buffer(512, BindFlags::STREAM_OUTPUT))
+            .ok()?,
+        screen
+            .resource_create(&ResourceTemplate::buffer(1024, so_bind))
+            .ok()?,
+    ];
     ctx.bind_fs_state(Some(fs)).ok()?;
     let view = ctx
         .create_sampler_view(&texture, &SamplerViewDesc::of_resource(texture.template()))
         .ok()?;
     ctx.set_sampler_views(ShaderType::Fragment, 0, &[Some(view)])
         .ok()?;
+    // Default state, so a draw op renders (and captures) without six ops
+    // before it; ops replace any of it.
+    let rast = ctx
+        .create_rasterizer_state(&RasterizerState::default())
+        .ok()?;
+    ctx.bind_rasterizer_state(Some(rast)).ok()?;
+    let mut blend = BlendState::default();
+    blend.rt[0].colormask = 0xf;
+    let blend = ctx.create_blend_state(&blend).ok()?;
+    ctx.bind_blend_state(Some(blend)).ok()?;
+    let dsa = ctx
+        .create_depth_stencil_alpha_state(&DepthStencilAlphaState::default())
+        .ok()?;
+    ctx.bind_depth_stencil_alpha_state(Some(dsa)).ok()?;
+    let el = |src_offset| VertexElement {
+        src_offset,
+        vertex_buffer_index: 0,
+        src_format: Format::R32G32B32A32_FLOAT,
+        instance_divisor: 0,
+    };
+    let ve = ctx.create_vertex_elements_state(&[el(0), el(16)]).ok()?;
+    ctx.bind_vertex_elements_state(Some(ve)).ok()?;
+    let vb = VertexBuffer {
+        buffer: Some(&vbuf),
+        stride: 32,
+        buffer_offset: 0,
+    };
+    ctx.set_vertex_buffers(0, &[vb]).ok()?;
     Some(Harness {
         screen,
         ctx,
@@ -386,6 +456,9 @@ fn harness() -> Option<Harness> {
         texture,
         rt,
         queries: Vec::new(),
+        vs: vs_program,
+        so_buffers,
+        so_targets: Vec::new(),
     })
 }
 
@@ -761,6 +834,100 @@ impl Harness {
             Op::Flush => {
                 let _ = ctx.flush();
             }
+            Op::StreamOutputShader {
+                outputs,
+                strides,
+                raw,
+            } => {
+                let mut stride = strides.map(u32::from);
+                let output = outputs
+                    .iter()
+                    .map(|&(r, s, n, b, d)| {
+                        if raw {
+                            return StreamOutput {
+                                register_index: u32::from(r % 8),
+                                start_component: u32::from(s % 6),
+                                num_components: u32::from(n % 6),
+                                output_buffer: u32::from(b % 6),
+                                dst_offset: u32::from(d),
+                                stream: u32::from(b / 128),
+                            };
+                        }
+                        // In range: one of the VS's 3 outputs, a buffer
+                        // below 4, the stride grown to hold the record
+                        // (entries may still overlap: a typed error).
+                        let start = u32::from(s % 4);
+                        let n = 1 + u32::from(n) % (4 - start);
+                        let (b, d) = (usize::from(b % 4), u32::from(d % 8));
+                        stride[b] = stride[b].clamp(d + n, 32);
+                        StreamOutput {
+                            register_index: u32::from(r % 3),
+                            start_component: start,
+                            num_components: n,
+                            output_buffer: b as u32,
+                            dst_offset: d,
+                            stream: 0,
+                        }
+                    })
+                    .collect();
+                let info = StreamOutputInfo { stride, output };
+                if let Ok(vs) =
+                    ctx.create_vs_state_native_with_stream_output(self.vs.clone(), &info)
+                {
+                    let _ = ctx.bind_vs_state(Some(vs));
+                }
+            }
+            Op::StreamOutputTargets {
+                targets,
+                mut offsets,
+                raw,
+            } => {
+                let mut bound = Vec::new();
+                for (second, offset, size) in targets.into_iter().take(if raw { 6 } else { 4 }) {
+                    let buf = &self.so_buffers[usize::from(second)];
+                    let (offset, size) = if raw {
+                        (offset % 2048, size % 2048)
+                    } else {
+                        // Inside the buffer, dword aligned, disjoint from
+                        // the other targets only by chance.
+                        let len = buf.template().width0;
+                        let offset = (offset % len) & !3;
+                        (offset, size % (len - offset + 1))
+                    };
+                    if let Ok(t) = ctx.create_stream_output_target(buf, offset, size) {
+                        self.so_targets.push(t);
+                        bound.push(Some(t));
+                    } else {
+                        bound.push(self.so_targets.first().copied());
+                    }
+                }
+                if !raw {
+                    offsets.resize(bound.len(), u32::MAX);
+                    for o in &mut offsets {
+                        if *o != u32::MAX {
+                            *o = (*o % 256) & !3;
+                        }
+                    }
+                }
+                let _ = ctx.set_stream_output_targets(&bound, &offsets);
+            }
+            Op::DrawAuto {
+                mode,
+                start,
+                target,
+            } => {
+                if let Some(&t) = self.so_targets.get(usize::from(target)) {
+                    let info = DrawInfo {
+                        mode: pick(PrimType::ALL, mode),
+                        start: u32::from(start),
+                        ..Default::default()
+                    };
+                    let auto = ferropipe::DrawIndirectInfo {
+                        count_from_stream_output: Some(t),
+                    };
+                    let _ = ctx.draw_vbo_indirect(&info, &auto);
+                }
+            }
         }
     }
 }
@@ -779,11 +946,15 @@ pub fn run_api(data: &[u8]) {
         let Ok(op) = Op::arbitrary(&mut u) else {
             break;
         };
-        if let Op::Draw(d) = &op {
-            work += u64::from(d.count) * u64::from(d.instance_count % 16).max(1);
-            if work > MAX_DRAW_WORK {
-                break;
-            }
+        let op_work = match &op {
+            Op::Draw(d) => u64::from(d.count) * u64::from(d.instance_count % 16).max(1),
+            // At most 2 KiB of targets over a 1-byte stride.
+            Op::DrawAuto { .. } => 2048,
+            _ => 0,
+        };
+        work += op_work;
+        if work > MAX_DRAW_WORK {
+            break;
         }
         if trace {
             eprintln!("{op:?}");
