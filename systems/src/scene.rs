@@ -21,7 +21,7 @@ use ferropipe_components::draw::DrawInfo;
 use ferropipe_components::enums::{ClearFlags, PrimType};
 use ferropipe_components::resource::ResourceRef;
 
-use crate::bin::{BinScratch, TileGrid, bin_clear, bin_prims};
+use crate::bin::{BinScratch, TileGrid, bin_clear, bin_prims, order_prims_by_tile};
 use crate::clip::{ClipCounters, ClipScratch, clip_segment};
 use crate::derived::DerivedState;
 use crate::fetch::{
@@ -567,6 +567,7 @@ pub fn bin_primitives(pool: Res<PipelineExecutor>, mut exec: ResMut<SceneExecuti
             bin_scratch,
             &mut out.bins,
         );
+        order_prims_by_tile(&mut out.prims, states, &mut out.bins, bin_scratch);
     });
     // Hand over in order.
     for mut job in exec.wave.drain(..) {

@@ -229,9 +229,14 @@ fn setup_unfilled(
     stipple: &mut Stipple,
 ) {
     let off = ds.pixel_offset;
-    let v = prim.v.map(|i| vertex(clipped, i));
-    let x = v.map(|p| snap(p[0] - off) as i64);
-    let y = v.map(|p| snap(p[1] - off) as i64);
+    let v = [
+        vertex(clipped, prim.v[0]),
+        vertex(clipped, prim.v[1]),
+        vertex(clipped, prim.v[2]),
+    ];
+    let sx = |k: usize| snap(v[k][0] - off) as i64;
+    let sy = |k: usize| snap(v[k][1] - off) as i64;
+    let (x, y) = ([sx(0), sx(1), sx(2)], [sy(0), sy(1), sy(2)]);
     let area = (x[0] - x[1]) * (y[2] - y[0]) - (x[2] - x[0]) * (y[0] - y[1]);
     // draw's cull stage drops zero-area triangles when culling is on.
     if area == 0 && ds.cull_face != Face::None {
@@ -581,10 +586,14 @@ fn polygon_edges<const N: usize>(
     y: &[i32; N],
     bottom_edge_rule: bool,
 ) -> [(i32, i32, i64); N] {
-    std::array::from_fn(|i| {
-        let j = (i + 1) % N;
-        edge(x[i], y[i], x[j], y[j], bottom_edge_rule)
-    })
+    // A loop, not `array::from_fn`: its closure stayed out of line, a call
+    // per edge of every triangle (2 % of tiny_tris_1m).
+    let mut out = [(0, 0, 0); N];
+    for i in 0..N {
+        let j = if i + 1 == N { 0 } else { i + 1 };
+        out[i] = edge(x[i], y[i], x[j], y[j], bottom_edge_rule);
+    }
+    out
 }
 
 /// Post-snap conservative rasterization (rasterizer.rst
