@@ -406,6 +406,13 @@ pub trait FragmentShader: Send + Sync {
     fn info(&self) -> &ShaderInfo;
     /// Shades `io.groups` 4x2 pixel blocks.
     fn run(&self, resources: &ShaderResources<'_>, io: &mut FragmentIo<'_>);
+    /// Whether `run` writes every component of every output slot for every
+    /// group.  When it does, the pipeline skips clearing the output buffer
+    /// before the call (otherwise unwritten outputs read as 0).  The
+    /// default, `false`, is always safe.
+    fn writes_all_outputs(&self) -> bool {
+        false
+    }
 }
 
 /// A shader CSO's program, shared between the CSO and recorded draws.

@@ -101,6 +101,9 @@ pub struct DerivedState {
     pub block: Arc<StateBlock>,
     pub vs_info: ShaderInfo,
     pub fs_info: ShaderInfo,
+    /// `FragmentShader::writes_all_outputs`: the output buffer needs no
+    /// clearing before a call.
+    pub fs_writes_all_outputs: bool,
 
     // --- fetch -----------------------------------------------------------
     /// Per VS input slot, how it is fetched.
@@ -345,6 +348,7 @@ impl DerivedState {
         DerivedState {
             vs_info,
             fs_info,
+            fs_writes_all_outputs: block.fs.writes_all_outputs(),
             fetch,
             pos_slot,
             psize_slot,

@@ -204,7 +204,9 @@ pub fn shade_batch(
     resize_lanes(&mut batch.frag_coord, 4 * n);
     resize_lanes(&mut batch.masks, n);
     resize_lanes(&mut batch.outputs, ds.fs_info.outputs.len() * 4 * n);
-    batch.outputs.iter_mut().for_each(|l| *l = Lanes::ZERO);
+    if !ds.fs_writes_all_outputs {
+        batch.outputs.iter_mut().for_each(|l| *l = Lanes::ZERO);
+    }
 
     let needs_fc =
         ds.fs_info.frag_coord_mask != 0 || ds.fs_inputs.contains(&FsInputSource::FragCoord);

@@ -97,6 +97,15 @@ mod tests {
     }
 
     #[test]
+    fn only_covering_copies_write_all_outputs() {
+        use ferropipe_components::shader::FragmentShader;
+        let fs = |e: &str| compile(Language::Wgsl, PASS, e, ShaderType::Fragment, &[]).unwrap();
+        assert!(fs("fs").writes_all_outputs());
+        assert!(fs("fs_swz").writes_all_outputs());
+        assert!(!fs("fs_math").writes_all_outputs());
+    }
+
+    #[test]
     fn arithmetic_and_system_values_are_not_copies() {
         assert!(copies("fs_math", ShaderType::Fragment).is_none());
         // frag_coord is not an input row.

@@ -213,6 +213,21 @@ impl FragmentShader for CompiledShader {
         &self.program.info
     }
 
+    fn writes_all_outputs(&self) -> bool {
+        // A copy program whose copies cover every output row (rows the
+        // program stores otherwise may sit under control flow).
+        self.copies.as_ref().is_some_and(|c| {
+            let rows = self.program.info.outputs.len() * 4;
+            let mut seen = vec![false; rows];
+            for &(out, _) in c.iter() {
+                if let Some(s) = seen.get_mut(out as usize) {
+                    *s = true;
+                }
+            }
+            seen.iter().all(|&s| s)
+        })
+    }
+
     fn run(&self, resources: &ShaderResources<'_>, io: &mut FragmentIo<'_>) {
         if let Some(c) = &self.copies {
             copies::run_copies(c, io.groups, io.inputs, io.outputs);
