@@ -45,7 +45,7 @@ use ferropipe_components::pack;
 use ferropipe_components::resource::LevelLayout;
 use ferropipe_components::shader::{BoundTexture, LANES, Lanes, ShaderResources};
 use ferropipe_components::state::SamplerState;
-use wide::{f32x8, i32x8, u32x8};
+use wide::{f32x8, i32x8, u16x16, u32x8};
 
 use crate::exec::loc;
 use crate::ir::{TexDim, TexFn, TexKind, TexOp, TexQuery, TexQueryFn};
@@ -719,14 +719,23 @@ impl<'a> Texture<'a> {
             i32x8::new(t[2]),
             i32x8::new(t[3]),
         ];
-        let byte = i32x8::splat(255);
-        let channel = |sh: i32| {
-            let c = |v: i32x8| (v >> sh) & byte;
-            let top = lerp8x8(c(t[0]), c(t[1]), wx);
-            let bottom = lerp8x8(c(t[2]), c(t[3]), wx);
-            lerp8x8(top, bottom, wy)
+        // Two channels per 32-bit lane, as 16-bit halves: bytes 0 and 2
+        // ("even") and bytes 1 and 3 ("odd") of every texel, so each lerp
+        // filters two channels at once (llvmpipe's AoS 8-bit trick).
+        let pairs = i32x8::splat(0x00ff_00ff);
+        let even = |v: i32x8| -> u16x16 { wide::bytemuck::cast(v & pairs) };
+        let odd = |v: i32x8| -> u16x16 { wide::bytemuck::cast((v >> 8_i32) & pairs) };
+        let both = |w: i32x8| -> u16x16 { wide::bytemuck::cast(w | (w << 16_i32)) };
+        let (wx, wy) = (both(wx), both(wy));
+        let filter = |c: [u16x16; 4]| -> i32x8 {
+            let top = lerp8x16(c[0], c[1], wx);
+            let bottom = lerp8x16(c[2], c[3], wx);
+            wide::bytemuck::cast(lerp8x16(top, bottom, wy))
         };
-        Some([channel(0), channel(8), channel(16), channel(24)])
+        let e = filter([even(t[0]), even(t[1]), even(t[2]), even(t[3])]);
+        let o = filter([odd(t[0]), odd(t[1]), odd(t[2]), odd(t[3])]);
+        let lo = i32x8::splat(0xffff);
+        Some([e & lo, o & lo, e >> 16_i32, o >> 16_i32])
     }
 
     /// One level of the AoS path: raw stored bytes (0..255), filtered.
@@ -1524,6 +1533,15 @@ fn split_lod(lod: f32, mip: TexMipFilter) -> (i32, f32) {
 #[inline]
 fn lerp8(a: i32, b: i32, w: i32) -> i32 {
     a + ((w * (b - a) + 128) >> 8)
+}
+
+/// [`lerp8`] on 16 lanes of 16 bits: `(256 a + w (b - a) + 128) >> 8`
+/// in wrapping u16 arithmetic.  The true value lies in [128, 65408] for
+/// a, b, w in 0..=255, so the wrap never shows and the result equals
+/// [`lerp8`] bit for bit.
+#[inline(always)]
+fn lerp8x16(a: u16x16, b: u16x16, w: u16x16) -> u16x16 {
+    ((a << 8_u16) + (b - a) * w + u16x16::splat(128)) >> 8_u16
 }
 
 /// [`lerp8`] on 8 lanes.
