@@ -122,6 +122,12 @@ pub struct IoSlot {
     pub sampling: Sampling,
     /// Dual-source blending index (`@blend_src(1)`) for FS colour outputs.
     pub blend_src: u8,
+    /// Fragment inputs: the components the shader reads (bit c: component
+    /// c).  Setup and interpolation skip the others (a `vec4` varying of
+    /// which only `.xy` is sampled costs two planes, not four).  `0xf`
+    /// unless the shader compiler proved less; a native shader that sets
+    /// fewer bits must not read the other components.
+    pub read: u8,
 }
 
 impl IoSlot {
@@ -135,6 +141,7 @@ impl IoSlot {
             interpolation: Interpolation::Perspective,
             sampling: Sampling::Center,
             blend_src: 0,
+            read: 0xf,
         }
     }
 }

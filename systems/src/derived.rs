@@ -42,6 +42,9 @@ pub enum FsInputSource {
         /// `Generic(n)`: replaced by sprite coordinates on points when bit
         /// n of `sprite_coord_enable` is set.
         sprite: Option<u8>,
+        /// Components the fragment shader reads (`IoSlot::read`): the
+        /// others get no plane and no interpolation.
+        read: u8,
     },
     /// `@builtin(position)`: the window position (x, y, z, 1/w).
     FragCoord,
@@ -292,6 +295,7 @@ impl DerivedState {
                                 interp,
                                 plane,
                                 sprite,
+                                read: input.read,
                             }
                         }
                         None => FsInputSource::Zero,

@@ -286,6 +286,12 @@ pub fn shade_batch(
         }
         for (s, src) in ds.fs_inputs.iter().enumerate() {
             for c in 0..4 {
+                if let FsInputSource::Attr { read, .. } = *src
+                    && read & (1 << c) == 0
+                {
+                    // Never read by the shader (`IoSlot::read`).
+                    continue;
+                }
                 let row = &mut inputs[(s * 4 + c) * n + start..(s * 4 + c) * n + end];
                 match *src {
                     FsInputSource::Attr { plane, interp, .. } => {

@@ -776,11 +776,17 @@ fn setup_triangle_as(
                 front: fa,
                 back,
                 interp,
+                read,
                 ..
             } => {
                 let attr = if front { fa } else { back };
                 let o = 4 + 4 * attr;
                 for c in 0..4 {
+                    if read & (1 << c) == 0 {
+                        // The shader never reads it: no gradients.
+                        out.planes.push(Plane::default());
+                        continue;
+                    }
                     let p = match interp {
                         Interpolation::Flat => Plane {
                             a0: pv[o + c],

@@ -68,6 +68,11 @@ pub fn finish(
 
     // interface facts that depend on what survived
     info.frag_coord_mask = 0;
+    // Which input components survive optimisation (read masks start empty
+    // and collect every load below).
+    for input in &mut info.inputs {
+        input.read = 0;
+    }
     info.reads_vertex_id = false;
     info.reads_instance_id = false;
     info.sampler_views_used = 0;
@@ -78,6 +83,14 @@ pub fn finish(
                 src: InputSrc::FragCoord(c),
                 ..
             } => info.frag_coord_mask |= 1 << c,
+            Op::LoadInput {
+                src: InputSrc::Slot(row),
+                ..
+            } => {
+                if let Some(input) = info.inputs.get_mut(*row as usize / 4) {
+                    input.read |= 1 << (row % 4);
+                }
+            }
             Op::LoadInput {
                 src: InputSrc::VertexId,
                 ..
@@ -376,4 +389,37 @@ fn compact_uniforms(prog: &mut LaneProgram) {
     prog.consts = consts;
     prog.num_uniform = n;
     let _ = f32x8::ZERO;
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Language, compile};
+    use ferropipe_components::enums::ShaderType;
+
+    /// Input read masks list the components that survive optimisation:
+    /// setup and interpolation skip the rest.
+    #[test]
+    fn input_read_masks_follow_the_loads() {
+        let src = "
+            struct V { @builtin(position) p: vec4<f32>, @location(0) uv: vec4<f32>,
+                       @location(1) c: vec4<f32> };
+            @fragment fn fs(v: V) -> @location(0) vec4<f32> {
+                let unused = v.c.y * 0.0;
+                return vec4<f32>(v.uv.xy, v.c.w, 1.0);
+            }";
+        let c = compile(Language::Wgsl, src, "fs", ShaderType::Fragment, &[]).unwrap();
+        let read: Vec<u8> = c.info().inputs.iter().map(|i| i.read).collect();
+        let slot = |loc: u32| {
+            c.info()
+                .inputs
+                .iter()
+                .position(|i| {
+                    i.location == loc
+                        && i.semantic != ferropipe_components::shader::Semantic::Position
+                })
+                .unwrap()
+        };
+        assert_eq!(read[slot(0)], 0b0011, "{read:?}");
+        assert_eq!(read[slot(1)], 0b1000, "{read:?}");
+    }
 }
