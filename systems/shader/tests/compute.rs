@@ -275,3 +275,28 @@ fn compute_errors_are_typed() {
         Err(ShaderError::MissingEntryPoint { .. })
     ));
 }
+
+#[test]
+fn glsl_compute_shaders_run_too() {
+    let s = compile_compute(
+        Language::Glsl,
+        "#version 450
+         layout(local_size_x = 8) in;
+         layout(set = 3, binding = 0) buffer Data { uint v[]; } data;
+         shared uint tmp[8];
+         void main() {
+             uint i = gl_LocalInvocationIndex;
+             tmp[i] = data.v[i] * 2u;
+             barrier();
+             data.v[i] = tmp[7u - i] + gl_WorkGroupID.x;
+         }",
+        "main",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let buf = words(&(0..8).collect::<Vec<u32>>());
+    run(&s, &[&buf], [5, 0, 0], [6, 1, 1]);
+    assert_eq!(
+        values(&buf),
+        (0..8).map(|i| (7 - i) * 2 + 5).collect::<Vec<u32>>()
+    );
+}

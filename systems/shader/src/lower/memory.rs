@@ -531,3 +531,100 @@ pub fn memory_layout(
     out.extend(scalars.into_iter().map(|(off, _)| off));
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ir::{MemSpace, Op};
+    use crate::{Language, compile_compute};
+
+    fn body(src: &str) -> (Vec<Op>, Vec<Op>) {
+        let cs = compile_compute(Language::Wgsl, src, "main").unwrap_or_else(|e| panic!("{e}"));
+        (cs.program().prologue.clone(), cs.program().body.clone())
+    }
+
+    #[test]
+    fn memory_loads_stay_in_the_body_and_barriers_cost_nothing() {
+        // a load at a uniform address must not be hoisted to the prologue
+        // (or merged with the second load): the store between them changes
+        // the word
+        let (prologue, body) = body(
+            "@group(3) @binding(2) var<storage, read_write> b: array<u32, 4>;
+             @compute @workgroup_size(8) fn main() {
+                 let x = b[1];
+                 workgroupBarrier();
+                 storageBarrier();
+                 b[1] = x + 1u;
+                 b[2] = b[1];
+             }",
+        );
+        assert!(!prologue.iter().any(|op| matches!(op, Op::MemLoad { .. })));
+        let loads = body
+            .iter()
+            .filter(|op| {
+                matches!(
+                    op,
+                    Op::MemLoad {
+                        space: MemSpace::Buffer(2),
+                        offset: 4,
+                        ..
+                    }
+                )
+            })
+            .count();
+        assert_eq!(loads, 2, "{body:?}");
+        // loads, adds, stores; no op for the barriers
+        assert!(body.len() <= 6, "{body:?}");
+    }
+
+    #[test]
+    fn workgroup_variables_get_aligned_offsets() {
+        let cs = compile_compute(
+            Language::Wgsl,
+            "var<workgroup> a: u32;
+             var<workgroup> b: array<vec4<f32>, 2>;
+             @group(3) @binding(0) var<storage, read_write> o: array<f32>;
+             @compute @workgroup_size(1) fn main() { a = 1u; b[1].y = 2.0; o[0] = b[1].y + f32(a); }",
+            "main",
+        )
+        .unwrap();
+        // a at 0 (4 bytes), b at 16 (32 bytes)
+        assert_eq!(cs.info().shared_bytes, 48);
+        assert_eq!(cs.info().buffers_used, 1);
+        let stores: Vec<u32> = cs
+            .program()
+            .body
+            .iter()
+            .filter_map(|op| match op {
+                Op::MemStore {
+                    space: MemSpace::Workgroup,
+                    offset,
+                    ..
+                } => Some(*offset),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(stores, vec![0, 16 + 16 + 4]);
+    }
+
+    #[test]
+    fn runtime_array_indices_are_checked_against_the_bound_size() {
+        let (prologue, body) = body(
+            "@group(3) @binding(0) var<storage, read_write> b: array<u32>;
+             @compute @workgroup_size(8) fn main(@builtin(local_invocation_index) i: u32) { b[i] = 1u; }",
+        );
+        // the element count comes from the binding, once per call
+        assert!(
+            prologue
+                .iter()
+                .any(|op| matches!(op, Op::BufferLength { slot: 0, .. }))
+        );
+        // the address is selected against u32::MAX for bad lanes
+        assert!(body.iter().any(|op| matches!(
+            op,
+            Op::Tri {
+                f: crate::ir::TriOp::Select,
+                ..
+            }
+        )));
+    }
+}
