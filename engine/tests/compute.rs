@@ -824,3 +824,104 @@ fn caps_say_compute_works() {
         BindFlags::SHADER_BUFFER
     ));
 }
+
+#[test]
+fn array_3d_and_mipmapped_images_address_the_viewed_layers() {
+    let (screen, mut ctx) = setup(2);
+    let (w, h) = (5u32, 3u32);
+    let make = |target, depth0, array_size, last_level| {
+        screen
+            .resource_create(&ResourceTemplate {
+                target,
+                format: Format::R32_UINT,
+                width0: w,
+                height0: h,
+                depth0,
+                array_size,
+                last_level,
+                bind: BindFlags::SHADER_IMAGE,
+                ..Default::default()
+            })
+            .unwrap()
+    };
+    let arr = make(TextureTarget::Texture2DArray, 1, 4, 0);
+    let vol = make(TextureTarget::Texture3D, 2, 1, 0);
+    let mip = make(TextureTarget::Texture2D, 1, 1, 1);
+    ctx.set_shader_images(
+        ShaderType::Compute,
+        0,
+        &[
+            Some(ImageView {
+                first_layer: 1,
+                last_layer: 2,
+                ..image(&arr)
+            }),
+            Some(image(&vol)),
+            Some(ImageView {
+                level: 1,
+                ..image(&mip)
+            }),
+        ],
+    )
+    .unwrap();
+    kernel(
+        &mut ctx,
+        "@group(4) @binding(0) var a: texture_storage_2d_array<r32uint, write>;
+         @group(4) @binding(1) var v: texture_storage_3d<r32uint, write>;
+         @group(4) @binding(2) var m: texture_storage_2d<r32uint, write>;
+         @compute @workgroup_size(5, 3, 2)
+         fn main(@builtin(local_invocation_id) l: vec3<u32>) {
+             let p = vec2<i32>(l.xy);
+             let n = textureNumLayers(a);
+             textureStore(a, p, i32(l.z), vec4<u32>(100u + l.z * 10u + n, 0u, 0u, 0u));
+             textureStore(a, p, 2, vec4<u32>(7u));  // past the view: dropped
+             textureStore(v, vec3<i32>(l), vec4<u32>(l.x + l.y * 5u + l.z * 15u));
+             let ms = textureDimensions(m);
+             textureStore(m, p, vec4<u32>(ms.x * 10u + ms.y));
+         }",
+    );
+    ctx.launch_grid(&grid([5, 3, 2], [1, 1, 1])).unwrap();
+    let layer = |data: &[u8], z: usize, x: usize, y: usize| {
+        let o = ((z * h as usize + y) * w as usize + x) * 4;
+        u32::from_le_bytes([data[o], data[o + 1], data[o + 2], data[o + 3]])
+    };
+    let read_all = |ctx: &mut Context, r: &Resource, level: u32, d: i32| {
+        let (lw, lh) = ((w >> level).max(1) as i32, (h >> level).max(1) as i32);
+        let t = ctx
+            .transfer_map(
+                r,
+                level,
+                TransferFlags::READ,
+                &PipeBox {
+                    x: 0,
+                    y: 0,
+                    z: 0,
+                    width: lw,
+                    height: lh,
+                    depth: d,
+                },
+            )
+            .unwrap();
+        let v = t.data().to_vec();
+        ctx.transfer_unmap(t).unwrap();
+        v
+    };
+    let a = read_all(&mut ctx, &arr, 0, 4);
+    let v = read_all(&mut ctx, &vol, 0, 2);
+    for y in 0..h as usize {
+        for x in 0..w as usize {
+            // view layers 1 and 2 are the shader's 0 and 1
+            assert_eq!(layer(&a, 0, x, y), 0);
+            assert_eq!(layer(&a, 1, x, y), 102);
+            assert_eq!(layer(&a, 2, x, y), 112);
+            assert_eq!(layer(&a, 3, x, y), 0);
+            for z in 0..2 {
+                assert_eq!(layer(&v, z, x, y) as usize, x + y * 5 + z * 15);
+            }
+        }
+    }
+    // level 1 is 2x1: the invocations inside it wrote its size
+    let m = read_all(&mut ctx, &mip, 1, 1);
+    assert_eq!(m.len(), 8);
+    assert!(m.chunks(4).all(|c| c == 21u32.to_le_bytes()));
+}
