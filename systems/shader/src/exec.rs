@@ -19,7 +19,10 @@
 //! A call with many groups is run in chunks whose varying registers fit in
 //! about 64 KiB (at most 16 groups = 128 lanes), so big shaders stay in L1/L2
 //! while small ones amortise dispatch over the whole chunk.  The prologue
-//! (uniform ops) runs once per call.
+//! (uniform ops) runs once per call.  A compute call (one workgroup, at
+//! most 1024 invocations = 128 groups) is always one chunk, whatever its
+//! register count: its barriers rely on every op finishing for the whole
+//! workgroup before the next (`lower/memory.rs`).
 //!
 //! # Scratch memory
 //! The register file lives in a thread-local [`Scratch`] that only grows,

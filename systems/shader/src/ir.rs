@@ -34,6 +34,11 @@
 //!   op reads all its operands for a group before writing its results, so
 //!   the register allocator may give a result the register of an operand
 //!   that dies at the op.
+//! * Memory ops of compute programs ([`Op::MemLoad`], [`Op::MemStore`],
+//!   [`Op::MemAtomic`], the image ops) are the exception to group
+//!   locality: a store by group 3 is seen by a load of group 0 in any
+//!   later op.  Loads read every lane's operands before writing; stores and
+//!   atomics take effect lane by lane, group 0 lane 0 first.
 
 use std::fmt;
 
