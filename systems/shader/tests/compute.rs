@@ -300,3 +300,57 @@ fn glsl_compute_shaders_run_too() {
         (0..8).map(|i| (7 - i) * 2 + 5).collect::<Vec<u32>>()
     );
 }
+
+#[test]
+fn structs_matrices_and_dynamic_components_in_memory() {
+    // Item: m at 0 (mat2x3: columns 16 bytes apart), v at 32, n at 48;
+    // 64-byte stride
+    let s = cs("
+        struct Item { m: mat2x3<f32>, v: vec4<u32>, n: atomic<i32> }
+        struct Buf { count: u32, items: array<Item> }
+        @group(3) @binding(0) var<storage, read_write> b: Buf;
+        var<workgroup> shared_item: array<vec4<u32>, 2>;
+        var<workgroup> flag: u32;
+        @compute @workgroup_size(4)
+        fn main(@builtin(local_invocation_index) i: u32) {
+            if (i == 0u) { flag = 41u; }
+            let f = workgroupUniformLoad(&flag);
+            let item = i % 2u;
+            b.items[item].m[1][i % 3u] = f32(i) + 0.5;
+            b.items[item].v[i] = f + i;
+            atomicMin(&b.items[0].n, -i32(i) * 3);
+            let old = atomicExchange(&b.items[1].n, i32(i));
+            atomicSub(&b.items[1].n, 10);
+            shared_item[item][i] = u32(old + 100);
+            storageBarrier();
+            workgroupBarrier();
+            if (i == 3u) {
+                b.count = shared_item[0][0] * 1000u + shared_item[1][3];
+                let whole = b.items[0].v;
+                b.items[1].v = whole.wzyx;
+            }
+        }");
+    let buf = words(&vec![0; 4 + 2 * 16]);
+    run(&s, &[&buf], [0; 3], [1, 1, 1]);
+    let v = values(&buf);
+    let item = |k: usize, w: usize| v[4 + 16 * k + w];
+    // m[1] (column 1 at byte 16 of the item): component i % 3 written by
+    // invocations of parity `item`, last writer wins (lane order)
+    assert_eq!(f32::from_bits(item(0, 4)), 0.5);
+    assert_eq!(f32::from_bits(item(0, 6)), 2.5);
+    assert_eq!(f32::from_bits(item(1, 4)), 3.5);
+    assert_eq!(f32::from_bits(item(1, 5)), 1.5);
+    // v: items[0].v[0], [2] from i = 0, 2; items[1].v[1], [3] from 1, 3
+    assert_eq!([item(0, 8), item(0, 10)], [41, 43]);
+    assert_eq!(item(0, 12) as i32, -9);
+    // exchanges in lane order, each followed (next op) by all the
+    // subtractions: the last exchange stored 3, then 4 x -10
+    assert_eq!(item(1, 12) as i32, 3 - 40);
+    // old values: 0, 0, 1, 2 -> shared_item[0][0] = 100, [1][3] = 102
+    assert_eq!(v[0], 100 * 1000 + 102);
+    // items[1].v = items[0].v reversed
+    assert_eq!(
+        [item(1, 8), item(1, 9), item(1, 10), item(1, 11)],
+        [item(0, 11), item(0, 10), item(0, 9), item(0, 8)]
+    );
+}
