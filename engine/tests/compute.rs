@@ -783,6 +783,20 @@ fn bad_input_is_a_typed_error() {
         stream_output: Default::default(),
     });
     assert!(fs.unwrap_err().is_unsupported());
+    // a barrier some invocations skip: naga accepts it, the launch
+    // reports it
+    kernel(
+        &mut ctx,
+        "@group(3) @binding(0) var<storage, read_write> b: array<u32>;
+         @compute @workgroup_size(4) fn main(@builtin(local_invocation_index) i: u32) {
+             if (i == 2u) { return; }
+             workgroupBarrier();
+             b[i] = 9u;
+         }",
+    );
+    let e = ctx.launch_grid(&grid([4, 1, 1], [1, 1, 1])).unwrap_err();
+    assert!(e.to_string().contains("non-uniform"), "{e}");
+    b_reset(&mut ctx, &b);
     // a deleted state is an invalid handle; a bound one stays usable
     let k = kernel(&mut ctx, src);
     ctx.delete_compute_state(k).unwrap();
@@ -792,6 +806,12 @@ fn bad_input_is_a_typed_error() {
     ));
     ctx.launch_grid(&grid([4, 1, 1], [2, 1, 1])).unwrap();
     assert_eq!(read_words(&mut ctx, &b), vec![0, 1, 2, 3, 4, 5, 6, 7]);
+}
+
+/// Zeroes a buffer.
+fn b_reset(ctx: &mut Context, b: &Resource) {
+    let n = b.template().width0 as usize;
+    ctx.buffer_subdata(b, 0, &vec![0; n]).unwrap();
 }
 
 #[test]

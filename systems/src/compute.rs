@@ -21,12 +21,12 @@
 //! it, are not offered (`lower/memory.rs`).
 
 use std::sync::Arc;
-use std::sync::atomic::AtomicU32;
+use std::sync::atomic::{AtomicBool, AtomicU32};
 
 use bevy_ecs::component::Component;
 use bevy_ecs::resource::Resource;
 use bevy_ecs::schedule::{IntoScheduleConfigs, Schedule, ScheduleLabel, SystemSet};
-use bevy_ecs::system::Res;
+use bevy_ecs::system::{Res, ResMut};
 use bevy_ecs::world::World;
 use ferropipe_components::batch::StageResources;
 use ferropipe_components::format::Format;
@@ -89,6 +89,15 @@ pub struct ComputeDispatch {
     pub shared_words: usize,
 }
 
+/// What the last launch reported.
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ComputeOutcome {
+    /// A workgroup executed a barrier with some, not all, of its live
+    /// invocations (non-uniform control flow, which WGSL forbids and naga
+    /// 30 does not catch): the kernel's results are undefined.
+    pub divergent_barrier: bool,
+}
+
 /// The schedule a launch runs.
 #[derive(ScheduleLabel, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ComputeGrid;
@@ -102,13 +111,18 @@ pub fn configure_compute(world: &mut World) {
     let mut schedule = Schedule::new(ComputeGrid);
     schedule.add_systems(dispatch_workgroups.in_set(DispatchSet));
     world.add_schedule(schedule);
+    world.init_resource::<ComputeOutcome>();
 }
 
 /// The system: runs the pending [`ComputeDispatch`], if any.
-pub fn dispatch_workgroups(dispatch: Option<Res<ComputeDispatch>>, exec: Res<PipelineExecutor>) {
+pub fn dispatch_workgroups(
+    dispatch: Option<Res<ComputeDispatch>>,
+    exec: Res<PipelineExecutor>,
+    mut outcome: ResMut<ComputeOutcome>,
+) {
     ferropipe_profiling::scope!("dispatch_workgroups");
     if let Some(d) = dispatch {
-        run_grid(exec.0.as_ref(), &d);
+        *outcome = run_grid(exec.0.as_ref(), &d);
     }
 }
 
@@ -137,7 +151,7 @@ fn locked_words<'a>(locks: &'a LockSet<'a>, r: &ResourceRef) -> Option<&'a [Atom
 }
 
 /// Runs every workgroup of `d` on `exec`.
-pub fn run_grid(exec: &dyn crate::pool::Executor, d: &ComputeDispatch) {
+pub fn run_grid(exec: &dyn crate::pool::Executor, d: &ComputeDispatch) -> ComputeOutcome {
     let writes = d
         .buffers
         .iter()
@@ -185,6 +199,7 @@ pub fn run_grid(exec: &dyn crate::pool::Executor, d: &ComputeDispatch) {
     let jobs = (exec.threads() as u64 * 4).clamp(1, total.max(1));
     let per_job = total.div_ceil(jobs);
     let size = d.shader.info().workgroup_size;
+    let diverged = AtomicBool::new(false);
     exec.for_each(jobs as usize, &|j| {
         ferropipe_profiling::scope!("compute job");
         let shared: Vec<AtomicU32> = (0..d.shared_words).map(|_| AtomicU32::new(0)).collect();
@@ -208,10 +223,14 @@ pub fn run_grid(exec: &dyn crate::pool::Executor, d: &ComputeDispatch) {
                 workgroup_id: std::array::from_fn(|k| id[k].wrapping_add(d.grid_base[k])),
                 num_workgroups: d.grid,
                 workgroup_size: size,
+                diverged: &diverged,
             };
             d.shader.run_workgroup(&resources, &call);
         }
     });
+    ComputeOutcome {
+        divergent_barrier: diverged.into_inner(),
+    }
 }
 
 /// The storage-image view of a bound image.

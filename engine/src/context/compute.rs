@@ -24,7 +24,8 @@ use ferropipe_components::format::Format;
 use ferropipe_shader::compute::{MAX_WORKGROUP_INVOCATIONS, MAX_WORKGROUP_SIZE};
 use ferropipe_shader::lower::memory::{MAX_SHADER_BUFFERS, MAX_SHADER_IMAGES, MAX_SHARED_BYTES};
 use ferropipe_systems::compute::{
-    ComputeDispatch, ComputeGrid, ComputeShaderCso, ShaderBufferBinding, ShaderImageBinding,
+    ComputeDispatch, ComputeGrid, ComputeOutcome, ComputeShaderCso, ShaderBufferBinding,
+    ShaderImageBinding,
 };
 
 use super::cso::slot_range;
@@ -469,6 +470,14 @@ impl Context {
         self.world.insert_resource(dispatch);
         self.world.run_schedule(ComputeGrid);
         self.world.remove_resource::<ComputeDispatch>();
+        if self.world.resource::<ComputeOutcome>().divergent_barrier {
+            return Err(Error::invalid(
+                CALL,
+                "compute state",
+                "the kernel executed a barrier in non-uniform control flow (some invocations of a \
+                 workgroup skipped it); WGSL forbids that, and what the launch wrote is undefined",
+            ));
+        }
         Ok(())
     }
 }

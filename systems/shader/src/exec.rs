@@ -336,6 +336,7 @@ fn run_ops(ops: &[Op], file: &mut [Lanes], st: &mut State, io: &mut CallIo<'_, '
                 (*image, *func, *dim, dst),
                 io.compute,
             ),
+            Op::Barrier => memory::exec_barrier(file, st.nu, st.groups, io.count, io.compute),
             Op::Mov { d, a } => map1(file, st, *d, *a, |x| x),
             Op::MovMasked { d, a } => {
                 if st.exec_full {

@@ -504,6 +504,12 @@ pub enum Op {
     ImageLoad(Box<ImageOp>),
     /// `textureStore` for the lanes in `EXEC` (dropped out of range).
     ImageStore(Box<ImageOp>),
+    /// `workgroupBarrier` / `storageBarrier` / `textureBarrier`: no memory
+    /// work (a workgroup runs in lockstep), only WGSL's uniformity rule,
+    /// which naga 30 does not check: `EXEC` must hold every live
+    /// invocation of the workgroup or none; otherwise the call reports a
+    /// divergent barrier ([`crate::memory::ComputeCall::diverged`]).
+    Barrier,
     /// `textureDimensions` / `textureNumLayers` of a storage image
     /// (uniform; `func` is `Size` or `NumLayers`).
     ImageQuery {
@@ -650,6 +656,7 @@ impl Op {
                 f(EXEC)
             }
             Op::BufferLength { .. } | Op::ImageQuery { .. } => {}
+            Op::Barrier => f(EXEC),
             Op::ImageLoad(i) | Op::ImageStore(i) => {
                 for r in &i.coord[..i.coord_count()] {
                     f(*r)
@@ -766,7 +773,7 @@ impl Op {
                     f(*r)
                 }
             }
-            Op::MemStore { .. } | Op::ImageStore(_) => {}
+            Op::MemStore { .. } | Op::ImageStore(_) | Op::Barrier => {}
             Op::Mov { d, .. }
             | Op::MovMasked { d, .. }
             | Op::Un { d, .. }
@@ -844,6 +851,7 @@ impl Op {
                     *r = f(*r);
                 }
             }
+            Op::Barrier => {}
             Op::Mov { d, a }
             | Op::MovMasked { d, a }
             | Op::Un { d, a, .. }
@@ -942,6 +950,7 @@ impl Op {
                 | Op::MemStore { .. }
                 | Op::MemAtomic(_)
                 | Op::ImageStore(_)
+                | Op::Barrier
                 | Op::SetExec { .. }
                 | Op::Jump { .. }
                 | Op::JumpIfNone { .. }

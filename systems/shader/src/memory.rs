@@ -27,7 +27,7 @@
 // Lane loops index several per-lane arrays with one counter.
 #![allow(clippy::needless_range_loop)]
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use ferropipe_components::format::Format;
 use ferropipe_components::pack;
@@ -83,6 +83,10 @@ pub struct ComputeCall<'a> {
     pub workgroup_id: [u32; 3],
     pub num_workgroups: [u32; 3],
     pub workgroup_size: [u32; 3],
+    /// Set when an invocation subset (neither all live invocations nor
+    /// none) executed a barrier: WGSL forbids barriers in non-uniform
+    /// control flow, naga 30 does not check it, so the launch reports it.
+    pub diverged: &'a AtomicBool,
 }
 
 impl<'a> ComputeCall<'a> {
@@ -411,6 +415,32 @@ pub fn exec_image_query(
         for g in 0..groups {
             file[d0 + (g & dm)] = from_u(u32x8::splat(vals[k]));
         }
+    }
+}
+
+/// `Op::Barrier`: the invocations in `EXEC` must be all `count` of the
+/// workgroup (a call is one chunk, so group `g` holds invocations
+/// `8g..8g + 8`) or none.
+pub fn exec_barrier(
+    file: &[Lanes],
+    nu: usize,
+    groups: usize,
+    count: usize,
+    call: Option<&ComputeCall<'_>>,
+) {
+    let (e0, _) = loc(EXEC, nu, groups);
+    let mut none = true;
+    let mut all = true;
+    for g in 0..groups {
+        let bits = file[e0 + g].to_bitmask();
+        let live = count.saturating_sub(8 * g).min(8);
+        none &= bits == 0;
+        all &= bits == (1u32 << live) - 1;
+    }
+    if !(none || all)
+        && let Some(c) = call
+    {
+        c.diverged.store(true, Ordering::Relaxed);
     }
 }
 

@@ -2,7 +2,7 @@
 //! at a time: builtins, storage and workgroup memory, barriers, atomics,
 //! robust access, storage images and the typed errors.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use ferropipe_components::format::Format;
 use ferropipe_components::shader::ShaderResources;
@@ -43,6 +43,7 @@ fn run_with_images(
         })
         .collect();
     let shared = words(&vec![0; shader.shared_words()]);
+    let diverged = AtomicBool::new(false);
     let call = ComputeCall {
         buffers: &buffers,
         images,
@@ -50,8 +51,11 @@ fn run_with_images(
         workgroup_id: wg,
         num_workgroups: num,
         workgroup_size: shader.info().workgroup_size,
+        diverged: &diverged,
     };
     shader.run_workgroup(&ShaderResources::default(), &call);
+    // every kernel here keeps its barriers in uniform control flow
+    assert!(!diverged.load(Ordering::Relaxed));
 }
 
 #[test]
@@ -330,7 +334,7 @@ fn structs_matrices_and_dynamic_components_in_memory() {
                 b.items[1].v = whole.wzyx;
             }
         }");
-    let buf = words(&vec![0; 4 + 2 * 16]);
+    let buf = words(&[0; 4 + 2 * 16]);
     run(&s, &[&buf], [0; 3], [1, 1, 1]);
     let v = values(&buf);
     let item = |k: usize, w: usize| v[4 + 16 * k + w];

@@ -20,10 +20,13 @@
 //! A compute call runs one whole workgroup as one chunk and every op
 //! completes for all invocations before the next op starts (`exec.rs`), so
 //! whatever an invocation wrote before `workgroupBarrier()` is visible to
-//! every invocation after it with no code at all; barriers must sit in
-//! uniform control flow (naga checks), where all invocations reach them at
-//! the same op.  `storageBarrier`, `textureBarrier` and
-//! `workgroupUniformLoad` follow from the same ordering.
+//! every invocation after it with no memory work at all.  WGSL requires
+//! barriers in uniform control flow, where all invocations reach them at
+//! the same op; naga 30 records but does not check that rule, so a barrier
+//! is an [`Op::Barrier`] that checks it dynamically (every live invocation
+//! in `EXEC`, or none) and the launch fails with a typed error when a
+//! workgroup breaks it.  `storageBarrier`, `textureBarrier` and
+//! `workgroupUniformLoad` follow the same ordering.
 
 use naga::{AddressSpace, ArraySize, Expression, Handle, ShaderStage, TypeInner};
 
@@ -430,16 +433,21 @@ impl<'m> Lowerer<'m> {
     ) -> Result<(), ShaderError> {
         let place = self.place(pointer)?;
         let ty = self.pointee(pointer)?;
+        self.b.push(Op::Barrier);
         let vals = self.load(&place, &ty)?;
+        self.b.push(Op::Barrier);
         let fi = self.frames.len() - 1;
         self.frames[fi].exprs[result.index()] = Some(LVal::Val(vals));
         Ok(())
     }
 
-    /// `workgroupBarrier` / `storageBarrier` / `textureBarrier`: no code
-    /// (module docs); refused outside compute shaders.
+    /// `workgroupBarrier` / `storageBarrier` / `textureBarrier`: no memory
+    /// work (module docs), only the uniformity check of [`Op::Barrier`];
+    /// refused outside compute shaders.
     pub(super) fn barrier_stmt(&mut self) -> Result<(), ShaderError> {
-        self.need_compute("barriers")
+        self.need_compute("barriers")?;
+        self.b.push(Op::Barrier);
+        Ok(())
     }
 
     /// A storage-image access without its texel registers (`EXEC`
@@ -553,6 +561,7 @@ mod tests {
                  let x = b[1];
                  workgroupBarrier();
                  storageBarrier();
+                 textureBarrier();
                  b[1] = x + 1u;
                  b[2] = b[1];
              }",
@@ -572,8 +581,10 @@ mod tests {
             })
             .count();
         assert_eq!(loads, 2, "{body:?}");
-        // loads, adds, stores; no op for the barriers
-        assert!(body.len() <= 6, "{body:?}");
+        // loads, adds, stores and one check per barrier
+        let barriers = body.iter().filter(|op| matches!(op, Op::Barrier)).count();
+        assert_eq!(barriers, 3);
+        assert!(body.len() <= 9, "{body:?}");
     }
 
     #[test]
@@ -626,5 +637,65 @@ mod tests {
                 ..
             }
         )));
+    }
+}
+
+#[cfg(test)]
+mod uniformity {
+    use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+
+    use ferropipe_components::shader::ShaderResources;
+
+    use crate::memory::ComputeCall;
+    use crate::{Language, compile_compute};
+
+    /// Runs one workgroup of `src` and says whether a barrier diverged.
+    fn diverges(src: &str) -> bool {
+        let cs = compile_compute(Language::Wgsl, src, "main").unwrap();
+        let shared: Vec<AtomicU32> = (0..cs.shared_words()).map(|_| AtomicU32::new(0)).collect();
+        let diverged = AtomicBool::new(false);
+        let call = ComputeCall {
+            buffers: &[],
+            images: &[],
+            shared: &shared,
+            workgroup_id: [0; 3],
+            num_workgroups: [1; 3],
+            workgroup_size: cs.info().workgroup_size,
+            diverged: &diverged,
+        };
+        cs.run_workgroup(&ShaderResources::default(), &call);
+        diverged.load(Ordering::Relaxed)
+    }
+
+    #[test]
+    fn barriers_in_divergent_control_flow_are_detected() {
+        // naga 30 accepts these; WGSL's uniformity rule forbids them
+        assert!(diverges(
+            "@compute @workgroup_size(12) fn main(@builtin(local_invocation_index) i: u32) {
+                 if (i < 4u) { workgroupBarrier(); }
+             }"
+        ));
+        assert!(diverges(
+            "@compute @workgroup_size(12) fn main(@builtin(local_invocation_index) i: u32) {
+                 if (i == 5u) { return; }
+                 storageBarrier();
+             }"
+        ));
+        // uniform ones are fine: loops with a uniform trip count (the
+        // last, empty pass included), branches all or none take, and the
+        // padding lanes of a 12-invocation workgroup
+        assert!(!diverges(
+            "var<workgroup> s: array<u32, 12>;
+             @compute @workgroup_size(12) fn main(@builtin(local_invocation_index) i: u32,
+                                                  @builtin(workgroup_id) w: vec3<u32>) {
+                 for (var k = 8u; k > 0u; k = k >> 1u) {
+                     if (i < k) { s[i] = s[i] + s[i + k]; }
+                     workgroupBarrier();
+                 }
+                 if (w.x == 0u) { workgroupBarrier(); }
+                 if (w.x == 1u) { workgroupBarrier(); }
+                 let x = workgroupUniformLoad(&s[0]);
+             }"
+        ));
     }
 }
