@@ -358,3 +358,31 @@ fn structs_matrices_and_dynamic_components_in_memory() {
         [item(0, 11), item(0, 10), item(0, 9), item(0, 8)]
     );
 }
+
+#[test]
+fn read_write_images_update_in_place() {
+    // rgba8unorm read_write: each texel inverted in place, and the
+    // conversion rounds as util_format does (x * 255 + 0.5)
+    let s = cs("
+        @group(4) @binding(0) var img: texture_storage_2d<rgba8unorm, read_write>;
+        @compute @workgroup_size(2, 2)
+        fn main(@builtin(local_invocation_id) l: vec3<u32>) {
+            let p = vec2<i32>(l.xy);
+            textureStore(img, p, vec4<f32>(1.0) - textureLoad(img, p));
+        }");
+    let px = [0x00ff_8040u32, 0x1234_5678, 0xffff_ffff, 0];
+    let mem = words(&px);
+    let img = StorageImage {
+        words: &mem,
+        format: Format::R8G8B8A8_UNORM,
+        width: 2,
+        height: 2,
+        depth: 1,
+        offset: 0,
+        row_stride: 8,
+        slice_stride: 16,
+        bpp: 4,
+    };
+    run_with_images(&s, &[], &[Some(img)], [0; 3], [1, 1, 1]);
+    assert_eq!(values(&mem), px.map(|p| !p).to_vec());
+}
