@@ -229,7 +229,9 @@ impl<'m> Lowerer<'m> {
                 let m = members
                     .get(index as usize)
                     .ok_or_else(|| internal("member index"))?;
-                place.off += m.offset;
+                // naga keeps every type below 4 GiB, so these sums fit;
+                // saturation only guards against a malformed module
+                place.off = place.off.saturating_add(m.offset);
                 return Ok(LVal::Ptr(place));
             }
             TypeInner::Array { size, stride, .. } => (
@@ -247,7 +249,9 @@ impl<'m> Lowerer<'m> {
             other => return Err(unsupported(format!("indexing a {}", type_name(other)))),
         };
         match (dynamic, count) {
-            (None, Some(n)) if index < n => place.off += index * stride,
+            (None, Some(n)) if index < n => {
+                place.off = place.off.saturating_add(index.saturating_mul(stride))
+            }
             _ => {
                 let idx = dynamic.unwrap_or_else(|| self.b.ku(index));
                 let n = match count {
