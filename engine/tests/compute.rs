@@ -945,3 +945,57 @@ fn array_3d_and_mipmapped_images_address_the_viewed_layers() {
     assert_eq!(m.len(), 8);
     assert!(m.chunks(4).all(|c| c == 21u32.to_le_bytes()));
 }
+
+#[test]
+fn launches_see_recorded_work_and_later_work_sees_launches() {
+    use ferropipe::FramebufferTemplate;
+    use ferropipe::components::view::SurfaceTemplate;
+    let (screen, mut ctx) = setup(2);
+    let (w, h) = (8u32, 4u32);
+    let rt = screen
+        .resource_create(&ResourceTemplate::texture_2d(
+            Format::R8G8B8A8_UNORM,
+            w,
+            h,
+            BindFlags::RENDER_TARGET | BindFlags::SHADER_IMAGE,
+        ))
+        .unwrap();
+    let surf = ctx
+        .create_surface(&rt, &SurfaceTemplate::new(Format::R8G8B8A8_UNORM))
+        .unwrap();
+    ctx.set_framebuffer_state(&FramebufferTemplate {
+        width: w,
+        height: h,
+        cbufs: vec![Some(surf)],
+        ..Default::default()
+    })
+    .unwrap();
+    // recorded, not yet executed when the launch comes
+    ctx.clear(
+        ClearFlags::COLOR,
+        &ColorUnion::float([1.0, 0.0, 0.0, 1.0]),
+        1.0,
+        0,
+    )
+    .unwrap();
+    let out = buffer(&screen, &mut ctx, &[0; 32]);
+    bind(&mut ctx, 0, &[&out]);
+    ctx.set_shader_images(ShaderType::Compute, 0, &[Some(image(&rt))])
+        .unwrap();
+    kernel(
+        &mut ctx,
+        "@group(3) @binding(0) var<storage, read_write> out: array<u32>;
+         @group(4) @binding(0) var img: texture_storage_2d<rgba8unorm, read_write>;
+         @compute @workgroup_size(8, 4)
+         fn main(@builtin(local_invocation_index) i: u32, @builtin(local_invocation_id) l: vec3<u32>) {
+             let c = textureLoad(img, vec2<i32>(l.xy));
+             out[i] = pack4x8unorm(c);
+             textureStore(img, vec2<i32>(l.xy), vec4<f32>(0.0, 1.0, 0.0, 1.0));
+         }",
+    );
+    ctx.launch_grid(&grid([8, 4, 1], [1, 1, 1])).unwrap();
+    // the kernel saw the clear, the readback sees the kernel
+    assert_eq!(read_words(&mut ctx, &out), vec![0xff00_00ff; 32]);
+    let px = read_texture(&mut ctx, &rt);
+    assert!(px.chunks(4).all(|p| p == [0, 255, 0, 255]));
+}
