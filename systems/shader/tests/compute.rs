@@ -386,3 +386,34 @@ fn read_write_images_update_in_place() {
     run_with_images(&s, &[], &[Some(img)], [0; 3], [1, 1, 1]);
     assert_eq!(values(&mem), px.map(|p| !p).to_vec());
 }
+
+#[test]
+fn one_dimensional_and_signed_integer_images() {
+    let s = cs("
+        @group(4) @binding(0) var line: texture_storage_1d<r32sint, read_write>;
+        @compute @workgroup_size(6)
+        fn main(@builtin(local_invocation_index) i: u32) {
+            let n = i32(textureDimensions(line));
+            let v = textureLoad(line, i32(i)).x;
+            textureStore(line, i32(i), vec4<i32>(-v * n, 0, 0, 0));
+        }");
+    let mem = words(&[1, (-2i32) as u32, 3, 0, 5, 6]);
+    let img = StorageImage {
+        words: &mem,
+        format: Format::R32_SINT,
+        width: 5,
+        height: 1,
+        depth: 1,
+        offset: 0,
+        row_stride: 20,
+        slice_stride: 20,
+        bpp: 4,
+    };
+    run_with_images(&s, &[], &[Some(img)], [0; 3], [1, 1, 1]);
+    // invocation 5 is past the 5-texel image: its store is dropped
+    let want: Vec<u32> = [-5i32, 10, -15, 0, -25, 6]
+        .iter()
+        .map(|&v| v as u32)
+        .collect();
+    assert_eq!(values(&mem), want);
+}
