@@ -131,7 +131,7 @@ pub fn dispatch_workgroups(
 /// # Safety
 /// `ptr` must be 4-byte aligned and valid for reads and writes of `len`
 /// bytes for `'a`, with no non-atomic access to them during `'a`.
-unsafe fn atomic_words<'a>(ptr: *mut u8, len: usize) -> &'a [AtomicU32] {
+unsafe fn view_atomic_words<'a>(ptr: *mut u8, len: usize) -> &'a [AtomicU32] {
     // SAFETY: the caller guarantees alignment, validity and exclusivity;
     // `AtomicU32` has the size and alignment of `u32`.
     unsafe { std::slice::from_raw_parts(ptr.cast::<AtomicU32>(), len / 4) }
@@ -139,7 +139,7 @@ unsafe fn atomic_words<'a>(ptr: *mut u8, len: usize) -> &'a [AtomicU32] {
 
 /// The words of a resource locked for writing, or `None` when it is not
 /// 4-byte aligned (host memory; the façade refuses such bindings).
-fn locked_words<'a>(locks: &'a LockSet<'a>, r: &ResourceRef) -> Option<&'a [AtomicU32]> {
+fn view_locked_words<'a>(locks: &'a LockSet<'a>, r: &ResourceRef) -> Option<&'a [AtomicU32]> {
     let (ptr, len) = locks.target(r)?;
     if !(ptr as usize).is_multiple_of(4) {
         return None;
@@ -147,7 +147,7 @@ fn locked_words<'a>(locks: &'a LockSet<'a>, r: &ResourceRef) -> Option<&'a [Atom
     // SAFETY: `locks` holds the resource's write lock for `'a`, so nothing
     // else reads or writes these bytes meanwhile; from here on the
     // workgroups touch them only through atomics; alignment checked above.
-    Some(unsafe { atomic_words(ptr, len) })
+    Some(unsafe { view_atomic_words(ptr, len) })
 }
 
 /// Runs every workgroup of `d` on `exec`.
@@ -178,7 +178,7 @@ pub fn run_grid(exec: &dyn crate::pool::Executor, d: &ComputeDispatch) -> Comput
         .iter()
         .map(|b| {
             let b = b.as_ref()?;
-            let words = locked_words(&locks, &b.buffer)?;
+            let words = view_locked_words(&locks, &b.buffer)?;
             let first = (b.offset / 4) as usize;
             let end = (b.offset as usize + b.size as usize) / 4;
             let words = words.get(first.min(words.len())..end.min(words.len()))?;
@@ -191,7 +191,7 @@ pub fn run_grid(exec: &dyn crate::pool::Executor, d: &ComputeDispatch) -> Comput
     let images: Vec<Option<StorageImage>> = d
         .images
         .iter()
-        .map(|i| storage_image(&locks, i.as_ref()?))
+        .map(|i| view_storage_image(&locks, i.as_ref()?))
         .collect();
 
     let [gx, gy, gz] = d.grid;
@@ -234,11 +234,11 @@ pub fn run_grid(exec: &dyn crate::pool::Executor, d: &ComputeDispatch) -> Comput
 }
 
 /// The storage-image view of a bound image.
-fn storage_image<'a>(
+fn view_storage_image<'a>(
     locks: &'a LockSet<'a>,
     i: &'a ShaderImageBinding,
 ) -> Option<StorageImage<'a>> {
-    let words = locked_words(locks, &i.resource)?;
+    let words = view_locked_words(locks, &i.resource)?;
     let layout = &i.resource.layout;
     let level = layout.levels.get(i.level as usize)?;
     let bpp = i.format.desc().block_bytes as usize;

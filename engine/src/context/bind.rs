@@ -17,7 +17,7 @@ use ferropipe_components::enums::{BindFlags, ShaderType, TextureTarget};
 use ferropipe_components::format::FormatKind;
 use ferropipe_components::state::*;
 
-use super::compute::bound_stage;
+use super::compute::resolve_stage;
 use super::cso::slot_range;
 use super::{BoundState, Context, SamplerViewHandle, SurfaceHandle};
 use crate::caps;
@@ -246,7 +246,7 @@ impl Context {
         cb: Option<ConstantBuffer>,
     ) -> Result<()> {
         const CALL: &str = "set_constant_buffer";
-        let stage = bound_stage(CALL, shader)?;
+        let stage = resolve_stage(CALL, shader)?;
         slot_range(CALL, "index", index, 1, MAX_CONSTANT_BUFFERS)?;
         let binding = match cb {
             None => ConstantBufferBinding::default(),
@@ -291,7 +291,7 @@ impl Context {
                 }
             }
         };
-        self.stage_slots(stage).constant_buffers[index as usize] = binding;
+        self.stage_slots_mut(stage).constant_buffers[index as usize] = binding;
         Ok(())
     }
 
@@ -304,7 +304,7 @@ impl Context {
         views: &[Option<SamplerViewHandle>],
     ) -> Result<()> {
         const CALL: &str = "set_sampler_views";
-        let stage = bound_stage(CALL, shader)?;
+        let stage = resolve_stage(CALL, shader)?;
         slot_range(
             CALL,
             "start_slot",
@@ -319,7 +319,7 @@ impl Context {
                 None => None,
             });
         }
-        let slots = self.stage_slots(stage).sampler_views;
+        let slots = self.stage_slots_mut(stage).sampler_views;
         for (i, v) in refs.into_iter().enumerate() {
             slots[start_slot as usize + i] = v;
         }

@@ -141,7 +141,7 @@ impl Default for ComputeBindings {
 /// The slot arrays of a stage that has constant buffers, sampler views
 /// and samplers: `Some(i)` is [`BoundState`](super::BoundState)'s stage
 /// `i`, `None` the compute stage.
-pub(crate) fn bound_stage(call: &'static str, shader: ShaderType) -> Result<Option<usize>> {
+pub(crate) fn resolve_stage(call: &'static str, shader: ShaderType) -> Result<Option<usize>> {
     match super::stage_index(shader) {
         Some(i) => Ok(Some(i)),
         None if shader == ShaderType::Compute => Ok(None),
@@ -149,7 +149,7 @@ pub(crate) fn bound_stage(call: &'static str, shader: ShaderType) -> Result<Opti
     }
 }
 
-/// Mutable slot arrays of one stage (see [`bound_stage`]).
+/// Mutable slot arrays of one stage (see [`resolve_stage`]).
 pub(crate) struct StageSlots<'a> {
     pub constant_buffers: &'a mut ConstantBufferSlots,
     pub sampler_views: &'a mut SamplerViewSlots,
@@ -157,7 +157,7 @@ pub(crate) struct StageSlots<'a> {
 }
 
 /// Refuses stages other than compute for the compute-only setters.
-fn compute_only(call: &'static str, shader: ShaderType) -> Result<()> {
+fn require_compute(call: &'static str, shader: ShaderType) -> Result<()> {
     if shader != ShaderType::Compute {
         return Err(Error::unsupported(
             call,
@@ -169,7 +169,7 @@ fn compute_only(call: &'static str, shader: ShaderType) -> Result<()> {
 
 /// Refuses host memory whose address is not 4-byte aligned: kernels see
 /// resources as 32-bit words in place.
-fn check_word_aligned(call: &'static str, field: &'static str, r: &Resource) -> Result<()> {
+fn require_word_aligned(call: &'static str, field: &'static str, r: &Resource) -> Result<()> {
     let storage = &r.shared().storage;
     if storage.is_user_memory() && !(storage.read().as_ptr() as usize).is_multiple_of(4) {
         return Err(Error::unsupported(
@@ -180,7 +180,12 @@ fn check_word_aligned(call: &'static str, field: &'static str, r: &Resource) -> 
     Ok(())
 }
 
-fn need_bind(call: &'static str, field: &'static str, r: &Resource, bind: BindFlags) -> Result<()> {
+fn require_bind(
+    call: &'static str,
+    field: &'static str,
+    r: &Resource,
+    bind: BindFlags,
+) -> Result<()> {
     if !r.template().bind.contains(bind) {
         let name = BindFlags::NAMED
             .iter()
@@ -250,8 +255,8 @@ impl Context {
         self.world.resource_mut::<ComputeBindings>().into_inner()
     }
 
-    /// The slot arrays of `stage` (from [`bound_stage`]), copied on write.
-    pub(crate) fn stage_slots(&mut self, stage: Option<usize>) -> StageSlots<'_> {
+    /// The slot arrays of `stage` (from [`resolve_stage`]), copied on write.
+    pub(crate) fn stage_slots_mut(&mut self, stage: Option<usize>) -> StageSlots<'_> {
         let (cb, sv, s) = match stage {
             Some(i) => {
                 let b = self.world.resource_mut::<super::BoundState>().into_inner();
@@ -291,7 +296,7 @@ impl Context {
         let _ = writable_bitmask;
         let call = "set_shader_buffers";
         let bindings = check_slots(call, shader, start_slot, buffers, MAX_SHADER_BUFFERS, |b| {
-            shader_buffer_binding(call, b)
+            validate_shader_buffer(call, b)
         })?;
         let slots = &mut self.compute_mut().buffers;
         slots[start_slot as usize..][..bindings.len()].clone_from_slice(&bindings);
@@ -309,7 +314,7 @@ impl Context {
     ) -> Result<()> {
         let call = "set_shader_images";
         let bindings = check_slots(call, shader, start_slot, images, MAX_SHADER_IMAGES, |v| {
-            shader_image_binding(call, v)
+            validate_shader_image(call, v)
         })?;
         let slots = &mut self.compute_mut().images;
         slots[start_slot as usize..][..bindings.len()].clone_from_slice(&bindings);
@@ -517,7 +522,7 @@ fn check_slots<T, B>(
     slots: u32,
     mut convert: impl FnMut(&T) -> Result<B>,
 ) -> Result<Vec<Option<B>>> {
-    compute_only(call, shader)?;
+    require_compute(call, shader)?;
     slot_range(call, "start_slot", start_slot, items.len(), slots as usize)?;
     items
         .iter()
@@ -526,7 +531,7 @@ fn check_slots<T, B>(
 }
 
 /// Validates one shader buffer (`pipe_shader_buffer`).
-fn shader_buffer_binding(call: &'static str, b: &ShaderBuffer) -> Result<ShaderBufferBinding> {
+fn validate_shader_buffer(call: &'static str, b: &ShaderBuffer) -> Result<ShaderBufferBinding> {
     let t = b.buffer.template();
     if t.target != TextureTarget::Buffer {
         return Err(Error::invalid(
@@ -535,7 +540,7 @@ fn shader_buffer_binding(call: &'static str, b: &ShaderBuffer) -> Result<ShaderB
             format!("a {} is not a buffer", t.target),
         ));
     }
-    need_bind(call, "buffer", b.buffer, BindFlags::SHADER_BUFFER)?;
+    require_bind(call, "buffer", b.buffer, BindFlags::SHADER_BUFFER)?;
     if !b.offset.is_multiple_of(4) {
         return Err(Error::invalid(
             call,
@@ -560,7 +565,7 @@ fn shader_buffer_binding(call: &'static str, b: &ShaderBuffer) -> Result<ShaderB
             format!("{}; at most {MAX_SHADER_BUFFER_SIZE}", b.size),
         ));
     }
-    check_word_aligned(call, "buffer", b.buffer)?;
+    require_word_aligned(call, "buffer", b.buffer)?;
     Ok(ShaderBufferBinding {
         buffer: b.buffer.shared().clone(),
         offset: b.offset,
@@ -569,12 +574,12 @@ fn shader_buffer_binding(call: &'static str, b: &ShaderBuffer) -> Result<ShaderB
 }
 
 /// Validates one image view (`pipe_image_view` of a texture).
-fn shader_image_binding(call: &'static str, v: &ImageView) -> Result<ShaderImageBinding> {
+fn validate_shader_image(call: &'static str, v: &ImageView) -> Result<ShaderImageBinding> {
     let t = v.resource.template();
     if t.target == TextureTarget::Buffer {
         return Err(Error::unsupported(call, "buffer images"));
     }
-    need_bind(call, "resource", v.resource, BindFlags::SHADER_IMAGE)?;
+    require_bind(call, "resource", v.resource, BindFlags::SHADER_IMAGE)?;
     if let Err(e) = caps::format_support(v.format, t.target, 0, 0, BindFlags::SHADER_IMAGE) {
         return Err(if e.unimplemented {
             Error::unsupported(call, e.what)
@@ -612,7 +617,7 @@ fn shader_image_binding(call: &'static str, v: &ImageView) -> Result<ShaderImage
             ),
         ));
     }
-    check_word_aligned(call, "resource", v.resource)?;
+    require_word_aligned(call, "resource", v.resource)?;
     Ok(ShaderImageBinding {
         resource: v.resource.shared().clone(),
         format: v.format,

@@ -196,7 +196,7 @@ impl Context {
         samplers: &[Option<SamplerHandle>],
     ) -> Result<()> {
         const CALL: &str = "bind_sampler_states";
-        let stage = super::compute::bound_stage(CALL, shader)?;
+        let stage = super::compute::resolve_stage(CALL, shader)?;
         slot_range(CALL, "start_slot", start_slot, samplers.len(), MAX_SAMPLERS)?;
         let mut states = Vec::with_capacity(samplers.len());
         for s in samplers {
@@ -205,7 +205,7 @@ impl Context {
                 None => None,
             });
         }
-        let slots = self.stage_slots(stage).samplers;
+        let slots = self.stage_slots_mut(stage).samplers;
         for (i, s) in states.into_iter().enumerate() {
             slots[start_slot as usize + i] = s;
         }
