@@ -13,8 +13,9 @@
 //! fill rectangle, polygon and line stipple, post-snap conservative
 //! rasterization and 4x multisampled colour and depth/stencil rendering
 //! with blit resolve, sample mask, alpha-to-coverage, alpha-to-one,
-//! sample shading and stream output (with its queries and draws counted
-//! from a target) are implemented; smooth primitives and compute are not
+//! sample shading, stream output (with its queries and draws counted
+//! from a target) and compute (shader buffers, images, workgroup memory,
+//! atomics) are implemented; smooth primitives are not
 //! (issue 5).
 
 use ferropipe_components::caps::{Cap, CapF, ComputeCap, ShaderCap};
@@ -24,6 +25,8 @@ use ferropipe_components::state::{
     MAX_ATTRIBS, MAX_COLOR_BUFS, MAX_CONSTANT_BUFFERS, MAX_SAMPLER_VIEWS, MAX_SAMPLERS,
     MAX_VIEWPORTS,
 };
+use ferropipe_shader::compute::{MAX_WORKGROUP_INVOCATIONS, MAX_WORKGROUP_SIZE};
+use ferropipe_shader::lower::memory::{MAX_SHADER_BUFFERS, MAX_SHADER_IMAGES, MAX_SHARED_BYTES};
 
 /// Largest width/height of 1D, 2D, RECT and cube textures (llvmpipe's 16384).
 pub const MAX_TEXTURE_2D_SIZE: u32 = 1 << 14;
@@ -163,7 +166,7 @@ pub fn get_param(cap: Cap) -> i32 {
         // sample shading (systems/src/raster.rs); sampling multisampled
         // textures is not implemented. ---
         SampleShading => 1,
-        // --- Not implemented: MS textures, GS/TS, compute ---
+        // --- Not implemented: MS textures, GS/TS ---
         TextureMultisample
         | ForcePersampleInterp
         | SurfaceSampleCount
@@ -172,17 +175,21 @@ pub fn get_param(cap: Cap) -> i32 {
         | FramebufferMsaaConstraints => 0,
         MaxGeometryOutputVertices | MaxGeometryTotalOutputComponents | MaxGsInvocations => 0,
         MaxShaderPatchVaryings | PrimitiveRestartForPatches | GlslTessLevelsAsInputs => 0,
-        Compute
-        | ComputeGridInfoLastBlock
-        | ComputeShaderDerivative
-        | CsDerivedSystemValuesSupported => 0,
-        MaxShaderBufferSize
-        | MaxCombinedShaderBuffers
-        | MaxCombinedShaderOutputResources
-        | MaxCombinedHwAtomicCounters
-        | MaxCombinedHwAtomicCounterBuffers
-        | ShaderBufferOffsetAlignment
-        | ImageLoadFormatted => 0,
+        // --- Compute (engine/src/context/compute.rs, systems/src/compute.rs):
+        // WGSL/GLSL kernels with shader buffers, images, workgroup memory,
+        // barriers and integer atomics; the global/local/workgroup ids are
+        // computed by ferropipe.  No partial last blocks, no derivatives
+        // in compute (naga refuses them). ---
+        Compute | CsDerivedSystemValuesSupported => 1,
+        ComputeGridInfoLastBlock | ComputeShaderDerivative => 0,
+        MaxShaderBufferSize => crate::context::MAX_SHADER_BUFFER_SIZE as i32,
+        MaxCombinedShaderBuffers => MAX_SHADER_BUFFERS as i32,
+        MaxCombinedShaderOutputResources => (MAX_SHADER_BUFFERS + MAX_SHADER_IMAGES) as i32,
+        // Kernels address 32-bit words.
+        ShaderBufferOffsetAlignment => 4,
+        // Atomic counters are shader-buffer atomics (0 = none separate).
+        MaxCombinedHwAtomicCounters | MaxCombinedHwAtomicCounterBuffers => 0,
+        ImageLoadFormatted => 0,
         DrawIndirect | MultiDrawIndirect | MultiDrawIndirectParams => 0,
         MaxTextureBufferSize | TextureBufferOffsetAlignment | BufferSamplerViewRgbaOnly => 0,
         UserVertexBuffers => 0,
@@ -275,16 +282,25 @@ pub fn get_paramf(cap: CapF) -> f32 {
     }
 }
 
-/// `get_shader_param`.  Stages other than vertex and fragment report 0 for
-/// everything (screen.rst: a stage with `MAX_INSTRUCTIONS` 0 does not exist).
+/// `get_shader_param`.  Geometry and tessellation report 0 for everything
+/// (screen.rst: a stage with `MAX_INSTRUCTIONS` 0 does not exist).
 pub fn get_shader_param(shader: ShaderType, cap: ShaderCap) -> i32 {
     use ShaderCap::*;
-    let graphics = matches!(shader, ShaderType::Vertex | ShaderType::Fragment);
-    // Vertex and fragment shaders run (issue 3); other stages do not exist.
-    if !graphics {
+    let compute = shader == ShaderType::Compute;
+    // Vertex, fragment (issue 3) and compute shaders run; other stages do
+    // not exist.
+    if !matches!(
+        shader,
+        ShaderType::Vertex | ShaderType::Fragment | ShaderType::Compute
+    ) {
         return 0;
     }
     match cap {
+        // Compute has no varyings; shader buffers and images are
+        // compute-only (vertex and fragment shaders refuse them).
+        MaxInputs | MaxOutputs if compute => 0,
+        MaxShaderBuffers if compute => MAX_SHADER_BUFFERS as i32,
+        MaxShaderImages if compute => MAX_SHADER_IMAGES as i32,
         MaxInstructions | MaxAluInstructions | MaxTexInstructions | MaxTexIndirections => i32::MAX,
         MaxControlFlowDepth => i32::MAX,
         MaxInputs => MAX_ATTRIBS as i32,
@@ -309,11 +325,42 @@ pub enum ComputeParam {
     Str(String),
 }
 
-/// `get_compute_param`: `None` (Gallium's "0 bytes written") for every
-/// parameter, as compute is not implemented (`PIPE_CAP_COMPUTE` is 0).
-pub fn get_compute_param(cap: ComputeCap) -> Option<ComputeParam> {
-    let _ = cap;
-    None
+/// `get_compute_param` (screen.rst "PIPE_COMPUTE_CAP_*").  `threads` is
+/// the screen's worker count (`MAX_COMPUTE_UNITS`: workgroups that run at
+/// once).
+pub fn get_compute_param(cap: ComputeCap, threads: usize) -> Option<ComputeParam> {
+    use ComputeCap::*;
+    let one = |v: u64| Some(ComputeParam::U64(vec![v]));
+    match cap {
+        // Kernels are WGSL/GLSL compiled to lane programs, not native code.
+        IrTarget => Some(ComputeParam::Str("x86_64-ferropipe-lanes-wgsl".into())),
+        GridDimension => one(3),
+        MaxGridSize => Some(ComputeParam::U64(vec![
+            u64::from(
+                crate::context::MAX_GRID_SIZE
+            );
+            3
+        ])),
+        MaxBlockSize => Some(ComputeParam::U64(
+            MAX_WORKGROUP_SIZE.iter().map(|&v| u64::from(v)).collect(),
+        )),
+        MaxThreadsPerBlock => one(u64::from(MAX_WORKGROUP_INVOCATIONS)),
+        // GLOBAL is shader buffers in resources up to the buffer limit.
+        MaxGlobalSize | MaxMemAllocSize => one(u64::from(MAX_BUFFER_SIZE)),
+        MaxLocalSize => one(u64::from(MAX_SHARED_BYTES)),
+        // Private values live in registers: 4096 scalars per invocation.
+        MaxPrivateSize => one(4 * 4096),
+        MaxInputSize => one(u64::from(crate::context::MAX_INPUT_SIZE)),
+        // A CPU has no fixed shader clock; 0 says "unknown".
+        MaxClockFrequency => one(0),
+        MaxComputeUnits => one(threads.max(1) as u64),
+        ImagesSupported => one(1),
+        // Invocations run 8 to a SIMD register (ARCHITECTURE.md "SIMD width").
+        SubgroupSize => one(ferropipe_components::shader::LANES as u64),
+        AddressBits => one(32),
+        // Block sizes are fixed by @workgroup_size.
+        MaxVariableThreadsPerBlock => one(0),
+    }
 }
 
 /// Why a format × target × samples × bindings combination is refused.
@@ -348,10 +395,15 @@ fn refuse(what: impl Into<String>, unimplemented: bool) -> Result<(), NotSupport
 /// * `SAMPLER_VIEW`: textures in any format except the vertex-only ones;
 ///   buffer sampler views (texture buffers) are not implemented.
 /// * `LINEAR`, `CUSTOM`: fine (storage is linear).  `DISPLAY_TARGET`,
-///   `SCANOUT`, `SHARED`, `CURSOR`: no window system.  Shader buffers and
-///   images, compute, query buffers, indirect arguments: not implemented.
+///   `SCANOUT`, `SHARED`, `CURSOR`: no window system.  `GLOBAL` /
+///   `COMPUTE_RESOURCE` (`set_global_binding`, `set_compute_resources`),
+///   query buffers, indirect arguments: not implemented.
 /// * `STREAM_OUTPUT`: buffers only, in any colour format (stream output
 ///   writes dwords whatever the buffer's format says).
+/// * `SHADER_BUFFER`: buffers.  `SHADER_IMAGE`: 1D, 2D, 3D and array
+///   textures in colour formats with 4-, 8- or 16-byte texels, not sRGB,
+///   not the packed floats `R11G11B10`, `R9G9B9E5`; buffer and cube images
+///   are not implemented.
 /// * More than one sample: 4x, for 2D colour render targets only.
 pub fn format_support(
     format: Format,
@@ -395,9 +447,7 @@ pub fn format_support(
             );
         }
     }
-    let unimplemented = BindFlags::SHADER_BUFFER
-        | BindFlags::SHADER_IMAGE
-        | BindFlags::GLOBAL
+    let unimplemented = BindFlags::GLOBAL
         | BindFlags::COMPUTE_RESOURCE
         | BindFlags::COMMAND_ARGS_BUFFER
         | BindFlags::QUERY_BUFFER
@@ -448,6 +498,28 @@ pub fn format_support(
             return refuse(format!("a depth/stencil {target}"), false);
         }
     }
+    if bind.contains(BindFlags::SHADER_BUFFER) && !is_buffer {
+        return refuse(format!("a {target} as a shader buffer"), false);
+    }
+    if bind.contains(BindFlags::SHADER_IMAGE) {
+        // kernels read and write whole 32-bit words (systems/shader's
+        // memory.rs): 4-, 8- and 16-byte colour texels that pack.rs
+        // converts, no sRGB (WGSL has no sRGB storage formats)
+        if is_buffer {
+            return refuse("buffer images", true);
+        }
+        if d.kind != FormatKind::Color
+            || vertex_only
+            || d.srgb
+            || !matches!(d.block_bytes, 4 | 8 | 16)
+            || matches!(format, Format::R9G9B9E5_FLOAT | Format::R11G11B10_FLOAT)
+        {
+            return refuse(format!("{format} as a shader image"), true);
+        }
+        if target == TextureTarget::TextureCube || target == TextureTarget::TextureCubeArray {
+            return refuse("cube shader images", true);
+        }
+    }
     if bind.contains(BindFlags::SAMPLER_VIEW) {
         if is_buffer {
             return refuse("buffer sampler views (texture buffers)", true);
@@ -474,7 +546,6 @@ mod tests {
         for &c in CapF::ALL {
             assert!(get_paramf(c) >= 0.0);
         }
-        assert_eq!(get_param(Cap::Compute), 0);
         assert_eq!(get_param(Cap::MaxStreamOutputBuffers), 4);
         assert_eq!(get_param(Cap::MaxVertexStreams), 1);
         assert_eq!(get_param(Cap::QuerySoOverflow), 1);
@@ -493,10 +564,24 @@ mod tests {
             get_shader_param(ShaderType::Geometry, ShaderCap::MaxInstructions),
             0
         );
+        // compute has landed: every compute parameter has a value
+        assert_eq!(get_param(Cap::Compute), 1);
         assert!(
             ComputeCap::ALL
                 .iter()
-                .all(|&c| get_compute_param(c).is_none())
+                .all(|&c| get_compute_param(c, 4).is_some())
+        );
+        assert_eq!(
+            get_compute_param(ComputeCap::MaxThreadsPerBlock, 4),
+            Some(ComputeParam::U64(vec![1024]))
+        );
+        assert_eq!(
+            get_shader_param(ShaderType::Compute, ShaderCap::MaxShaderBuffers),
+            32
+        );
+        assert_eq!(
+            get_shader_param(ShaderType::Fragment, ShaderCap::MaxShaderImages),
+            0
         );
     }
 
@@ -577,5 +662,31 @@ mod tests {
         let tb = format_support(Format::R32_FLOAT, Buffer, 0, 0, BindFlags::SAMPLER_VIEW);
         assert!(tb.unwrap_err().unimplemented);
         assert!(format_support(Format::R8_UNORM, Texture2D, 4, 8, BindFlags::empty()).is_err());
+        // shader buffers are buffers; shader images word-sized colour
+        // texels in textures
+        let img = |f, t| format_support(f, t, 0, 0, BindFlags::SHADER_IMAGE);
+        assert!(format_support(Format::R8_UNORM, Buffer, 0, 0, BindFlags::SHADER_BUFFER).is_ok());
+        assert!(
+            !format_support(Format::R8_UNORM, Texture2D, 0, 0, BindFlags::SHADER_BUFFER)
+                .unwrap_err()
+                .unimplemented
+        );
+        for f in [
+            Format::R8G8B8A8_UNORM,
+            Format::R32G32B32A32_FLOAT,
+            Format::R32_UINT,
+            Format::R16G16B16A16_FLOAT,
+        ] {
+            assert!(img(f, Texture2D).is_ok(), "{f}");
+            assert!(img(f, Texture2DArray).is_ok(), "{f}");
+        }
+        for (f, t) in [
+            (Format::R8_UNORM, Texture2D),
+            (Format::R8G8B8A8_SRGB, Texture2D),
+            (Format::R32_UINT, Buffer),
+            (Format::R32_UINT, TextureCube),
+        ] {
+            assert!(img(f, t).unwrap_err().unimplemented, "{f} {t}");
+        }
     }
 }

@@ -23,12 +23,12 @@ mod validate;
 /// The ECS the pipeline runs on, for extensions ([`Context::add_systems`]).
 pub use bevy_ecs;
 pub use context::{
-    BlendHandle, BlitInfo, BlitSide, BoundState, ConstantBuffer, Context, DrawIndirectInfo,
-    DsaHandle, Fence, FramebufferTemplate, FsHandle, Handle, IndexBuffer, MAX_SO_OUTPUTS,
-    MAX_SO_STRIDE, QueryHandle, QueryObject, QueryResult, RasterizerHandle, SO_APPEND,
-    SamplerHandle, SamplerViewHandle, ShaderCode, ShaderState, StreamOutputTargetHandle,
-    SurfaceHandle, Transfer, TransferMapping, VertexBuffer, VertexElementsHandle, VsHandle,
-    check_stream_output, stage_index,
+    BlendHandle, BlitInfo, BlitSide, BoundState, ComputeBindings, ComputeState, ConstantBuffer,
+    Context, CsHandle, DrawIndirectInfo, DsaHandle, Fence, FramebufferTemplate, FsHandle, GridInfo,
+    Handle, ImageView, IndexBuffer, MAX_SO_OUTPUTS, MAX_SO_STRIDE, QueryHandle, QueryObject,
+    QueryResult, RasterizerHandle, SO_APPEND, SamplerHandle, SamplerViewHandle, ShaderBuffer,
+    ShaderCode, ShaderState, StreamOutputTargetHandle, SurfaceHandle, Transfer, TransferMapping,
+    VertexBuffer, VertexElementsHandle, VsHandle, check_stream_output, stage_index,
 };
 pub use error::{Error, Result};
 pub use ferropipe_components as components;

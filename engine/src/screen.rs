@@ -181,10 +181,9 @@ impl Screen {
         caps::get_shader_param(shader, cap)
     }
 
-    /// `get_compute_param`: `None` when the parameter (or compute) is not
-    /// supported.
+    /// `get_compute_param`: `None` when the parameter is not supported.
     pub fn get_compute_param(&self, cap: ComputeCap) -> Option<caps::ComputeParam> {
-        caps::get_compute_param(cap)
+        caps::get_compute_param(cap, self.executor().threads())
     }
 
     /// `is_format_supported`: whether a resource of `format` and `target`

@@ -17,6 +17,9 @@
 //! | `Fragment` | fragment.rs | interpolation, fragment shader (called per batch by raster) |
 //! | `Merge` | merge.rs | depth/stencil/alpha, blend, logic op, stores (called per batch) |
 //!
+//! Compute (`launch_grid`) is a schedule of its own, [`compute::ComputeGrid`]
+//! (compute.rs: workgroups on the worker pool).
+//!
 //! `derived.rs` computes per-state-block derived state once per scene,
 //! `scene.rs` holds the systems and the scene loop, `locks.rs` resource
 //! locking, `pool.rs` the worker pool.
@@ -39,6 +42,7 @@ use bevy_ecs::world::World;
 
 pub mod bin;
 pub mod clip;
+pub mod compute;
 pub mod derived;
 pub mod fetch;
 pub mod fragment;
@@ -158,6 +162,7 @@ pub fn configure_pipeline(world: &mut World, executor: pool::ExecutorRef) {
     ));
     world.add_schedule(front);
     world.add_schedule(back);
+    compute::configure_compute(world);
     world.insert_resource(scene::PipelineExecutor(executor));
     world.init_resource::<SceneExecution>();
     world.init_resource::<stream_out::StreamOutCarry>();

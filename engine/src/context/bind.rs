@@ -17,7 +17,8 @@ use ferropipe_components::enums::{BindFlags, ShaderType, TextureTarget};
 use ferropipe_components::format::FormatKind;
 use ferropipe_components::state::*;
 
-use super::cso::{slot_range, stage};
+use super::compute::resolve_stage;
+use super::cso::slot_range;
 use super::{BoundState, Context, SamplerViewHandle, SurfaceHandle};
 use crate::caps;
 use crate::error::{Error, Result};
@@ -245,7 +246,7 @@ impl Context {
         cb: Option<ConstantBuffer>,
     ) -> Result<()> {
         const CALL: &str = "set_constant_buffer";
-        let stage = stage(CALL, shader)?;
+        let stage = resolve_stage(CALL, shader)?;
         slot_range(CALL, "index", index, 1, MAX_CONSTANT_BUFFERS)?;
         let binding = match cb {
             None => ConstantBufferBinding::default(),
@@ -290,8 +291,7 @@ impl Context {
                 }
             }
         };
-        let mut bound = self.bound_mut();
-        Arc::make_mut(&mut bound.constant_buffers[stage])[index as usize] = binding;
+        self.stage_slots_mut(stage).constant_buffers[index as usize] = binding;
         Ok(())
     }
 
@@ -304,7 +304,7 @@ impl Context {
         views: &[Option<SamplerViewHandle>],
     ) -> Result<()> {
         const CALL: &str = "set_sampler_views";
-        let stage = stage(CALL, shader)?;
+        let stage = resolve_stage(CALL, shader)?;
         slot_range(
             CALL,
             "start_slot",
@@ -319,8 +319,7 @@ impl Context {
                 None => None,
             });
         }
-        let mut bound = self.bound_mut();
-        let slots = Arc::make_mut(&mut bound.sampler_views[stage]);
+        let slots = self.stage_slots_mut(stage).sampler_views;
         for (i, v) in refs.into_iter().enumerate() {
             slots[start_slot as usize + i] = v;
         }
@@ -591,7 +590,7 @@ mod tests {
         );
         assert!(c.set_constant_buffer(ShaderType::Vertex, 16, None).is_err());
         assert!(
-            c.set_constant_buffer(ShaderType::Compute, 0, None)
+            c.set_constant_buffer(ShaderType::Geometry, 0, None)
                 .unwrap_err()
                 .is_unsupported()
         );

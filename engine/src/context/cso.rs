@@ -21,7 +21,6 @@ use ferropipe_components::state::{
 
 use super::{
     BlendHandle, Context, DsaHandle, RasterizerHandle, SamplerHandle, VertexElementsHandle,
-    stage_index,
 };
 use crate::caps;
 use crate::error::{Error, Result};
@@ -34,12 +33,6 @@ fn finite(call: &'static str, fields: &[(&'static str, f32)]) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// The per-stage slot index of `shader`, or `Unsupported` for stages
-/// ferropipe does not run.
-pub(crate) fn stage(call: &'static str, shader: ShaderType) -> Result<usize> {
-    stage_index(shader).ok_or_else(|| Error::unsupported(call, format!("{shader} stage")))
 }
 
 /// Checks `start..start + count` lies inside `0..max`.
@@ -203,7 +196,7 @@ impl Context {
         samplers: &[Option<SamplerHandle>],
     ) -> Result<()> {
         const CALL: &str = "bind_sampler_states";
-        let stage = stage(CALL, shader)?;
+        let stage = super::compute::resolve_stage(CALL, shader)?;
         slot_range(CALL, "start_slot", start_slot, samplers.len(), MAX_SAMPLERS)?;
         let mut states = Vec::with_capacity(samplers.len());
         for s in samplers {
@@ -212,8 +205,7 @@ impl Context {
                 None => None,
             });
         }
-        let mut bound = self.bound_mut();
-        let slots = Arc::make_mut(&mut bound.samplers[stage]);
+        let slots = self.stage_slots_mut(stage).samplers;
         for (i, s) in states.into_iter().enumerate() {
             slots[start_slot as usize + i] = s;
         }

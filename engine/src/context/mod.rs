@@ -8,11 +8,13 @@
 //! The methods are split by context.rst section, one file each:
 //! `cso.rs` (CSO triplets), `bind.rs` (resource binding and non-CSO state),
 //! `views.rs` (sampler views, surfaces), `draw.rs`, `clear.rs`,
-//! `transfer.rs`, `query.rs`, `blit.rs`, `stream_output.rs`.
+//! `transfer.rs`, `query.rs`, `blit.rs`, `stream_output.rs`, `compute.rs`
+//! (compute states, shader buffers and images, `launch_grid`).
 
 mod bind;
 mod blit;
 mod clear;
+mod compute;
 mod cso;
 mod draw;
 mod query;
@@ -23,6 +25,10 @@ mod views;
 
 pub use bind::{ConstantBuffer, FramebufferTemplate, IndexBuffer, VertexBuffer};
 pub use blit::{BlitInfo, BlitSide};
+pub use compute::{
+    ComputeBindings, ComputeState, CsHandle, GridInfo, ImageView, MAX_GRID_SIZE, MAX_INPUT_SIZE,
+    MAX_SHADER_BUFFER_SIZE, ShaderBuffer,
+};
 pub use draw::DrawIndirectInfo;
 pub use draw::Fence;
 pub use query::{QueryHandle, QueryObject, QueryResult};
@@ -254,6 +260,7 @@ impl Screen {
         // (ferropipe-systems), plus draw recording and query bookkeeping.
         ferropipe_systems::configure_pipeline(&mut world, self.executor().clone());
         world.init_resource::<draw::DrawRecorder>();
+        world.init_resource::<compute::ComputeBindings>();
         world.init_resource::<query::QueryTracker>();
         Ok(Context {
             screen: self.clone(),

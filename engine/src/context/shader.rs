@@ -125,7 +125,7 @@ pub fn check_stream_output(
 }
 
 impl ShaderCode {
-    fn parts(&self) -> (Language, &str, &str) {
+    pub(crate) fn parts(&self) -> (Language, &str, &str) {
         match self {
             ShaderCode::Wgsl { code, entry_point } => (Language::Wgsl, code, entry_point),
             ShaderCode::Glsl { code, entry_point } => (Language::Glsl, code, entry_point),

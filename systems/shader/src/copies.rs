@@ -148,6 +148,7 @@ mod tests {
                         outputs: &mut outputs,
                         live: Some(&mut mask),
                         count: groups * 8,
+                        compute: None,
                     },
                 );
             }

@@ -19,7 +19,10 @@
 //! A call with many groups is run in chunks whose varying registers fit in
 //! about 64 KiB (at most 16 groups = 128 lanes), so big shaders stay in L1/L2
 //! while small ones amortise dispatch over the whole chunk.  The prologue
-//! (uniform ops) runs once per call.
+//! (uniform ops) runs once per call.  A compute call (one workgroup, at
+//! most 1024 invocations = 128 groups) is always one chunk, whatever its
+//! register count: its barriers rely on every op finishing for the whole
+//! workgroup before the next (`lower/memory.rs`).
 //!
 //! # Scratch memory
 //! The register file lives in a thread-local [`Scratch`] that only grows,
@@ -36,6 +39,7 @@ use wide::{f32x8, u32x8};
 
 use crate::ir::{BinOp, EXEC, InputSrc, LaneProgram, Op, Reg, TriOp, UnOp};
 use crate::lanemath::{self, as_u, from_u};
+use crate::memory::{self, ComputeCall};
 use crate::texture;
 
 /// Largest chunk of groups run at once (128 lanes).
@@ -75,8 +79,12 @@ pub struct CallIo<'a, 'r> {
     pub outputs: &'a mut [Lanes],
     /// FS: live mask per group (discard clears lanes).
     pub live: Option<&'a mut [Lanes]>,
-    /// VS: number of real lanes (the rest is padding).
+    /// VS: number of real lanes (the rest is padding).  CS: invocations
+    /// of the workgroup.
     pub count: usize,
+    /// CS: the workgroup's memory and ids (`None` for the graphics stages,
+    /// whose memory ops cannot exist: the lowering refuses them).
+    pub compute: Option<&'a ComputeCall<'r>>,
 }
 
 /// Runs `prog` over all groups of `io`, using this thread's scratch.
@@ -102,7 +110,14 @@ pub fn run_with(prog: &LaneProgram, io: &mut CallIo<'_, '_>, scratch: &mut Scrat
     }
     let nu = prog.num_uniform as usize;
     let nv = prog.num_varying as usize;
-    let chunk = chunk_groups(nv).min(total);
+    // A compute call is one workgroup and runs as one chunk whatever its
+    // size: every op then finishes for all invocations before the next
+    // starts, which is what makes barriers hold (see `memory.rs`).
+    let chunk = if prog.compute.is_some() {
+        total
+    } else {
+        chunk_groups(nv).min(total)
+    };
     let need = nu + nv * chunk;
     if scratch.file.len() < need {
         scratch.file.resize(need, f32x8::ZERO);
@@ -278,6 +293,50 @@ fn run_ops(ops: &[Op], file: &mut [Lanes], st: &mut State, io: &mut CallIo<'_, '
     let mut pc = 0usize;
     while pc < ops.len() {
         match &ops[pc] {
+            Op::MemLoad {
+                d,
+                space,
+                addr,
+                offset,
+            } => memory::exec_load(
+                file,
+                st.nu,
+                st.groups,
+                (*d, *space, *addr, *offset),
+                io.compute,
+            ),
+            Op::MemStore {
+                space,
+                addr,
+                offset,
+                a,
+            } => memory::exec_store(
+                file,
+                st.nu,
+                st.groups,
+                (*space, *addr, *offset, *a),
+                io.compute,
+            ),
+            Op::MemAtomic(m) => memory::exec_atomic(file, st.nu, st.groups, m, io.compute),
+            Op::BufferLength { d, slot } => {
+                memory::exec_buffer_length(file, st.nu, st.groups, (*d, *slot), io.compute)
+            }
+            Op::ImageLoad(i) => memory::exec_image_load(file, st.nu, st.groups, i, io.compute),
+            Op::ImageStore(i) => memory::exec_image_store(file, st.nu, st.groups, i, io.compute),
+            Op::ImageQuery {
+                image,
+                func,
+                dim,
+                dst,
+                ..
+            } => memory::exec_image_query(
+                file,
+                st.nu,
+                st.groups,
+                (*image, *func, *dim, dst),
+                io.compute,
+            ),
+            Op::Barrier => memory::exec_barrier(file, st.nu, st.groups, io.count, io.compute),
             Op::Mov { d, a } => map1(file, st, *d, *a, |x| x),
             Op::MovMasked { d, a } => {
                 if st.exec_full {
@@ -432,6 +491,10 @@ fn run_ops(ops: &[Op], file: &mut [Lanes], st: &mut State, io: &mut CallIo<'_, '
 fn load_input(file: &mut [Lanes], st: &State, io: &CallIo<'_, '_>, d: Reg, src: InputSrc) {
     let (d0, _) = st.loc(d);
     let (data, base) = match src {
+        InputSrc::Compute(v) => {
+            memory::exec_compute_input(file, st.nu, st.groups, st.g0, (d, v), io.compute);
+            return;
+        }
         InputSrc::Slot(sc) => (io.inputs, sc as usize * io.groups),
         InputSrc::FragCoord(c) => (io.frag_coord, c as usize * io.groups),
         InputSrc::VertexId => (io.vertex_id, 0),

@@ -19,6 +19,7 @@ pub fn naga_stage(stage: ShaderType) -> Result<ShaderStage, ShaderError> {
     match stage {
         ShaderType::Vertex => Ok(ShaderStage::Vertex),
         ShaderType::Fragment => Ok(ShaderStage::Fragment),
+        ShaderType::Compute => Ok(ShaderStage::Compute),
         other => Err(ShaderError::Unsupported {
             construct: format!("{other:?} shaders"),
         }),

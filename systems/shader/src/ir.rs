@@ -34,6 +34,11 @@
 //!   op reads all its operands for a group before writing its results, so
 //!   the register allocator may give a result the register of an operand
 //!   that dies at the op.
+//! * Memory ops of compute programs ([`Op::MemLoad`], [`Op::MemStore`],
+//!   [`Op::MemAtomic`], the image ops) are the exception to group
+//!   locality: a store by group 3 is seen by a load of group 0 in any
+//!   later op.  Loads read every lane's operands before writing; stores and
+//!   atomics take effect lane by lane, group 0 lane 0 first.
 
 use std::fmt;
 
@@ -277,6 +282,100 @@ pub enum InputSrc {
     VertexId,
     /// Vertex: `instance_index` (u32 bits).
     InstanceId,
+    /// Compute: a workgroup builtin (u32 bits), see [`ComputeValue`].
+    Compute(ComputeValue),
+}
+
+/// The compute builtins ([`InputSrc::Compute`]).  Component `c` is 0..3
+/// for x, y, z.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ComputeValue {
+    /// `local_invocation_id` component.
+    LocalId(u8),
+    /// `local_invocation_index`.
+    LocalIndex,
+    /// `global_invocation_id` component.
+    GlobalId(u8),
+    /// `workgroup_id` component (uniform over a call).
+    WorkgroupId(u8),
+    /// `num_workgroups` component (uniform over a call).
+    NumWorkgroups(u8),
+}
+
+/// The memory a [`Op::MemLoad`] / [`Op::MemStore`] / [`Op::MemAtomic`]
+/// addresses: byte-addressed 32-bit words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MemSpace {
+    /// Shader buffer slot `i` (`set_shader_buffers`, WGSL `var<storage>`):
+    /// Gallium's GLOBAL memory.
+    Buffer(u32),
+    /// The workgroup's shared memory (WGSL `var<workgroup>`): LOCAL.
+    Workgroup,
+}
+
+/// Read-modify-write functions of [`Op::MemAtomic`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AtomicFn {
+    Add,
+    Sub,
+    And,
+    Or,
+    Xor,
+    SMin,
+    SMax,
+    UMin,
+    UMax,
+    Exchange,
+    /// `atomicCompareExchangeWeak`: stores `value` where the old value
+    /// equals `compare`; also writes the "exchanged" mask.
+    CompareExchange,
+}
+
+/// An atomic read-modify-write of one word per active lane, executed lane
+/// by lane in a fixed order (group 0 lane 0 first), so a call's results
+/// never depend on timing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AtomicOp {
+    pub f: AtomicFn,
+    pub space: MemSpace,
+    /// Byte address per lane (`u32::MAX`: out of range).
+    pub addr: Reg,
+    pub offset: u32,
+    pub value: Reg,
+    /// Compared value (`CompareExchange` only; `EXEC` otherwise, unread).
+    pub compare: Reg,
+    /// The old value.
+    pub d: Reg,
+    /// The exchanged mask (`CompareExchange` only; `EXEC` otherwise,
+    /// unwritten).
+    pub d_ok: Reg,
+}
+
+/// A storage-image texel access ([`Op::ImageLoad`] / [`Op::ImageStore`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImageOp {
+    /// Shader image slot (`set_shader_images`).
+    pub image: u32,
+    pub dim: TexDim,
+    pub arrayed: bool,
+    /// How texel values are typed (float, sint or uint; never depth).
+    pub kind: TexKind,
+    /// Integer texel coordinates (i32 bits); unused ones are `EXEC`.
+    pub coord: [Reg; 3],
+    pub layer: Option<Reg>,
+    /// Loaded values (`ImageLoad`) or stored values (`ImageStore`).
+    pub texel: [Reg; 4],
+}
+
+impl ImageOp {
+    /// Coordinates used: 1, 2 or 3.
+    pub fn coord_count(&self) -> usize {
+        match self.dim {
+            TexDim::D1 => 1,
+            TexDim::D2 => 2,
+            TexDim::D3 | TexDim::Cube => 3,
+        }
+    }
 }
 
 /// Screen-space derivative direction.
@@ -379,6 +478,47 @@ pub struct TexQuery {
 /// One lane-program instruction.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Op {
+    /// 32 bits of `space` at byte `addr + offset` per lane (0 out of
+    /// range or misaligned: robust buffer access).
+    MemLoad {
+        d: Reg,
+        space: MemSpace,
+        addr: Reg,
+        offset: u32,
+    },
+    /// Stores `a` at byte `addr + offset` for the lanes in `EXEC`, lane by
+    /// lane in a fixed order; out-of-range stores are dropped.
+    MemStore {
+        space: MemSpace,
+        addr: Reg,
+        offset: u32,
+        a: Reg,
+    },
+    MemAtomic(Box<AtomicOp>),
+    /// Bytes of shader buffer `slot` as bound (0 when unbound; uniform).
+    BufferLength {
+        d: Reg,
+        slot: u32,
+    },
+    /// `textureLoad` of a storage image (0 out of range).
+    ImageLoad(Box<ImageOp>),
+    /// `textureStore` for the lanes in `EXEC` (dropped out of range).
+    ImageStore(Box<ImageOp>),
+    /// `workgroupBarrier` / `storageBarrier` / `textureBarrier`: no memory
+    /// work (a workgroup runs in lockstep), only WGSL's uniformity rule,
+    /// which naga 30 does not check: `EXEC` must hold every live
+    /// invocation of the workgroup or none; otherwise the call reports a
+    /// divergent barrier ([`crate::memory::ComputeCall::diverged`]).
+    Barrier,
+    /// `textureDimensions` / `textureNumLayers` of a storage image
+    /// (uniform; `func` is `Size` or `NumLayers`).
+    ImageQuery {
+        image: u32,
+        func: TexQueryFn,
+        dim: TexDim,
+        arrayed: bool,
+        dst: [Reg; 3],
+    },
     /// `d = a`.
     Mov {
         d: Reg,
@@ -501,6 +641,36 @@ impl Op {
     /// Calls `f` with every register the op reads.
     pub fn for_each_use(&self, mut f: impl FnMut(Reg)) {
         match self {
+            Op::MemLoad { addr, .. } => f(*addr),
+            Op::MemStore { addr, a, .. } => {
+                f(*addr);
+                f(*a);
+                f(EXEC)
+            }
+            Op::MemAtomic(m) => {
+                f(m.addr);
+                f(m.value);
+                if m.f == AtomicFn::CompareExchange {
+                    f(m.compare)
+                }
+                f(EXEC)
+            }
+            Op::BufferLength { .. } | Op::ImageQuery { .. } => {}
+            Op::Barrier => f(EXEC),
+            Op::ImageLoad(i) | Op::ImageStore(i) => {
+                for r in &i.coord[..i.coord_count()] {
+                    f(*r)
+                }
+                if let Some(l) = i.layer {
+                    f(l)
+                }
+                if matches!(self, Op::ImageStore(_)) {
+                    for r in &i.texel {
+                        f(*r)
+                    }
+                    f(EXEC)
+                }
+            }
             Op::Mov { a, .. } | Op::Un { a, .. } | Op::Deriv { a, .. } => f(*a),
             Op::MovMasked { d, a } => {
                 f(*a);
@@ -586,6 +756,24 @@ impl Op {
     /// Calls `f` with every register the op writes.
     pub fn for_each_def(&self, mut f: impl FnMut(Reg)) {
         match self {
+            Op::MemLoad { d, .. } | Op::BufferLength { d, .. } => f(*d),
+            Op::MemAtomic(m) => {
+                f(m.d);
+                if m.f == AtomicFn::CompareExchange {
+                    f(m.d_ok)
+                }
+            }
+            Op::ImageLoad(i) => {
+                for r in &i.texel {
+                    f(*r)
+                }
+            }
+            Op::ImageQuery { func, dim, dst, .. } => {
+                for r in &dst[..image_query_count(*func, *dim)] {
+                    f(*r)
+                }
+            }
+            Op::MemStore { .. } | Op::ImageStore(_) | Op::Barrier => {}
             Op::Mov { d, .. }
             | Op::MovMasked { d, .. }
             | Op::Un { d, .. }
@@ -630,6 +818,40 @@ impl Op {
     /// Rewrites every register operand (uses and defs) through `f`.
     pub fn map_regs(&mut self, mut f: impl FnMut(Reg) -> Reg) {
         match self {
+            Op::MemLoad { d, addr, .. } => {
+                *d = f(*d);
+                *addr = f(*addr);
+            }
+            Op::MemStore { addr, a, .. } => {
+                *addr = f(*addr);
+                *a = f(*a);
+            }
+            Op::MemAtomic(m) => {
+                for r in [
+                    &mut m.addr,
+                    &mut m.value,
+                    &mut m.compare,
+                    &mut m.d,
+                    &mut m.d_ok,
+                ] {
+                    *r = f(*r);
+                }
+            }
+            Op::BufferLength { d, .. } => *d = f(*d),
+            Op::ImageLoad(i) | Op::ImageStore(i) => {
+                for r in i.coord.iter_mut().chain(i.texel.iter_mut()) {
+                    *r = f(*r);
+                }
+                if let Some(l) = &mut i.layer {
+                    *l = f(*l);
+                }
+            }
+            Op::ImageQuery { dst, .. } => {
+                for r in dst.iter_mut() {
+                    *r = f(*r);
+                }
+            }
+            Op::Barrier => {}
             Op::Mov { d, a }
             | Op::MovMasked { d, a }
             | Op::Un { d, a, .. }
@@ -725,6 +947,10 @@ impl Op {
         matches!(
             self,
             Op::StoreOutput { .. }
+                | Op::MemStore { .. }
+                | Op::MemAtomic(_)
+                | Op::ImageStore(_)
+                | Op::Barrier
                 | Op::SetExec { .. }
                 | Op::Jump { .. }
                 | Op::JumpIfNone { .. }
@@ -780,6 +1006,18 @@ impl TexOp {
     }
 }
 
+/// Results of a storage-image query: the size's components, or 1.
+pub fn image_query_count(func: TexQueryFn, dim: TexDim) -> usize {
+    match func {
+        TexQueryFn::Size => match dim {
+            TexDim::D1 => 1,
+            TexDim::D2 | TexDim::Cube => 2,
+            TexDim::D3 => 3,
+        },
+        _ => 1,
+    }
+}
+
 impl TexQuery {
     /// Results written.
     pub fn result_count(&self) -> usize {
@@ -818,6 +1056,32 @@ pub struct LaneProgram {
     /// Whether a `discard` may remove lanes from `EXEC` (no derivative
     /// needs them) and lanes that are not live may start outside `EXEC`.
     pub dead_lanes_idle: bool,
+    /// Compute shaders: the workgroup shape and memory (`None` for the
+    /// graphics stages).
+    pub compute: Option<ComputeInfo>,
+}
+
+/// What a compute program needs from its launch.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ComputeInfo {
+    /// `@workgroup_size(x, y, z)`.
+    pub workgroup_size: [u32; 3],
+    /// Bytes of `var<workgroup>` memory (each variable at its naga
+    /// alignment, zeroed per workgroup as WGSL requires).
+    pub shared_bytes: u32,
+    /// Shader buffer slots the program reads or writes (bit per slot).
+    pub buffers_used: u32,
+    /// Shader image slots the program reads or writes (bit per slot).
+    pub images_used: u32,
+    /// Whether it reads the launch's INPUT memory (`@group(5) @binding(0)`).
+    pub reads_input: bool,
+}
+
+impl ComputeInfo {
+    /// Invocations per workgroup.
+    pub fn invocations(&self) -> u64 {
+        self.workgroup_size.iter().map(|&s| u64::from(s)).product()
+    }
 }
 
 impl LaneProgram {

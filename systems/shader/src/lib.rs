@@ -25,12 +25,14 @@
 //! group) and plug in behind [`CompiledShader`] without changes to the front
 //! end.
 
+pub mod compute;
 pub mod copies;
 pub mod exec;
 pub mod front;
 pub mod ir;
 pub mod lanemath;
 pub mod lower;
+pub mod memory;
 pub mod opt;
 pub mod texture;
 
@@ -43,6 +45,7 @@ use ferropipe_components::shader::{
 };
 use thiserror::Error;
 
+pub use compute::{ComputeShader, ComputeShaderRef, compile_compute};
 pub use ir::LaneProgram;
 
 /// Shader source languages the front end accepts.
@@ -109,6 +112,11 @@ impl CompiledShader {
     /// The shader's interface.
     pub fn info(&self) -> &ShaderInfo {
         &self.program.info
+    }
+
+    /// The lane program, by value.
+    pub fn into_program(self) -> LaneProgram {
+        self.program
     }
 }
 
@@ -203,6 +211,7 @@ impl VertexShader for CompiledShader {
             outputs: io.outputs,
             live: None,
             count: io.count,
+            compute: None,
         };
         exec::run(&self.program, &mut call);
     }
@@ -243,6 +252,7 @@ impl FragmentShader for CompiledShader {
             outputs: io.outputs,
             live: Some(io.mask),
             count: io.groups * ferropipe_components::shader::LANES,
+            compute: None,
         };
         exec::run(&self.program, &mut call);
     }

@@ -63,6 +63,7 @@ pub fn finish(
         prologue,
         body,
         dead_lanes_idle,
+        compute: None,
     };
     compact_uniforms(&mut prog);
 

@@ -126,9 +126,11 @@ fn unsupported_constructs_are_reported_at_create_time() {
             other => panic!("{what}: {other:?}"),
         }
     }
+    // compute shaders compile (tests/compute.rs); GOOD has no compute
+    // entry point
     assert!(matches!(
         compile(Language::Wgsl, GOOD, "fs", ShaderType::Compute, &[]),
-        Err(ShaderError::Unsupported { .. })
+        Err(ShaderError::MissingEntryPoint { .. })
     ));
 }
 

@@ -13,7 +13,8 @@ use std::collections::HashMap;
 use wide::f32x8;
 
 use crate::ir::{
-    Axis, BinOp, EXEC, InputSrc, Op, PackFn, Reg, TexOp, TexQuery, TriOp, UnOp, UnpackFn,
+    Axis, BinOp, EXEC, InputSrc, MemSpace, Op, PackFn, Reg, TexDim, TexOp, TexQuery, TexQueryFn,
+    TriOp, UnOp, UnpackFn,
 };
 use crate::lanemath::{self, as_u, splat_bits};
 
@@ -335,6 +336,55 @@ impl Builder {
 
     pub fn store_output(&mut self, slot: u32, a: Reg) {
         self.body.push(Op::StoreOutput { slot, a });
+    }
+
+    /// A builtin that is the same for every lane of a call (a compute
+    /// workgroup's id and count): loaded once, in the prologue.
+    pub fn load_input_uniform(&mut self, src: InputSrc) -> Reg {
+        self.pure1(&[], |_| None, |d| Op::LoadInput { d, src })
+    }
+
+    /// Bytes bound to shader buffer `slot` (uniform, deduplicated).
+    pub fn buffer_length(&mut self, slot: u32) -> Reg {
+        self.pure1(&[], |_| None, |d| Op::BufferLength { d, slot })
+    }
+
+    /// A memory word: always a body op, never hoisted or merged with
+    /// another load, because stores between two loads change the answer.
+    pub fn mem_load(&mut self, space: MemSpace, addr: Reg, offset: u32) -> Reg {
+        let d = self.new_v();
+        self.body.push(Op::MemLoad {
+            d,
+            space,
+            addr,
+            offset,
+        });
+        d
+    }
+
+    /// A storage-image query (uniform, in the prologue); 3 result
+    /// registers, the unused ones repeating the first.
+    pub fn image_query(
+        &mut self,
+        image: u32,
+        func: TexQueryFn,
+        dim: TexDim,
+        arrayed: bool,
+    ) -> [Reg; 3] {
+        let n = crate::ir::image_query_count(func, dim);
+        let first = self.new_u();
+        let mut dst = [first; 3];
+        for d in dst.iter_mut().take(n).skip(1) {
+            *d = self.new_u();
+        }
+        self.prologue.push(Op::ImageQuery {
+            image,
+            func,
+            dim,
+            arrayed,
+            dst,
+        });
+        dst
     }
 
     /// A constant-buffer word at a static offset (uniform, deduplicated).

@@ -57,7 +57,7 @@ impl<'m> Lowerer<'m> {
     }
 
     /// The type a pointer expression points to.
-    fn pointee(&self, h: Handle<Expression>) -> Result<TypeInner, ShaderError> {
+    pub(super) fn pointee(&self, h: Handle<Expression>) -> Result<TypeInner, ShaderError> {
         Ok(match self.ty(h) {
             TypeInner::Pointer { base, .. } => self.module.types[*base].inner.clone(),
             TypeInner::ValuePointer {
@@ -194,6 +194,7 @@ impl<'m> Lowerer<'m> {
                     off: 0,
                     terms: Default::default(),
                     dyn_bytes: None,
+                    valid: None,
                 }))
             }
             Expression::Load { pointer } => {
@@ -306,11 +307,13 @@ impl<'m> Lowerer<'m> {
             Expression::ImageSample { .. }
             | Expression::ImageLoad { .. }
             | Expression::ImageQuery { .. } => self.texture_expr(h),
-            Expression::AtomicResult { .. } => Err(unsupported("atomics")),
-            Expression::WorkGroupUniformLoadResult { .. } => {
-                Err(unsupported("workgroupUniformLoad"))
+            Expression::AtomicResult { .. } => {
+                Err(internal("atomic result used before its atomic"))
             }
-            Expression::ArrayLength(_) => Err(unsupported("arrayLength (storage buffers)")),
+            Expression::WorkGroupUniformLoadResult { .. } => Err(internal(
+                "workgroupUniformLoad result used before its statement",
+            )),
+            Expression::ArrayLength(p) => val(self.array_length(*p)?),
             Expression::RayQueryVertexPositions { .. }
             | Expression::RayQueryProceedResult
             | Expression::RayQueryGetIntersection { .. } => Err(unsupported("ray queries")),
@@ -335,10 +338,14 @@ impl<'m> Lowerer<'m> {
                     off: 0,
                     terms: Default::default(),
                     dyn_bytes: None,
+                    valid: None,
                 }))
             }
             naga::AddressSpace::Uniform => {
                 let rb = rb.ok_or_else(|| internal("uniform without a binding"))?;
+                if rb.group == super::memory::GROUP_INPUT {
+                    return self.input_global(rb.binding);
+                }
                 if rb.group != 0 {
                     return Err(unsupported(format!(
                         "uniform buffer in @group({}) (constant buffers are @group(0))",
@@ -353,11 +360,17 @@ impl<'m> Lowerer<'m> {
                     off: 0,
                     terms: Default::default(),
                     dyn_bytes: None,
+                    valid: None,
                 }))
             }
             naga::AddressSpace::Handle => {
                 let rb = rb.ok_or_else(|| internal("resource without a binding"))?;
                 match &module.types[gv.ty].inner {
+                    TypeInner::Image {
+                        dim,
+                        arrayed,
+                        class: class @ naga::ImageClass::Storage { .. },
+                    } => self.storage_image_global(rb, *dim, *arrayed, *class),
                     TypeInner::Image {
                         dim,
                         arrayed,
@@ -401,8 +414,9 @@ impl<'m> Lowerer<'m> {
                     ))),
                 }
             }
-            naga::AddressSpace::Storage { .. } => Err(unsupported("storage buffers")),
-            naga::AddressSpace::WorkGroup => Err(unsupported("workgroup variables")),
+            naga::AddressSpace::Storage { .. } | naga::AddressSpace::WorkGroup => {
+                self.mem_global(g)
+            }
             naga::AddressSpace::Immediate => Err(unsupported("immediate data (push constants)")),
             naga::AddressSpace::Function => Err(internal("function-space global")),
             _ => Err(unsupported(format!("the {:?} address space", gv.space))),
@@ -419,6 +433,10 @@ impl<'m> Lowerer<'m> {
     ) -> Result<LVal, ShaderError> {
         let module = self.module;
         match self.expr(base)? {
+            LVal::Ptr(place) if matches!(place.root, Root::Mem(_)) => {
+                let bt = self.pointee(base)?;
+                self.mem_access(place, &bt, dynamic.map(|d| d.0), index)
+            }
             LVal::Ptr(mut place) => {
                 let bt = self.pointee(base)?;
                 let uniform = matches!(place.root, Root::Uniform(_));
@@ -1156,7 +1174,7 @@ impl<'m> Lowerer<'m> {
             } => {
                 let img = self.image(*image)?;
                 if matches!(img.class, naga::ImageClass::Storage { .. }) {
-                    return Err(unsupported("storage textures"));
+                    return self.image_load(img, *coordinate, *array_index);
                 }
                 let coord = self.value(*coordinate)?;
                 let layer = match array_index {
@@ -1197,6 +1215,9 @@ impl<'m> Lowerer<'m> {
             }
             Expression::ImageQuery { image, query } => {
                 let img = self.image(*image)?;
+                if matches!(img.class, naga::ImageClass::Storage { .. }) {
+                    return self.image_query(img, query);
+                }
                 let (func, level) = match query {
                     naga::ImageQuery::Size { level } => (
                         TexQueryFn::Size,

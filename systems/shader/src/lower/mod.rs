@@ -28,6 +28,7 @@
 
 pub(crate) mod builder;
 mod expr;
+pub mod memory;
 mod types;
 
 use std::collections::HashMap;
@@ -44,7 +45,7 @@ use naga::{
 use smallvec::SmallVec;
 
 use crate::ShaderError;
-use crate::ir::{BinOp, EXEC, InputSrc, LaneProgram, Op, Reg};
+use crate::ir::{BinOp, ComputeInfo, ComputeValue, EXEC, InputSrc, LaneProgram, MemSpace, Op, Reg};
 use builder::Builder;
 pub use types::unsupported;
 use types::*;
@@ -85,14 +86,19 @@ struct Place {
     /// Dynamic indices into a variable (each clamped to its range).
     terms: SmallVec<[DynTerm; 2]>,
     /// Dynamic byte offset into a uniform buffer (clamped indices times
-    /// strides).
+    /// strides) or memory (indices times strides, see `valid`).
     dyn_bytes: Option<Reg>,
+    /// Memory places: lanes whose every dynamic index was in range
+    /// (`memory.rs`); `None` when all are.
+    valid: Option<Reg>,
 }
 
 #[derive(Clone, Copy, Debug)]
 enum Root {
     Var(usize),
     Uniform(u32),
+    /// Storage-buffer or workgroup memory (compute shaders).
+    Mem(MemSpace),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -185,6 +191,10 @@ pub struct Lowerer<'m> {
     /// Discarded lanes leave `EXEC` (no derivatives need them).
     dead_lanes_idle: bool,
     info_out: ShaderInfo,
+    /// Workgroup variables' byte offsets in the workgroup's memory.
+    shared: HashMap<Handle<naga::GlobalVariable>, u32>,
+    /// What a compute entry point needs from its launch.
+    compute: ComputeInfo,
 }
 
 /// Compiles entry point `entry` of a validated module.
@@ -199,8 +209,12 @@ pub fn lower_entry(
     let shader_type = match stage {
         ShaderStage::Vertex => ShaderType::Vertex,
         ShaderStage::Fragment => ShaderType::Fragment,
+        ShaderStage::Compute => ShaderType::Compute,
         s => return Err(unsupported(format!("{s:?} shaders"))),
     };
+    if ep.workgroup_size_overrides.is_some() {
+        return Err(unsupported("override-sized workgroups"));
+    }
     let mut l = Lowerer {
         module,
         info,
@@ -218,12 +232,20 @@ pub fn lower_entry(
         jumps: 0,
         dead_lanes_idle: false,
         info_out: ShaderInfo::new(shader_type),
+        shared: HashMap::new(),
+        compute: ComputeInfo {
+            workgroup_size: ep.workgroup_size,
+            ..Default::default()
+        },
     };
     let summary = l.summary_of_function(&ep.function)?;
     l.info_out.uses_derivatives = stage == ShaderStage::Fragment && summary.uses_derivatives;
     l.dead_lanes_idle = !l.info_out.uses_derivatives;
     l.entry(ep, info.get_entry_point(entry))?;
-    crate::opt::finish(l.b, l.info_out, l.dead_lanes_idle)
+    let compute = (stage == ShaderStage::Compute).then_some(l.compute);
+    let mut prog = crate::opt::finish(l.b, l.info_out, l.dead_lanes_idle)?;
+    prog.compute = compute;
+    Ok(prog)
 }
 
 impl<'m> Lowerer<'m> {
@@ -419,6 +441,17 @@ impl<'m> Lowerer<'m> {
                 Binding::BuiltIn(BuiltIn::VertexIndex | BuiltIn::InstanceIndex),
             ) => None,
             (ShaderStage::Fragment, Binding::BuiltIn(BuiltIn::Position { .. })) => None,
+            // compute builtins are computed per lane, not interface slots
+            (
+                ShaderStage::Compute,
+                Binding::BuiltIn(
+                    BuiltIn::LocalInvocationId
+                    | BuiltIn::LocalInvocationIndex
+                    | BuiltIn::GlobalInvocationId
+                    | BuiltIn::WorkGroupId
+                    | BuiltIn::NumWorkGroups,
+                ),
+            ) => None,
             (ShaderStage::Fragment, Binding::BuiltIn(bi)) => {
                 let (sem, comps, kind) = match bi {
                     BuiltIn::FrontFacing => (Semantic::FrontFacing, 1, ScalarKind::Bool),
@@ -954,7 +987,8 @@ impl<'m> Lowerer<'m> {
             Statement::Store { pointer, value } => {
                 let place = self.place(*pointer)?;
                 let vals = self.value(*value)?;
-                self.store(&place, &vals)?;
+                let ty = self.pointee(*pointer)?;
+                self.store(&place, &ty, &vals)?;
             }
             Statement::Call {
                 function,
@@ -973,17 +1007,24 @@ impl<'m> Lowerer<'m> {
                     self.frames[fi].exprs[res.index()] = Some(v);
                 }
             }
-            Statement::ControlBarrier(_) | Statement::MemoryBarrier(_) => {
-                return Err(unsupported("barriers (compute shaders)"));
+            Statement::ControlBarrier(_) | Statement::MemoryBarrier(_) => self.barrier_stmt()?,
+            Statement::ImageStore {
+                image,
+                coordinate,
+                array_index,
+                value,
+            } => self.image_store(*image, *coordinate, *array_index, *value)?,
+            Statement::Atomic {
+                pointer,
+                fun,
+                value,
+                result,
+            } => self.atomic_stmt(*pointer, fun, *value, *result)?,
+            Statement::ImageAtomic { .. } => {
+                return Err(unsupported("texture atomics"));
             }
-            Statement::ImageStore { .. } => {
-                return Err(unsupported("textureStore (storage textures)"));
-            }
-            Statement::Atomic { .. } | Statement::ImageAtomic { .. } => {
-                return Err(unsupported("atomics"));
-            }
-            Statement::WorkGroupUniformLoad { .. } => {
-                return Err(unsupported("workgroupUniformLoad"));
+            Statement::WorkGroupUniformLoad { pointer, result } => {
+                self.workgroup_uniform_load(*pointer, *result)?
             }
             Statement::RayQuery { .. } | Statement::RayPipelineFunction(_) => {
                 return Err(unsupported("ray tracing"));
@@ -1287,10 +1328,11 @@ impl<'m> Lowerer<'m> {
     // ------------------------------------------------------------------
     // places
 
-    fn store(&mut self, place: &Place, vals: &[Reg]) -> Result<(), ShaderError> {
+    fn store(&mut self, place: &Place, ty: &TypeInner, vals: &[Reg]) -> Result<(), ShaderError> {
         let v = match place.root {
             Root::Var(v) => v,
             Root::Uniform(_) => return Err(unsupported("stores to uniform buffers")),
+            Root::Mem(space) => return self.mem_store(space, place, ty, vals),
         };
         if place.terms.is_empty() {
             for (i, r) in vals.iter().enumerate() {
@@ -1332,6 +1374,7 @@ impl<'m> Lowerer<'m> {
 
     fn load(&mut self, place: &Place, ty: &TypeInner) -> Result<Regs, ShaderError> {
         match place.root {
+            Root::Mem(space) => self.mem_load(space, place, ty),
             Root::Var(v) => {
                 let n = flat_len(self.module, ty)?;
                 if place.terms.is_empty() {
@@ -1520,6 +1563,23 @@ fn input_regs(
             BuiltIn::PointCoord => from_slot(b, Semantic::PointCoord),
             BuiltIn::SampleIndex => from_slot(b, Semantic::SampleId),
             BuiltIn::SampleMask => from_slot(b, Semantic::SampleMask),
+            BuiltIn::LocalInvocationId => Ok((0..3)
+                .map(|c| b.load_input(InputSrc::Compute(ComputeValue::LocalId(c))))
+                .collect()),
+            BuiltIn::LocalInvocationIndex => {
+                Ok([b.load_input(InputSrc::Compute(ComputeValue::LocalIndex))]
+                    .into_iter()
+                    .collect())
+            }
+            BuiltIn::GlobalInvocationId => Ok((0..3)
+                .map(|c| b.load_input(InputSrc::Compute(ComputeValue::GlobalId(c))))
+                .collect()),
+            BuiltIn::WorkGroupId => Ok((0..3)
+                .map(|c| b.load_input_uniform(InputSrc::Compute(ComputeValue::WorkgroupId(c))))
+                .collect()),
+            BuiltIn::NumWorkGroups => Ok((0..3)
+                .map(|c| b.load_input_uniform(InputSrc::Compute(ComputeValue::NumWorkgroups(c))))
+                .collect()),
             other => Err(unsupported(format!("input @builtin({other:?})"))),
         },
     }

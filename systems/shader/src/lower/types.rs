@@ -82,10 +82,23 @@ pub fn uniform_layout(
     base: u32,
     out: &mut Vec<(u32, ScalarKind)>,
 ) -> Result<(), ShaderError> {
+    buffer_layout(module, ty, base, false, out)
+}
+
+/// [`uniform_layout`] for any host-shareable or workgroup type: atomics are
+/// one word, and `bools` allows booleans (workgroup memory stores their
+/// mask).
+pub fn buffer_layout(
+    module: &Module,
+    ty: &TypeInner,
+    base: u32,
+    bools: bool,
+    out: &mut Vec<(u32, ScalarKind)>,
+) -> Result<(), ShaderError> {
     match *ty {
-        TypeInner::Scalar(s) => {
+        TypeInner::Scalar(s) | TypeInner::Atomic(s) => {
             let k = scalar_kind(s)?;
-            if k == ScalarKind::Bool {
+            if k == ScalarKind::Bool && !bools {
                 return Err(unsupported("bool in a uniform buffer"));
             }
             out.push((base, k));
@@ -115,25 +128,42 @@ pub fn uniform_layout(
             stride,
         } => {
             let n = array_len(size)?;
+            if n > MAX_FLAT {
+                return Err(unsupported(format!(
+                    "buffer values of more than {MAX_FLAT} scalars"
+                )));
+            }
             for i in 0..n as u32 {
-                uniform_layout(module, &module.types[elem].inner, base + i * stride, out)?;
+                buffer_layout(
+                    module,
+                    &module.types[elem].inner,
+                    base + i * stride,
+                    bools,
+                    out,
+                )?;
             }
         }
         TypeInner::Struct { ref members, .. } => {
             for m in members {
-                uniform_layout(module, &module.types[m.ty].inner, base + m.offset, out)?;
+                buffer_layout(
+                    module,
+                    &module.types[m.ty].inner,
+                    base + m.offset,
+                    bools,
+                    out,
+                )?;
             }
         }
         ref other => {
             return Err(unsupported(format!(
-                "uniform values of type {}",
+                "buffer values of type {}",
                 type_name(other)
             )));
         }
     }
     if out.len() > MAX_FLAT {
         return Err(unsupported(format!(
-            "uniform values of more than {MAX_FLAT} scalars"
+            "buffer values of more than {MAX_FLAT} scalars"
         )));
     }
     Ok(())

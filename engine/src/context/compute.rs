@@ -1,0 +1,628 @@
+//! Compute (llvmpipe's counterpart: `lp_state_cs.c`, `llvmpipe_launch_grid`
+//! and the shader-buffer / image binding of `lp_context.c`): compute-state
+//! CSOs, `set_shader_buffers`, `set_shader_images`, the compute stage's
+//! constant buffers, sampler views and samplers, and `launch_grid`
+//! (context.rst "Compute kernel execution").
+//!
+//! Memory kinds (context.rst) map to WGSL as docs/shaders.md "Compute"
+//! says: GLOBAL is the shader buffers (`@group(3)`), LOCAL `var<workgroup>`,
+//! PRIVATE `var<private>` and function variables, INPUT the launch's
+//! `input` bytes read as `@group(5) @binding(0) var<uniform>`.
+//!
+//! `launch_grid` validates everything here (typed errors naming the field),
+//! executes recorded draws first so the kernel sees them, then runs the
+//! grid synchronously on the screen's pool (`ferropipe_systems::compute`),
+//! as llvmpipe waits for its compute thread pool: later draws, transfers
+//! and readbacks see the kernel's writes.
+
+use std::sync::Arc;
+
+use bevy_ecs::resource::Resource as EcsResource;
+use ferropipe_components::batch::StageResources;
+use ferropipe_components::enums::{BindFlags, ShaderType, TextureTarget};
+use ferropipe_components::format::Format;
+use ferropipe_shader::compute::{MAX_WORKGROUP_INVOCATIONS, MAX_WORKGROUP_SIZE};
+use ferropipe_shader::lower::memory::{MAX_SHADER_BUFFERS, MAX_SHADER_IMAGES, MAX_SHARED_BYTES};
+use ferropipe_systems::compute::{
+    ComputeDispatch, ComputeGrid, ComputeOutcome, ComputeShaderCso, ShaderBufferBinding,
+    ShaderImageBinding,
+};
+
+use super::cso::slot_range;
+use super::{
+    ConstantBufferSlots, Context, Handle, SamplerSlots, SamplerViewSlots, ShaderCode, views,
+};
+use crate::caps;
+use crate::error::{Error, Result};
+use crate::screen::Resource;
+
+/// Handle to a compute-state CSO.
+pub type CsHandle = Handle<ComputeShaderCso>;
+
+/// `struct pipe_compute_state` for source-code kernels.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ComputeState {
+    /// WGSL or GLSL source with a `@compute` entry point.
+    pub code: ShaderCode,
+    /// `static_shared_mem` (`req_local_mem`): LOCAL bytes reserved on top
+    /// of the shader's own `var<workgroup>` variables.
+    pub req_local_mem: u32,
+    /// `req_input_mem`: bytes of INPUT every launch must pass.
+    pub req_input_mem: u32,
+}
+
+/// One `set_shader_buffers` slot (`struct pipe_shader_buffer`).
+#[derive(Clone, Copy, Debug)]
+pub struct ShaderBuffer<'a> {
+    pub buffer: &'a Resource,
+    /// Byte offset, a multiple of `PIPE_CAP_SHADER_BUFFER_OFFSET_ALIGNMENT`
+    /// (4).
+    pub offset: u32,
+    /// Bytes, at most `PIPE_CAP_MAX_SHADER_BUFFER_SIZE`.
+    pub size: u32,
+}
+
+/// One `set_shader_images` slot (`struct pipe_image_view` of a texture;
+/// buffer images are not implemented).
+#[derive(Clone, Copy, Debug)]
+pub struct ImageView<'a> {
+    pub resource: &'a Resource,
+    /// Texel format (4-, 8- or 16-byte texels; size-compatible with the
+    /// resource's format, as sampler views).
+    pub format: Format,
+    pub level: u32,
+    pub first_layer: u32,
+    pub last_layer: u32,
+}
+
+/// `struct pipe_grid_info`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GridInfo<'a> {
+    /// Entry offset for native IR; must be 0 (entry points are named).
+    pub pc: u32,
+    /// INPUT memory (`@group(5) @binding(0)`), at least `req_input_mem`
+    /// bytes, at most `PIPE_COMPUTE_CAP_MAX_INPUT_SIZE`.
+    pub input: &'a [u8],
+    /// Extra LOCAL bytes for this launch.
+    pub variable_shared_mem: u32,
+    /// OpenCL's work dimension, 1 to 3 (informative: the grid is 3D).
+    pub work_dim: u32,
+    /// Invocations per workgroup; must equal the shader's
+    /// `@workgroup_size` (`PIPE_COMPUTE_CAP_MAX_VARIABLE_THREADS_PER_BLOCK`
+    /// is 0).
+    pub block: [u32; 3],
+    /// Partial last blocks; must be zeros
+    /// (`PIPE_CAP_COMPUTE_GRID_INFO_LAST_BLOCK` is 0).
+    pub last_block: [u32; 3],
+    /// Workgroups per dimension.  A zero dimension launches nothing (GL's
+    /// and Vulkan's rule for empty dispatches).
+    pub grid: [u32; 3],
+    /// Added to every `workgroup_id`.
+    pub grid_base: [u32; 3],
+    /// Indirect launch: three `u32` grid sizes read from this buffer at
+    /// this byte offset (a multiple of 4) at launch time.
+    pub indirect: Option<(&'a Resource, u32)>,
+}
+
+/// Largest grid per dimension (`PIPE_COMPUTE_CAP_MAX_GRID_SIZE`: 65535,
+/// GL's minimum and llvmpipe's).
+pub const MAX_GRID_SIZE: u32 = 65535;
+/// Largest shader-buffer binding: 128 MiB (llvmpipe's
+/// `LP_MAX_TGSI_SHADER_BUFFER_SIZE`); every valid byte offset inside it and
+/// the 2 GiB buffers fits the lowering's 32-bit addresses.
+pub const MAX_SHADER_BUFFER_SIZE: u32 = 1 << 27;
+/// Largest INPUT: 4 KiB (a constant buffer the prologue reads once per
+/// workgroup).
+pub const MAX_INPUT_SIZE: u32 = 4096;
+
+/// What is bound to the compute stage (its own resource: the draw
+/// pipeline's `BoundState` never sees it).
+#[derive(EcsResource, Clone)]
+pub struct ComputeBindings {
+    pub shader: Option<ComputeShaderCso>,
+    /// Constant buffers, sampler views and samplers of
+    /// `PIPE_SHADER_COMPUTE`.
+    pub stage: StageResources,
+    pub buffers: Vec<Option<ShaderBufferBinding>>,
+    pub images: Vec<Option<ShaderImageBinding>>,
+}
+
+impl Default for ComputeBindings {
+    fn default() -> Self {
+        ComputeBindings {
+            shader: None,
+            stage: StageResources::default(),
+            buffers: vec![None; MAX_SHADER_BUFFERS as usize],
+            images: vec![None; MAX_SHADER_IMAGES as usize],
+        }
+    }
+}
+
+/// The slot arrays of a stage that has constant buffers, sampler views
+/// and samplers: `Some(i)` is [`BoundState`](super::BoundState)'s stage
+/// `i`, `None` the compute stage.
+pub(crate) fn resolve_stage(call: &'static str, shader: ShaderType) -> Result<Option<usize>> {
+    match super::stage_index(shader) {
+        Some(i) => Ok(Some(i)),
+        None if shader == ShaderType::Compute => Ok(None),
+        None => Err(Error::unsupported(call, format!("{shader} stage"))),
+    }
+}
+
+/// Mutable slot arrays of one stage (see [`resolve_stage`]).
+pub(crate) struct StageSlots<'a> {
+    pub constant_buffers: &'a mut ConstantBufferSlots,
+    pub sampler_views: &'a mut SamplerViewSlots,
+    pub samplers: &'a mut SamplerSlots,
+}
+
+/// Refuses stages other than compute for the compute-only setters.
+fn require_compute(call: &'static str, shader: ShaderType) -> Result<()> {
+    if shader != ShaderType::Compute {
+        return Err(Error::unsupported(
+            call,
+            format!("{shader} stage (shader buffers and images are compute-only)"),
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses host memory whose address is not 4-byte aligned: kernels see
+/// resources as 32-bit words in place.
+fn require_word_aligned(call: &'static str, field: &'static str, r: &Resource) -> Result<()> {
+    let storage = &r.shared().storage;
+    if storage.is_user_memory() && !(storage.read().as_ptr() as usize).is_multiple_of(4) {
+        return Err(Error::unsupported(
+            call,
+            format!("{field}: host memory not aligned to 4 bytes"),
+        ));
+    }
+    Ok(())
+}
+
+fn require_bind(
+    call: &'static str,
+    field: &'static str,
+    r: &Resource,
+    bind: BindFlags,
+) -> Result<()> {
+    if !r.template().bind.contains(bind) {
+        let name = BindFlags::NAMED
+            .iter()
+            .find(|(_, f)| *f == bind)
+            .map_or("the bind flag", |(n, _)| n);
+        return Err(Error::invalid(
+            call,
+            field,
+            format!("the resource lacks {name}"),
+        ));
+    }
+    Ok(())
+}
+
+impl Context {
+    /// `create_compute_state`: compiles the kernel now, so every error and
+    /// every construct ferropipe cannot run surfaces here.
+    pub fn create_compute_state(&mut self, state: &ComputeState) -> Result<CsHandle> {
+        const CALL: &str = "create_compute_state";
+        let (lang, code, entry) = state.code.parts();
+        let shader = ferropipe_shader::compile_compute(lang, code, entry)
+            .map_err(|source| Error::Shader { call: CALL, source })?;
+        let local = u64::from(shader.info().shared_bytes) + u64::from(state.req_local_mem);
+        if local > u64::from(MAX_SHARED_BYTES) {
+            return Err(Error::invalid(
+                CALL,
+                "req_local_mem",
+                format!("{local} bytes of LOCAL memory; at most {MAX_SHARED_BYTES}"),
+            ));
+        }
+        if state.req_input_mem > MAX_INPUT_SIZE {
+            return Err(Error::invalid(
+                CALL,
+                "req_input_mem",
+                format!("{}; at most {MAX_INPUT_SIZE}", state.req_input_mem),
+            ));
+        }
+        Ok(self.spawn(ComputeShaderCso {
+            shader,
+            req_input_mem: state.req_input_mem,
+            req_local_mem: state.req_local_mem,
+        }))
+    }
+
+    /// `bind_compute_state`; `None` unbinds.
+    pub fn bind_compute_state(&mut self, handle: Option<CsHandle>) -> Result<()> {
+        let cso = match handle {
+            Some(h) => Some(self.get("bind_compute_state", "handle", h)?.clone()),
+            None => None,
+        };
+        self.compute_mut().shader = cso;
+        Ok(())
+    }
+
+    /// `delete_compute_state` (a bound state stays bound, as Gallium's
+    /// reference counting keeps it).
+    pub fn delete_compute_state(&mut self, handle: CsHandle) -> Result<()> {
+        self.despawn("delete_compute_state", handle)
+    }
+
+    /// What is bound to the compute stage.
+    pub fn compute_bindings(&self) -> &ComputeBindings {
+        self.world.resource::<ComputeBindings>()
+    }
+
+    pub(crate) fn compute_mut(&mut self) -> &mut ComputeBindings {
+        self.world.resource_mut::<ComputeBindings>().into_inner()
+    }
+
+    /// The slot arrays of `stage` (from [`resolve_stage`]), copied on write.
+    pub(crate) fn stage_slots_mut(&mut self, stage: Option<usize>) -> StageSlots<'_> {
+        let (cb, sv, s) = match stage {
+            Some(i) => {
+                let b = self.world.resource_mut::<super::BoundState>().into_inner();
+                (
+                    &mut b.constant_buffers[i],
+                    &mut b.sampler_views[i],
+                    &mut b.samplers[i],
+                )
+            }
+            None => {
+                let st = &mut self.compute_mut().stage;
+                (
+                    &mut st.constant_buffers,
+                    &mut st.sampler_views,
+                    &mut st.samplers,
+                )
+            }
+        };
+        StageSlots {
+            constant_buffers: Arc::make_mut(cb),
+            sampler_views: Arc::make_mut(sv),
+            samplers: Arc::make_mut(s),
+        }
+    }
+
+    /// `set_shader_buffers` for `PIPE_SHADER_COMPUTE`: slots `start_slot..`;
+    /// `None` unbinds.  `writable_bitmask` is accepted and not needed:
+    /// every shader buffer is memory the kernel may write (read-only
+    /// `var<storage, read>` bindings simply never do).
+    pub fn set_shader_buffers(
+        &mut self,
+        shader: ShaderType,
+        start_slot: u32,
+        buffers: &[Option<ShaderBuffer>],
+        writable_bitmask: u32,
+    ) -> Result<()> {
+        let _ = writable_bitmask;
+        let call = "set_shader_buffers";
+        let bindings = check_slots(call, shader, start_slot, buffers, MAX_SHADER_BUFFERS, |b| {
+            validate_shader_buffer(call, b)
+        })?;
+        let slots = &mut self.compute_mut().buffers;
+        slots[start_slot as usize..][..bindings.len()].clone_from_slice(&bindings);
+        Ok(())
+    }
+
+    /// `set_shader_images` for `PIPE_SHADER_COMPUTE`: slots `start_slot..`;
+    /// `None` unbinds.  Images are textures with `PIPE_BIND_SHADER_IMAGE`
+    /// in a format `is_format_supported` accepts for it.
+    pub fn set_shader_images(
+        &mut self,
+        shader: ShaderType,
+        start_slot: u32,
+        images: &[Option<ImageView>],
+    ) -> Result<()> {
+        let call = "set_shader_images";
+        let bindings = check_slots(call, shader, start_slot, images, MAX_SHADER_IMAGES, |v| {
+            validate_shader_image(call, v)
+        })?;
+        let slots = &mut self.compute_mut().images;
+        slots[start_slot as usize..][..bindings.len()].clone_from_slice(&bindings);
+        Ok(())
+    }
+
+    /// `launch_grid`: runs the bound kernel over the grid (see the module
+    /// docs).  Every input is checked first; nothing runs on error.
+    pub fn launch_grid(&mut self, info: &GridInfo) -> Result<()> {
+        const CALL: &str = "launch_grid";
+        let b = self.compute_bindings();
+        let Some(cso) = b.shader.clone() else {
+            return Err(Error::invalid(CALL, "compute state", "none is bound"));
+        };
+        let ci = cso.shader.info().clone();
+        if info.pc != 0 {
+            return Err(Error::invalid(
+                CALL,
+                "pc",
+                format!("{}; entry points are chosen by name, pc must be 0", info.pc),
+            ));
+        }
+        if !(1..=3).contains(&info.work_dim) {
+            return Err(Error::invalid(
+                CALL,
+                "work_dim",
+                format!("{}; must be 1, 2 or 3", info.work_dim),
+            ));
+        }
+        if info.block.contains(&0) {
+            return Err(Error::invalid(
+                CALL,
+                "block",
+                format!("{:?} has a zero dimension", info.block),
+            ));
+        }
+        let threads: u64 = info.block.iter().map(|&v| u64::from(v)).product();
+        if threads > u64::from(MAX_WORKGROUP_INVOCATIONS)
+            || info
+                .block
+                .iter()
+                .zip(MAX_WORKGROUP_SIZE)
+                .any(|(b, m)| *b > m)
+        {
+            return Err(Error::invalid(
+                CALL,
+                "block",
+                format!(
+                    "{:?}: at most {MAX_WORKGROUP_INVOCATIONS} threads and {MAX_WORKGROUP_SIZE:?} per dimension",
+                    info.block
+                ),
+            ));
+        }
+        if info.block != ci.workgroup_size {
+            return Err(Error::invalid(
+                CALL,
+                "block",
+                format!(
+                    "{:?} differs from the shader's @workgroup_size {:?} (sizes are fixed at compile time)",
+                    info.block, ci.workgroup_size
+                ),
+            ));
+        }
+        if info.last_block != [0; 3] {
+            return Err(Error::unsupported(
+                CALL,
+                "last_block (PIPE_CAP_COMPUTE_GRID_INFO_LAST_BLOCK is 0)",
+            ));
+        }
+        if info.input.len() > MAX_INPUT_SIZE as usize {
+            return Err(Error::invalid(
+                CALL,
+                "input",
+                format!("{} bytes; at most {MAX_INPUT_SIZE}", info.input.len()),
+            ));
+        }
+        if info.input.len() < cso.req_input_mem as usize {
+            return Err(Error::invalid(
+                CALL,
+                "input",
+                format!(
+                    "{} bytes; the compute state requires {}",
+                    info.input.len(),
+                    cso.req_input_mem
+                ),
+            ));
+        }
+        let local = u64::from(ci.shared_bytes)
+            + u64::from(cso.req_local_mem)
+            + u64::from(info.variable_shared_mem);
+        if local > u64::from(MAX_SHARED_BYTES) {
+            return Err(Error::invalid(
+                CALL,
+                "variable_shared_mem",
+                format!("{local} bytes of LOCAL memory; at most {MAX_SHARED_BYTES}"),
+            ));
+        }
+        for slot in 0..MAX_SHADER_BUFFERS {
+            if ci.buffers_used & (1 << slot) != 0 && b.buffers[slot as usize].is_none() {
+                return Err(Error::invalid(
+                    CALL,
+                    "shader buffers",
+                    format!(
+                        "slot {slot} (@group(3) @binding({slot})) is used by the kernel but unbound"
+                    ),
+                ));
+            }
+        }
+        for slot in 0..MAX_SHADER_IMAGES {
+            if ci.images_used & (1 << slot) != 0 && b.images[slot as usize].is_none() {
+                return Err(Error::invalid(
+                    CALL,
+                    "shader images",
+                    format!(
+                        "slot {slot} (@group(4) @binding({slot})) is used by the kernel but unbound"
+                    ),
+                ));
+            }
+        }
+        // draws recorded so far write what the kernel may read
+        self.flush_recorded()?;
+        let grid = match info.indirect {
+            Some((buf, offset)) => read_indirect_grid(CALL, buf, offset)?,
+            None => info.grid,
+        };
+        if let Some(k) = grid.iter().position(|&g| g > MAX_GRID_SIZE) {
+            return Err(Error::invalid(
+                CALL,
+                "grid",
+                format!("{grid:?}: dimension {k} exceeds {MAX_GRID_SIZE}"),
+            ));
+        }
+        if grid
+            .iter()
+            .zip(info.grid_base)
+            .any(|(g, base)| base.checked_add(*g).is_none())
+        {
+            return Err(Error::invalid(
+                CALL,
+                "grid_base",
+                format!("{:?} + {grid:?} overflows 32 bits", info.grid_base),
+            ));
+        }
+        if grid.contains(&0) {
+            return Ok(());
+        }
+        let b = self.compute_bindings();
+        let dispatch = ComputeDispatch {
+            shader: cso.shader.clone(),
+            grid,
+            grid_base: info.grid_base,
+            stage: b.stage.clone(),
+            buffers: b.buffers.clone(),
+            images: b.images.clone(),
+            input: Arc::from(info.input),
+            shared_words: local.div_ceil(4) as usize,
+        };
+        self.world.insert_resource(dispatch);
+        self.world.run_schedule(ComputeGrid);
+        self.world.remove_resource::<ComputeDispatch>();
+        if self.world.resource::<ComputeOutcome>().divergent_barrier {
+            return Err(Error::invalid(
+                CALL,
+                "compute state",
+                "the kernel executed a barrier in non-uniform control flow (some invocations of a \
+                 workgroup skipped it); WGSL forbids that, and what the launch wrote is undefined",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The grid of an indirect launch: three `u32`s at `offset`.
+fn read_indirect_grid(call: &'static str, buf: &Resource, offset: u32) -> Result<[u32; 3]> {
+    let t = buf.template();
+    if t.target != TextureTarget::Buffer {
+        return Err(Error::invalid(call, "indirect", "not a buffer"));
+    }
+    if !offset.is_multiple_of(4) || u64::from(offset) + 12 > u64::from(t.width0) {
+        return Err(Error::invalid(
+            call,
+            "indirect_offset",
+            format!(
+                "{offset}: 12 aligned bytes must fit the {}-byte buffer",
+                t.width0
+            ),
+        ));
+    }
+    let bytes = buf.shared().storage.read();
+    let at = offset as usize;
+    Ok(std::array::from_fn(|k| {
+        let o = at + 4 * k;
+        bytes
+            .get(o..o + 4)
+            .map_or(0, |w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+    }))
+}
+
+/// Checks a compute-only slot range and converts each bound entry.
+fn check_slots<T, B>(
+    call: &'static str,
+    shader: ShaderType,
+    start_slot: u32,
+    items: &[Option<T>],
+    slots: u32,
+    mut convert: impl FnMut(&T) -> Result<B>,
+) -> Result<Vec<Option<B>>> {
+    require_compute(call, shader)?;
+    slot_range(call, "start_slot", start_slot, items.len(), slots as usize)?;
+    items
+        .iter()
+        .map(|i| i.as_ref().map(&mut convert).transpose())
+        .collect()
+}
+
+/// Validates one shader buffer (`pipe_shader_buffer`).
+fn validate_shader_buffer(call: &'static str, b: &ShaderBuffer) -> Result<ShaderBufferBinding> {
+    let t = b.buffer.template();
+    if t.target != TextureTarget::Buffer {
+        return Err(Error::invalid(
+            call,
+            "buffer",
+            format!("a {} is not a buffer", t.target),
+        ));
+    }
+    require_bind(call, "buffer", b.buffer, BindFlags::SHADER_BUFFER)?;
+    if !b.offset.is_multiple_of(4) {
+        return Err(Error::invalid(
+            call,
+            "buffer_offset",
+            format!("{} is not a multiple of 4", b.offset),
+        ));
+    }
+    if u64::from(b.offset) + u64::from(b.size) > u64::from(t.width0) {
+        return Err(Error::invalid(
+            call,
+            "buffer_offset/buffer_size",
+            format!(
+                "{}+{} is past the {}-byte buffer",
+                b.offset, b.size, t.width0
+            ),
+        ));
+    }
+    if b.size > MAX_SHADER_BUFFER_SIZE {
+        return Err(Error::invalid(
+            call,
+            "buffer_size",
+            format!("{}; at most {MAX_SHADER_BUFFER_SIZE}", b.size),
+        ));
+    }
+    require_word_aligned(call, "buffer", b.buffer)?;
+    Ok(ShaderBufferBinding {
+        buffer: b.buffer.shared().clone(),
+        offset: b.offset,
+        size: b.size,
+    })
+}
+
+/// Validates one image view (`pipe_image_view` of a texture).
+fn validate_shader_image(call: &'static str, v: &ImageView) -> Result<ShaderImageBinding> {
+    let t = v.resource.template();
+    if t.target == TextureTarget::Buffer {
+        return Err(Error::unsupported(call, "buffer images"));
+    }
+    require_bind(call, "resource", v.resource, BindFlags::SHADER_IMAGE)?;
+    if let Err(e) = caps::format_support(v.format, t.target, 0, 0, BindFlags::SHADER_IMAGE) {
+        return Err(if e.unimplemented {
+            Error::unsupported(call, e.what)
+        } else {
+            Error::invalid(call, "format", e.what)
+        });
+    }
+    if !views::formats_compatible(t.format, v.format) {
+        return Err(Error::invalid(
+            call,
+            "format",
+            format!("{} cannot view a {} resource", v.format, t.format),
+        ));
+    }
+    if t.nr_samples > 1 {
+        return Err(Error::unsupported(call, "multisampled images"));
+    }
+    if v.level > t.last_level {
+        return Err(Error::invalid(
+            call,
+            "level",
+            format!("{}; the resource has {} levels", v.level, t.last_level + 1),
+        ));
+    }
+    let layers = v.resource.layout().levels[v.level as usize].depth;
+    if t.target != TextureTarget::Texture3D
+        && (v.first_layer > v.last_layer || v.last_layer >= layers)
+    {
+        return Err(Error::invalid(
+            call,
+            "first_layer/last_layer",
+            format!(
+                "{}..={} outside the {layers} layers",
+                v.first_layer, v.last_layer
+            ),
+        ));
+    }
+    require_word_aligned(call, "resource", v.resource)?;
+    Ok(ShaderImageBinding {
+        resource: v.resource.shared().clone(),
+        format: v.format,
+        level: v.level,
+        first_layer: v.first_layer,
+        last_layer: v.last_layer,
+    })
+}

@@ -1,0 +1,1001 @@
+//! Compute through the public `Context` API: a two-pass parallel reduction
+//! and image kernels checked against CPU computations, an atomic
+//! histogram, robust access, INPUT memory, indirect and offset grids,
+//! thread-count determinism, and the typed errors of every entry point.
+
+use ferropipe::components::enums::*;
+use ferropipe::components::format::Format;
+use ferropipe::components::resource::ResourceTemplate;
+use ferropipe::components::state::*;
+use ferropipe::components::view::SamplerViewDesc;
+use ferropipe::{
+    ComputeState, Context, CsHandle, Error, GridInfo, ImageView, Resource, Screen, ScreenConfig,
+    ShaderBuffer, ShaderCode,
+};
+
+fn setup(threads: usize) -> (Screen, Context) {
+    let screen = Screen::new(ScreenConfig {
+        threads,
+        ..Default::default()
+    })
+    .unwrap();
+    let ctx = screen.context_create().unwrap();
+    (screen, ctx)
+}
+
+fn kernel(ctx: &mut Context, src: &str) -> CsHandle {
+    let cs = ctx
+        .create_compute_state(&ComputeState {
+            code: ShaderCode::Wgsl {
+                code: src.into(),
+                entry_point: "main".into(),
+            },
+            req_local_mem: 0,
+            req_input_mem: 0,
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    ctx.bind_compute_state(Some(cs)).unwrap();
+    cs
+}
+
+fn buffer(screen: &Screen, ctx: &mut Context, data: &[u32]) -> Resource {
+    let bytes: Vec<u8> = data.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let r = screen
+        .resource_create(&ResourceTemplate::buffer(
+            bytes.len() as u32,
+            BindFlags::SHADER_BUFFER,
+        ))
+        .unwrap();
+    ctx.buffer_subdata(&r, 0, &bytes).unwrap();
+    r
+}
+
+fn bind(ctx: &mut Context, start: u32, bufs: &[&Resource]) {
+    let views: Vec<Option<ShaderBuffer>> = bufs
+        .iter()
+        .map(|b| {
+            Some(ShaderBuffer {
+                buffer: b,
+                offset: 0,
+                size: b.template().width0,
+            })
+        })
+        .collect();
+    ctx.set_shader_buffers(ShaderType::Compute, start, &views, !0)
+        .unwrap();
+}
+
+fn read_words(ctx: &mut Context, r: &Resource) -> Vec<u32> {
+    let n = r.template().width0 as i32;
+    let t = ctx
+        .transfer_map(r, 0, TransferFlags::READ, &PipeBox::new_1d(0, n))
+        .unwrap();
+    let v = t
+        .data()
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    ctx.transfer_unmap(t).unwrap();
+    v
+}
+
+fn grid(block: [u32; 3], grid: [u32; 3]) -> GridInfo<'static> {
+    GridInfo {
+        work_dim: 3,
+        block,
+        grid,
+        ..Default::default()
+    }
+}
+
+/// A tiny deterministic generator (xorshift32).
+fn noise(n: usize, mut seed: u32) -> Vec<u32> {
+    (0..n)
+        .map(|_| {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed
+        })
+        .collect()
+}
+
+const N: usize = 1_000_003;
+const WG: usize = 256;
+
+/// Pass 1: each workgroup reduces 256 values with a tree in workgroup
+/// memory; pass 2: one workgroup folds the partials (grid-stride loop,
+/// then the same tree).  Sum (wrapping), min and max of u32, and the f32
+/// sum.
+const REDUCE: &str = "
+struct Partial { sum: u32, lo: u32, hi: u32, fsum: f32 }
+@group(3) @binding(0) var<storage, read> ints: array<u32>;
+@group(3) @binding(1) var<storage, read> floats: array<f32>;
+@group(3) @binding(2) var<storage, read_write> partials: array<Partial>;
+@group(3) @binding(3) var<storage, read_write> total: array<Partial>;
+var<workgroup> s_sum: array<u32, 256>;
+var<workgroup> s_lo: array<u32, 256>;
+var<workgroup> s_hi: array<u32, 256>;
+var<workgroup> s_f: array<f32, 256>;
+
+fn tree(i: u32) {
+    for (var s = 128u; s > 0u; s = s >> 1u) {
+        if (i < s) {
+            s_sum[i] = s_sum[i] + s_sum[i + s];
+            s_lo[i] = min(s_lo[i], s_lo[i + s]);
+            s_hi[i] = max(s_hi[i], s_hi[i + s]);
+            s_f[i] = s_f[i] + s_f[i + s];
+        }
+        workgroupBarrier();
+    }
+}
+
+@compute @workgroup_size(256)
+fn main(@builtin(local_invocation_index) i: u32,
+        @builtin(global_invocation_id) g: vec3<u32>,
+        @builtin(workgroup_id) w: vec3<u32>) {
+    let n = arrayLength(&ints);
+    let inside = g.x < n;
+    s_sum[i] = select(0u, ints[g.x], inside);
+    s_lo[i] = select(0xffffffffu, ints[g.x], inside);
+    s_hi[i] = select(0u, ints[g.x], inside);
+    s_f[i] = select(0.0, floats[g.x], inside);
+    workgroupBarrier();
+    tree(i);
+    if (i == 0u) {
+        partials[w.x] = Partial(s_sum[0], s_lo[0], s_hi[0], s_f[0]);
+    }
+}
+
+@compute @workgroup_size(256)
+fn fold(@builtin(local_invocation_index) i: u32) {
+    var acc = Partial(0u, 0xffffffffu, 0u, 0.0);
+    for (var k = i; k < arrayLength(&partials); k = k + 256u) {
+        let p = partials[k];
+        acc = Partial(acc.sum + p.sum, min(acc.lo, p.lo), max(acc.hi, p.hi), acc.fsum + p.fsum);
+    }
+    s_sum[i] = acc.sum;
+    s_lo[i] = acc.lo;
+    s_hi[i] = acc.hi;
+    s_f[i] = acc.fsum;
+    workgroupBarrier();
+    tree(i);
+    if (i == 0u) {
+        total[0] = Partial(s_sum[0], s_lo[0], s_hi[0], s_f[0]);
+    }
+}
+";
+
+/// The CPU's version of the f32 tree, in the shader's exact order.
+fn tree_f32(v: &mut [f32; WG]) -> f32 {
+    let mut s = WG / 2;
+    while s > 0 {
+        for i in 0..s {
+            v[i] += v[i + s];
+        }
+        s /= 2;
+    }
+    v[0]
+}
+
+/// Runs the two-pass reduction; returns (sum, min, max, f32 sum bits).
+fn reduce_on(threads: usize, ints: &[u32], floats: &[f32]) -> [u32; 4] {
+    let (screen, mut ctx) = setup(threads);
+    let groups = ints.len().div_ceil(WG);
+    let a = buffer(&screen, &mut ctx, ints);
+    let fbits: Vec<u32> = floats.iter().map(|f| f.to_bits()).collect();
+    let b = buffer(&screen, &mut ctx, &fbits);
+    let partials = buffer(&screen, &mut ctx, &vec![0; groups * 4]);
+    let total = buffer(&screen, &mut ctx, &[0; 4]);
+    bind(&mut ctx, 0, &[&a, &b, &partials, &total]);
+    kernel(&mut ctx, REDUCE);
+    ctx.launch_grid(&grid([256, 1, 1], [groups as u32, 1, 1]))
+        .unwrap();
+    let fold = ctx
+        .create_compute_state(&ComputeState {
+            code: ShaderCode::Wgsl {
+                code: REDUCE.into(),
+                entry_point: "fold".into(),
+            },
+            req_local_mem: 0,
+            req_input_mem: 0,
+        })
+        .unwrap();
+    ctx.bind_compute_state(Some(fold)).unwrap();
+    ctx.launch_grid(&grid([256, 1, 1], [1, 1, 1])).unwrap();
+    let t = read_words(&mut ctx, &total);
+    [t[0], t[1], t[2], t[3]]
+}
+
+#[test]
+fn parallel_reduction_matches_the_cpu_exactly() {
+    let ints = noise(N, 0x1234_5678);
+    let floats: Vec<f32> = ints
+        .iter()
+        .map(|&v| (v >> 8) as f32 / (1 << 24) as f32 - 0.5)
+        .collect();
+    let got = reduce_on(4, &ints, &floats);
+    let sum = ints.iter().fold(0u32, |a, &v| a.wrapping_add(v));
+    assert_eq!(got[0], sum);
+    assert_eq!(got[1], *ints.iter().min().unwrap());
+    assert_eq!(got[2], *ints.iter().max().unwrap());
+    // the f32 sum in the kernel's order: workgroup trees, then the
+    // grid-stride fold per invocation, then the tree over those
+    let partial: Vec<f32> = floats
+        .chunks(WG)
+        .map(|c| {
+            let mut v = [0f32; WG];
+            v[..c.len()].copy_from_slice(c);
+            tree_f32(&mut v)
+        })
+        .collect();
+    let mut acc = [0f32; WG];
+    for (k, p) in partial.iter().enumerate() {
+        acc[k % WG] += p;
+    }
+    let want = tree_f32(&mut acc);
+    assert_eq!(f32::from_bits(got[3]), want, "f32 tree-order sum");
+    // and it is the true sum up to rounding
+    let exact: f64 = floats.iter().map(|&f| f64::from(f)).sum();
+    assert!((f64::from(want) - exact).abs() < 1e-2, "{want} vs {exact}");
+}
+
+#[test]
+fn results_do_not_depend_on_thread_count() {
+    let ints = noise(100_003, 99);
+    let floats: Vec<f32> = ints.iter().map(|&v| (v % 1000) as f32 * 0.37).collect();
+    let one = reduce_on(1, &ints, &floats);
+    assert_eq!(reduce_on(2, &ints, &floats), one);
+    assert_eq!(reduce_on(8, &ints, &floats), one);
+    let h1 = histogram_on(1);
+    assert_eq!(histogram_on(2), h1);
+    assert_eq!(histogram_on(8), h1);
+}
+
+const HISTOGRAM: &str = "
+@group(3) @binding(0) var<storage, read> data: array<u32>;
+@group(3) @binding(1) var<storage, read_write> bins: array<atomic<u32>, 64>;
+var<workgroup> local_bins: array<atomic<u32>, 64>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>,
+        @builtin(local_invocation_index) i: u32,
+        @builtin(num_workgroups) n: vec3<u32>) {
+    // grid-stride over the data, counted in workgroup memory first
+    for (var k = g.x; k < arrayLength(&data); k = k + n.x * 64u) {
+        atomicAdd(&local_bins[data[k] % 64u], 1u);
+    }
+    workgroupBarrier();
+    atomicAdd(&bins[i], atomicLoad(&local_bins[i]));
+}
+";
+
+fn histogram_on(threads: usize) -> Vec<u32> {
+    let (screen, mut ctx) = setup(threads);
+    let data = buffer(&screen, &mut ctx, &noise(77_777, 7));
+    let bins = buffer(&screen, &mut ctx, &[0; 64]);
+    bind(&mut ctx, 0, &[&data, &bins]);
+    kernel(&mut ctx, HISTOGRAM);
+    ctx.launch_grid(&grid([64, 1, 1], [37, 1, 1])).unwrap();
+    read_words(&mut ctx, &bins)
+}
+
+#[test]
+fn atomic_histogram_matches_the_cpu() {
+    let mut want = vec![0u32; 64];
+    for v in noise(77_777, 7) {
+        want[(v % 64) as usize] += 1;
+    }
+    assert_eq!(histogram_on(4), want);
+}
+
+/// 3x3 Gaussian weights, row by row.
+const GAUSS: [f32; 9] = [1.0, 2.0, 1.0, 2.0, 4.0, 2.0, 1.0, 2.0, 1.0];
+
+/// Blur of an rgba8unorm sampler view into an rgba32float storage image
+/// (neighbours through `textureSampleLevel` with a clamp-to-edge nearest
+/// sampler, the centre through `textureLoad`), and a Sobel magnitude from
+/// an r32uint storage image into another, in integers.
+const IMAGE: &str = "
+@group(1) @binding(0) var src: texture_2d<f32>;
+@group(2) @binding(0) var nearest: sampler;
+@group(4) @binding(0) var blurred: texture_storage_2d<rgba32float, write>;
+@group(4) @binding(1) var gray: texture_storage_2d<r32uint, read>;
+@group(4) @binding(2) var edges: texture_storage_2d<r32uint, write>;
+@group(0) @binding(0) var<uniform> weights: array<vec4<f32>, 3>;
+
+fn at(p: vec2<i32>, size: vec2<u32>) -> i32 {
+    let q = clamp(p, vec2<i32>(0), vec2<i32>(size) - 1);
+    return i32(textureLoad(gray, q).x);
+}
+
+@compute @workgroup_size(8, 4)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    let size = textureDimensions(blurred);
+    if (any(g.xy >= size)) {
+        return;
+    }
+    let p = vec2<i32>(g.xy);
+    var sum = vec4<f32>(0.0);
+    for (var dy = -1; dy <= 1; dy++) {
+        for (var dx = -1; dx <= 1; dx++) {
+            let k = (dy + 1) * 3 + dx + 1;
+            let w = weights[k / 4][k % 4];
+            var c: vec4<f32>;
+            if (dx == 0 && dy == 0) {
+                c = textureLoad(src, p, 0);
+            } else {
+                let uv = (vec2<f32>(p + vec2<i32>(dx, dy)) + 0.5) / vec2<f32>(size);
+                c = textureSampleLevel(src, nearest, uv, 0.0);
+            }
+            sum = sum + w * c;
+        }
+    }
+    textureStore(blurred, p, sum / 16.0);
+    let gx = at(p + vec2(1, -1), size) + 2 * at(p + vec2(1, 0), size) + at(p + vec2(1, 1), size)
+           - at(p + vec2(-1, -1), size) - 2 * at(p + vec2(-1, 0), size) - at(p + vec2(-1, 1), size);
+    let gy = at(p + vec2(-1, 1), size) + 2 * at(p + vec2(0, 1), size) + at(p + vec2(1, 1), size)
+           - at(p + vec2(-1, -1), size) - 2 * at(p + vec2(0, -1), size) - at(p + vec2(1, -1), size);
+    textureStore(edges, p, vec4<u32>(u32(abs(gx) + abs(gy)), 0u, 0u, 0u));
+}
+";
+
+fn texture(screen: &Screen, ctx: &mut Context, f: Format, w: u32, h: u32, data: &[u8]) -> Resource {
+    let r = screen
+        .resource_create(&ResourceTemplate::texture_2d(
+            f,
+            w,
+            h,
+            BindFlags::SAMPLER_VIEW | BindFlags::SHADER_IMAGE,
+        ))
+        .unwrap();
+    let bpp = f.desc().block_bytes as usize;
+    ctx.texture_subdata(
+        &r,
+        0,
+        &PipeBox::new_2d(0, 0, w as i32, h as i32),
+        data,
+        w as usize * bpp,
+        0,
+    )
+    .unwrap();
+    r
+}
+
+fn image(r: &Resource) -> ImageView<'_> {
+    ImageView {
+        resource: r,
+        format: r.template().format,
+        level: 0,
+        first_layer: 0,
+        last_layer: 0,
+    }
+}
+
+fn read_texture(ctx: &mut Context, r: &Resource) -> Vec<u8> {
+    let t = r.template();
+    let tr = ctx
+        .transfer_map(
+            r,
+            0,
+            TransferFlags::READ,
+            &PipeBox::new_2d(0, 0, t.width0 as i32, t.height0 as i32),
+        )
+        .unwrap();
+    let v = tr.data().to_vec();
+    ctx.transfer_unmap(tr).unwrap();
+    v
+}
+
+#[test]
+fn image_kernels_match_the_cpu_per_pixel() {
+    // 37x21: not a multiple of the 8x4 workgroup, so edge workgroups
+    // have idle invocations
+    let (w, h) = (37u32, 21u32);
+    let (screen, mut ctx) = setup(4);
+    let rgba: Vec<u8> = noise((w * h) as usize, 5)
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let src = texture(&screen, &mut ctx, Format::R8G8B8A8_UNORM, w, h, &rgba);
+    let gray_px: Vec<u32> = noise((w * h) as usize, 11)
+        .iter()
+        .map(|v| v % 256)
+        .collect();
+    let gray_bytes: Vec<u8> = gray_px.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let gray = texture(&screen, &mut ctx, Format::R32_UINT, w, h, &gray_bytes);
+    let blurred = texture(
+        &screen,
+        &mut ctx,
+        Format::R32G32B32A32_FLOAT,
+        w,
+        h,
+        &vec![0; (w * h * 16) as usize],
+    );
+    let edges = texture(
+        &screen,
+        &mut ctx,
+        Format::R32_UINT,
+        w,
+        h,
+        &vec![0; (w * h * 4) as usize],
+    );
+
+    let view = ctx
+        .create_sampler_view(&src, &SamplerViewDesc::of_resource(src.template()))
+        .unwrap();
+    ctx.set_sampler_views(ShaderType::Compute, 0, &[Some(view)])
+        .unwrap();
+    let smp = ctx
+        .create_sampler_state(&SamplerState {
+            wrap_s: TexWrap::ClampToEdge,
+            wrap_t: TexWrap::ClampToEdge,
+            min_img_filter: TexFilter::Nearest,
+            mag_img_filter: TexFilter::Nearest,
+            min_mip_filter: TexMipFilter::None,
+            ..Default::default()
+        })
+        .unwrap();
+    ctx.bind_sampler_states(ShaderType::Compute, 0, &[Some(smp)])
+        .unwrap();
+    let weights: Vec<u8> = GAUSS
+        .iter()
+        .chain(&[0.0; 3])
+        .flat_map(|f| f.to_le_bytes())
+        .collect();
+    ctx.set_constant_buffer(
+        ShaderType::Compute,
+        0,
+        Some(ferropipe::ConstantBuffer::User(&weights)),
+    )
+    .unwrap();
+    ctx.set_shader_images(
+        ShaderType::Compute,
+        0,
+        &[
+            Some(image(&blurred)),
+            Some(image(&gray)),
+            Some(image(&edges)),
+        ],
+    )
+    .unwrap();
+    kernel(&mut ctx, IMAGE);
+    ctx.launch_grid(&grid([8, 4, 1], [w.div_ceil(8), h.div_ceil(4), 1]))
+        .unwrap();
+
+    let out = read_texture(&mut ctx, &blurred);
+    let texel = |x: i32, y: i32, c: usize| {
+        let (x, y) = (x.clamp(0, w as i32 - 1), y.clamp(0, h as i32 - 1));
+        f32::from(rgba[((y as u32 * w + x as u32) * 4) as usize + c]) / 255.0
+    };
+    let edge = read_texture(&mut ctx, &edges);
+    let g = |x: i32, y: i32| {
+        let (x, y) = (x.clamp(0, w as i32 - 1), y.clamp(0, h as i32 - 1));
+        gray_px[(y as u32 * w + x as u32) as usize] as i32
+    };
+    for y in 0..h as i32 {
+        for x in 0..w as i32 {
+            let i = (y as u32 * w + x as u32) as usize;
+            for c in 0..4 {
+                let mut sum = 0f32;
+                for (k, wk) in GAUSS.iter().enumerate() {
+                    let (dx, dy) = (k as i32 % 3 - 1, k as i32 / 3 - 1);
+                    sum += wk * texel(x + dx, y + dy, c);
+                }
+                let want = sum / 16.0;
+                let o = (i * 4 + c) * 4;
+                let got = f32::from_le_bytes([out[o], out[o + 1], out[o + 2], out[o + 3]]);
+                assert!(
+                    (got - want).abs() <= 1e-6,
+                    "({x}, {y}).{c}: {got} vs {want}"
+                );
+            }
+            let gx = g(x + 1, y - 1) + 2 * g(x + 1, y) + g(x + 1, y + 1)
+                - g(x - 1, y - 1)
+                - 2 * g(x - 1, y)
+                - g(x - 1, y + 1);
+            let gy = g(x - 1, y + 1) + 2 * g(x, y + 1) + g(x + 1, y + 1)
+                - g(x - 1, y - 1)
+                - 2 * g(x, y - 1)
+                - g(x + 1, y - 1);
+            let got = u32::from_le_bytes([
+                edge[i * 4],
+                edge[i * 4 + 1],
+                edge[i * 4 + 2],
+                edge[i * 4 + 3],
+            ]);
+            assert_eq!(
+                got,
+                gx.unsigned_abs() + gy.unsigned_abs(),
+                "sobel ({x}, {y})"
+            );
+        }
+    }
+}
+
+#[test]
+fn out_of_range_indices_are_dropped_not_fatal() {
+    let (screen, mut ctx) = setup(2);
+    // 16 words; the kernel sees words 4..8 only (offset 16, size 16)
+    let mem = buffer(&screen, &mut ctx, &(100..116).collect::<Vec<u32>>());
+    ctx.set_shader_buffers(
+        ShaderType::Compute,
+        0,
+        &[Some(ShaderBuffer {
+            buffer: &mem,
+            offset: 16,
+            size: 16,
+        })],
+        !0,
+    )
+    .unwrap();
+    kernel(
+        &mut ctx,
+        "@group(3) @binding(0) var<storage, read_write> m: array<u32>;
+         var<workgroup> w: array<u32, 4>;
+         @compute @workgroup_size(16)
+         fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+             let i = g.x;
+             let seen = m[i] + m[i + 4u] + w[i * 0x40000001u];
+             w[i + 3u] = 7u;
+             m[i] = seen + 1u;
+             m[i * 0x40000000u + 1u] = 5u;
+         }",
+    );
+    ctx.launch_grid(&grid([16, 1, 1], [3, 1, 1])).unwrap();
+    let v = read_words(&mut ctx, &mem);
+    // inside the binding: m[i] = old m[i] + 1 (every other read was out of
+    // range or workgroup memory, zero), then m[1] = 5 from the lanes whose
+    // wrapped index was 1
+    assert_eq!(&v[4..8], &[105, 5, 107, 108]);
+    // outside it: untouched
+    assert_eq!(&v[..4], &[100, 101, 102, 103]);
+    assert_eq!(&v[8..], &(108..116).collect::<Vec<u32>>()[..]);
+}
+
+#[test]
+fn input_memory_grid_base_and_indirect_grids() {
+    let (screen, mut ctx) = setup(2);
+    let out = buffer(&screen, &mut ctx, &[0; 32]);
+    bind(&mut ctx, 0, &[&out]);
+    let cs = ctx
+        .create_compute_state(&ComputeState {
+            code: ShaderCode::Wgsl {
+                code: "struct In { scale: u32, bias: u32 }
+                       @group(5) @binding(0) var<uniform> input: In;
+                       @group(3) @binding(0) var<storage, read_write> out: array<u32>;
+                       @compute @workgroup_size(2)
+                       fn main(@builtin(global_invocation_id) g: vec3<u32>,
+                               @builtin(workgroup_id) w: vec3<u32>) {
+                           out[g.x] = g.x * input.scale + input.bias + w.y * 1000u;
+                       }"
+                .into(),
+                entry_point: "main".into(),
+            },
+            req_local_mem: 0,
+            req_input_mem: 8,
+        })
+        .unwrap();
+    ctx.bind_compute_state(Some(cs)).unwrap();
+    let input: Vec<u8> = [3u32, 10].iter().flat_map(|v| v.to_le_bytes()).collect();
+    // grid_base shifts workgroup_id (and so global_invocation_id)
+    ctx.launch_grid(&GridInfo {
+        input: &input,
+        grid_base: [2, 1, 0],
+        ..grid([2, 1, 1], [3, 1, 1])
+    })
+    .unwrap();
+    let v = read_words(&mut ctx, &out);
+    assert_eq!(&v[..4], &[0; 4]);
+    for x in 4..10u32 {
+        assert_eq!(v[x as usize], x * 3 + 10 + 1000, "{x}");
+    }
+    // an indirect grid of (5, 1, 1) read from a buffer at offset 4
+    let args = buffer(&screen, &mut ctx, &[99, 5, 1, 1]);
+    ctx.launch_grid(&GridInfo {
+        input: &input,
+        indirect: Some((&args, 4)),
+        ..grid([2, 1, 1], [0, 0, 0])
+    })
+    .unwrap();
+    let v = read_words(&mut ctx, &out);
+    for x in 0..10u32 {
+        assert_eq!(v[x as usize], x * 3 + 10, "{x}");
+    }
+    // an empty grid runs nothing
+    ctx.launch_grid(&GridInfo {
+        input: &input,
+        ..grid([2, 1, 1], [0, 4, 1])
+    })
+    .unwrap();
+    assert_eq!(read_words(&mut ctx, &out), v);
+}
+
+#[test]
+fn bad_input_is_a_typed_error() {
+    let (screen, mut ctx) = setup(1);
+    let invalid = |e: Error| matches!(e, Error::InvalidArgument { .. });
+    // nothing bound
+    assert!(invalid(
+        ctx.launch_grid(&grid([1, 1, 1], [1, 1, 1])).unwrap_err()
+    ));
+    let src = "@group(3) @binding(0) var<storage, read_write> b: array<u32>;
+               @compute @workgroup_size(4) fn main(@builtin(global_invocation_id) g: vec3<u32>) { b[g.x] = g.x; }";
+    kernel(&mut ctx, src);
+    // the kernel's buffer is unbound
+    let e = ctx.launch_grid(&grid([4, 1, 1], [1, 1, 1])).unwrap_err();
+    assert!(e.to_string().contains("unbound"), "{e}");
+    let b = buffer(&screen, &mut ctx, &[0; 8]);
+    bind(&mut ctx, 0, &[&b]);
+    for bad in [
+        grid([0, 1, 1], [1, 1, 1]),
+        grid([8, 1, 1], [1, 1, 1]),
+        grid([2048, 1, 1], [1, 1, 1]),
+        grid([4, 1, 1], [70_000, 1, 1]),
+        GridInfo {
+            work_dim: 0,
+            ..grid([4, 1, 1], [1, 1, 1])
+        },
+        GridInfo {
+            pc: 4,
+            ..grid([4, 1, 1], [1, 1, 1])
+        },
+        GridInfo {
+            grid_base: [u32::MAX, 0, 0],
+            ..grid([4, 1, 1], [2, 1, 1])
+        },
+        GridInfo {
+            input: &[0; 5000],
+            ..grid([4, 1, 1], [1, 1, 1])
+        },
+        GridInfo {
+            variable_shared_mem: 1 << 20,
+            ..grid([4, 1, 1], [1, 1, 1])
+        },
+        GridInfo {
+            indirect: Some((&b, 30)),
+            ..grid([4, 1, 1], [1, 1, 1])
+        },
+    ] {
+        let e = ctx.launch_grid(&bad).unwrap_err();
+        assert!(invalid(e.clone()), "{bad:?}: {e}");
+    }
+    assert!(
+        ctx.launch_grid(&GridInfo {
+            last_block: [1, 0, 0],
+            ..grid([4, 1, 1], [1, 1, 1])
+        })
+        .unwrap_err()
+        .is_unsupported()
+    );
+    // nothing ran
+    assert_eq!(read_words(&mut ctx, &b), vec![0; 8]);
+
+    // binding errors
+    let sb = |buffer, offset, size| {
+        Some(ShaderBuffer {
+            buffer,
+            offset,
+            size,
+        })
+    };
+    assert!(
+        ctx.set_shader_buffers(ShaderType::Fragment, 0, &[sb(&b, 0, 4)], 1)
+            .unwrap_err()
+            .is_unsupported()
+    );
+    for (slot, view) in [(0, sb(&b, 2, 4)), (0, sb(&b, 0, 64)), (32, sb(&b, 0, 4))] {
+        assert!(invalid(
+            ctx.set_shader_buffers(ShaderType::Compute, slot, &[view], 1)
+                .unwrap_err()
+        ));
+    }
+    let no_bind = screen
+        .resource_create(&ResourceTemplate::buffer(16, BindFlags::CONSTANT_BUFFER))
+        .unwrap();
+    assert!(invalid(
+        ctx.set_shader_buffers(ShaderType::Compute, 0, &[sb(&no_bind, 0, 16)], 1)
+            .unwrap_err()
+    ));
+    // an image format kernels cannot address as words: refused at
+    // creation, and as a view format
+    assert!(
+        screen
+            .resource_create(&ResourceTemplate::texture_2d(
+                Format::R8_UNORM,
+                4,
+                4,
+                BindFlags::SHADER_IMAGE,
+            ))
+            .unwrap_err()
+            .is_unsupported()
+    );
+    let rgba = screen
+        .resource_create(&ResourceTemplate::texture_2d(
+            Format::R8G8B8A8_UNORM,
+            4,
+            4,
+            BindFlags::SHADER_IMAGE,
+        ))
+        .unwrap();
+    assert!(invalid(
+        ctx.set_shader_images(
+            ShaderType::Compute,
+            0,
+            &[Some(ImageView {
+                level: 3,
+                ..image(&rgba)
+            })]
+        )
+        .unwrap_err()
+    ));
+    assert!(
+        ctx.set_shader_images(
+            ShaderType::Compute,
+            0,
+            &[Some(ImageView {
+                format: Format::R8G8B8A8_SRGB,
+                ..image(&rgba)
+            })]
+        )
+        .unwrap_err()
+        .is_unsupported()
+    );
+
+    // compile-time errors: typed, with the construct named
+    let cs = |ctx: &mut Context, code: &str| {
+        ctx.create_compute_state(&ComputeState {
+            code: ShaderCode::Wgsl {
+                code: code.into(),
+                entry_point: "main".into(),
+            },
+            req_local_mem: 0,
+            req_input_mem: 0,
+        })
+    };
+    assert!(matches!(
+        cs(&mut ctx, "@compute fn main() {").unwrap_err(),
+        Error::Shader { .. }
+    ));
+    assert!(
+        cs(
+            &mut ctx,
+            "@group(3) @binding(0) var<storage, read_write> f: atomic<i32>;
+             @compute @workgroup_size(1) fn main() { atomicAdd(&f, 1); }
+             @group(3) @binding(1) var<storage, read_write> g: array<f32>;
+             @compute @workgroup_size(1) fn other() { g[0] = f32(atomicLoad(&f)); }"
+        )
+        .is_ok()
+    );
+    assert!(
+        cs(&mut ctx, "@compute @workgroup_size(32, 32, 2) fn main() {}")
+            .unwrap_err()
+            .is_unsupported()
+    );
+    // storage buffers in a fragment shader stay unsupported
+    let fs = ctx.create_fs_state(&ferropipe::ShaderState {
+        code: ShaderCode::Wgsl {
+            code: "@group(3) @binding(0) var<storage, read_write> b: array<u32>;
+                   @fragment fn main() -> @location(0) vec4<f32> { b[0] = 1u; return vec4<f32>(1.0); }"
+                .into(),
+            entry_point: "main".into(),
+        },
+        semantics: vec![],
+        stream_output: Default::default(),
+    });
+    assert!(fs.unwrap_err().is_unsupported());
+    // a barrier some invocations skip: naga accepts it, the launch
+    // reports it
+    kernel(
+        &mut ctx,
+        "@group(3) @binding(0) var<storage, read_write> b: array<u32>;
+         @compute @workgroup_size(4) fn main(@builtin(local_invocation_index) i: u32) {
+             if (i == 2u) { return; }
+             workgroupBarrier();
+             b[i] = 9u;
+         }",
+    );
+    let e = ctx.launch_grid(&grid([4, 1, 1], [1, 1, 1])).unwrap_err();
+    assert!(e.to_string().contains("non-uniform"), "{e}");
+    b_reset(&mut ctx, &b);
+    // a deleted state is an invalid handle; a bound one stays usable
+    let k = kernel(&mut ctx, src);
+    ctx.delete_compute_state(k).unwrap();
+    assert!(matches!(
+        ctx.bind_compute_state(Some(k)).unwrap_err(),
+        Error::InvalidHandle { .. }
+    ));
+    ctx.launch_grid(&grid([4, 1, 1], [2, 1, 1])).unwrap();
+    assert_eq!(read_words(&mut ctx, &b), vec![0, 1, 2, 3, 4, 5, 6, 7]);
+}
+
+/// Zeroes a buffer.
+fn b_reset(ctx: &mut Context, b: &Resource) {
+    let n = b.template().width0 as usize;
+    ctx.buffer_subdata(b, 0, &vec![0; n]).unwrap();
+}
+
+#[test]
+fn caps_say_compute_works() {
+    use ferropipe::caps::ComputeParam;
+    use ferropipe::components::caps::{Cap, ComputeCap, ShaderCap};
+    let (screen, _) = setup(3);
+    assert_eq!(screen.get_param(Cap::Compute), 1);
+    assert_eq!(
+        screen.get_compute_param(ComputeCap::MaxComputeUnits),
+        Some(ComputeParam::U64(vec![3]))
+    );
+    assert_eq!(
+        screen.get_compute_param(ComputeCap::MaxBlockSize),
+        Some(ComputeParam::U64(vec![1024, 1024, 64]))
+    );
+    assert!(screen.get_shader_param(ShaderType::Compute, ShaderCap::MaxShaderImages) > 0);
+    assert!(screen.is_format_supported(
+        Format::R32G32B32A32_FLOAT,
+        TextureTarget::Texture2D,
+        0,
+        0,
+        BindFlags::SHADER_IMAGE | BindFlags::SAMPLER_VIEW
+    ));
+    assert!(screen.is_format_supported(
+        Format::R8_UNORM,
+        TextureTarget::Buffer,
+        0,
+        0,
+        BindFlags::SHADER_BUFFER
+    ));
+}
+
+#[test]
+fn array_3d_and_mipmapped_images_address_the_viewed_layers() {
+    let (screen, mut ctx) = setup(2);
+    let (w, h) = (5u32, 3u32);
+    let make = |target, depth0, array_size, last_level| {
+        screen
+            .resource_create(&ResourceTemplate {
+                target,
+                format: Format::R32_UINT,
+                width0: w,
+                height0: h,
+                depth0,
+                array_size,
+                last_level,
+                bind: BindFlags::SHADER_IMAGE,
+                ..Default::default()
+            })
+            .unwrap()
+    };
+    let arr = make(TextureTarget::Texture2DArray, 1, 4, 0);
+    let vol = make(TextureTarget::Texture3D, 2, 1, 0);
+    let mip = make(TextureTarget::Texture2D, 1, 1, 1);
+    ctx.set_shader_images(
+        ShaderType::Compute,
+        0,
+        &[
+            Some(ImageView {
+                first_layer: 1,
+                last_layer: 2,
+                ..image(&arr)
+            }),
+            Some(image(&vol)),
+            Some(ImageView {
+                level: 1,
+                ..image(&mip)
+            }),
+        ],
+    )
+    .unwrap();
+    kernel(
+        &mut ctx,
+        "@group(4) @binding(0) var a: texture_storage_2d_array<r32uint, write>;
+         @group(4) @binding(1) var v: texture_storage_3d<r32uint, write>;
+         @group(4) @binding(2) var m: texture_storage_2d<r32uint, write>;
+         @compute @workgroup_size(5, 3, 2)
+         fn main(@builtin(local_invocation_id) l: vec3<u32>) {
+             let p = vec2<i32>(l.xy);
+             let n = textureNumLayers(a);
+             textureStore(a, p, i32(l.z), vec4<u32>(100u + l.z * 10u + n, 0u, 0u, 0u));
+             textureStore(a, p, 2, vec4<u32>(7u));  // past the view: dropped
+             textureStore(v, vec3<i32>(l), vec4<u32>(l.x + l.y * 5u + l.z * 15u));
+             let ms = textureDimensions(m);
+             textureStore(m, p, vec4<u32>(ms.x * 10u + ms.y));
+         }",
+    );
+    ctx.launch_grid(&grid([5, 3, 2], [1, 1, 1])).unwrap();
+    let layer = |data: &[u8], z: usize, x: usize, y: usize| {
+        let o = ((z * h as usize + y) * w as usize + x) * 4;
+        u32::from_le_bytes([data[o], data[o + 1], data[o + 2], data[o + 3]])
+    };
+    let read_all = |ctx: &mut Context, r: &Resource, level: u32, d: i32| {
+        let (lw, lh) = ((w >> level).max(1) as i32, (h >> level).max(1) as i32);
+        let t = ctx
+            .transfer_map(
+                r,
+                level,
+                TransferFlags::READ,
+                &PipeBox {
+                    x: 0,
+                    y: 0,
+                    z: 0,
+                    width: lw,
+                    height: lh,
+                    depth: d,
+                },
+            )
+            .unwrap();
+        let v = t.data().to_vec();
+        ctx.transfer_unmap(t).unwrap();
+        v
+    };
+    let a = read_all(&mut ctx, &arr, 0, 4);
+    let v = read_all(&mut ctx, &vol, 0, 2);
+    for y in 0..h as usize {
+        for x in 0..w as usize {
+            // view layers 1 and 2 are the shader's 0 and 1
+            assert_eq!(layer(&a, 0, x, y), 0);
+            assert_eq!(layer(&a, 1, x, y), 102);
+            assert_eq!(layer(&a, 2, x, y), 112);
+            assert_eq!(layer(&a, 3, x, y), 0);
+            for z in 0..2 {
+                assert_eq!(layer(&v, z, x, y) as usize, x + y * 5 + z * 15);
+            }
+        }
+    }
+    // level 1 is 2x1: the invocations inside it wrote its size
+    let m = read_all(&mut ctx, &mip, 1, 1);
+    assert_eq!(m.len(), 8);
+    assert!(m.chunks(4).all(|c| c == 21u32.to_le_bytes()));
+}
+
+#[test]
+fn launches_see_recorded_work_and_later_work_sees_launches() {
+    use ferropipe::FramebufferTemplate;
+    use ferropipe::components::view::SurfaceTemplate;
+    let (screen, mut ctx) = setup(2);
+    let (w, h) = (8u32, 4u32);
+    let rt = screen
+        .resource_create(&ResourceTemplate::texture_2d(
+            Format::R8G8B8A8_UNORM,
+            w,
+            h,
+            BindFlags::RENDER_TARGET | BindFlags::SHADER_IMAGE,
+        ))
+        .unwrap();
+    let surf = ctx
+        .create_surface(&rt, &SurfaceTemplate::new(Format::R8G8B8A8_UNORM))
+        .unwrap();
+    ctx.set_framebuffer_state(&FramebufferTemplate {
+        width: w,
+        height: h,
+        cbufs: vec![Some(surf)],
+        ..Default::default()
+    })
+    .unwrap();
+    // recorded, not yet executed when the launch comes
+    ctx.clear(
+        ClearFlags::COLOR,
+        &ColorUnion::float([1.0, 0.0, 0.0, 1.0]),
+        1.0,
+        0,
+    )
+    .unwrap();
+    let out = buffer(&screen, &mut ctx, &[0; 32]);
+    bind(&mut ctx, 0, &[&out]);
+    ctx.set_shader_images(ShaderType::Compute, 0, &[Some(image(&rt))])
+        .unwrap();
+    kernel(
+        &mut ctx,
+        "@group(3) @binding(0) var<storage, read_write> out: array<u32>;
+         @group(4) @binding(0) var img: texture_storage_2d<rgba8unorm, read_write>;
+         @compute @workgroup_size(8, 4)
+         fn main(@builtin(local_invocation_index) i: u32, @builtin(local_invocation_id) l: vec3<u32>) {
+             let c = textureLoad(img, vec2<i32>(l.xy));
+             out[i] = pack4x8unorm(c);
+             textureStore(img, vec2<i32>(l.xy), vec4<f32>(0.0, 1.0, 0.0, 1.0));
+         }",
+    );
+    ctx.launch_grid(&grid([8, 4, 1], [1, 1, 1])).unwrap();
+    // the kernel saw the clear, the readback sees the kernel
+    assert_eq!(read_words(&mut ctx, &out), vec![0xff00_00ff; 32]);
+    let px = read_texture(&mut ctx, &rt);
+    assert!(px.chunks(4).all(|p| p == [0, 255, 0, 255]));
+}
