@@ -199,13 +199,14 @@ pub fn get_param(cap: Cap) -> i32 {
         | PostDepthCoverage
         | FragmentShaderInterlock
         | TileRasterOrder => 0,
-        // Post-snap conservative rasterization of filled triangles
-        // (systems/src/setup.rs `conservative_dilate`).
-        ConservativeRasterPostSnapTriangles => 1,
-        ConservativeRasterPostSnapPointsLines
+        // Conservative rasterization, post- and pre-snap, of triangles,
+        // lines and points (systems/src/setup.rs `conservative_dilate`);
+        // no subpixel precision bias (snapping is always to 1/256 pixel).
+        ConservativeRasterPostSnapTriangles
+        | ConservativeRasterPostSnapPointsLines
         | ConservativeRasterPreSnapTriangles
-        | ConservativeRasterPreSnapPointsLines
-        | ConservativeRasterPostDepthCoverage
+        | ConservativeRasterPreSnapPointsLines => 1,
+        ConservativeRasterPostDepthCoverage
         | ConservativeRasterInnerCoverage
         | MaxConservativeRasterSubpixelPrecisionBias => 0,
         MaxWindowRectangles => 0,

@@ -372,6 +372,7 @@ fn load_record(b: &VertexBatch, ds: &DerivedState, pos_slot: usize, v: usize, re
 
 /// Appends the window-space AoS vertex of a clip record.
 fn emit_vertex(rec: &[f32], ds: &DerivedState, vp: &ViewportState, out: &mut ClippedPrims) {
+    let start = out.verts.len();
     let w = rec[3];
     let inv_w = 1.0 / w;
     out.verts
@@ -384,6 +385,13 @@ fn emit_vertex(rec: &[f32], ds: &DerivedState, vp: &ViewportState, out: &mut Cli
     let a0 = 4 + ds.clip_planes.len();
     out.verts
         .extend_from_slice(&rec[a0..a0 + 4 * ds.attrs.len()]);
+    if ds.aa.is_some() {
+        // The smooth-primitive varying (aa_stage.rs), set by setup for
+        // smooth lines and points.
+        out.verts.extend_from_slice(&crate::aa_stage::AA_NEUTRAL);
+    }
+    // Padding to the scene's vertex layout (`DerivedState::stride`).
+    out.verts.resize(start + ds.stride, 0.0);
 }
 
 /// Interpolates record `out = a + t * (b - a)`; `Linear` attributes use the

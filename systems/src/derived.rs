@@ -17,7 +17,7 @@ use ferropipe_components::batch::StateBlock;
 use ferropipe_components::draw::FramebufferState;
 use ferropipe_components::enums::{Face, Func, PolygonMode};
 use ferropipe_components::format::{ChannelType, Format, FormatKind};
-use ferropipe_components::shader::{Interpolation, Semantic, ShaderInfo};
+use ferropipe_components::shader::{FragmentShaderRef, Interpolation, Semantic, ShaderInfo};
 use ferropipe_components::state::{MAX_CLIP_PLANES, MAX_VIEWPORTS, RasterizerState, ViewportState};
 
 use crate::fetch::ElementFetch;
@@ -103,6 +103,10 @@ pub enum ClipPlane {
 pub struct DerivedState {
     pub block: Arc<StateBlock>,
     pub vs_info: ShaderInfo,
+    /// The fragment shader the pipeline runs: the block's, or with smooth
+    /// lines / points the block's wrapped in the coverage multiply
+    /// (aa_stage.rs `AaFragmentShader`); `fs_info` is its interface.
+    pub fs: FragmentShaderRef,
     pub fs_info: ShaderInfo,
     /// `FragmentShader::writes_all_outputs`: the output buffer needs no
     /// clearing before a call.
@@ -127,8 +131,14 @@ pub struct DerivedState {
     /// Interpolation of each attribute (for clipping `Linear` ones in
     /// window space).
     pub attr_interp: Vec<Interpolation>,
-    /// Floats per clipped vertex: `[x, y, z, 1/w]` + 4 per attribute.
+    /// Floats per clipped vertex: `[x, y, z, 1/w]` + 4 per attribute (+ 4
+    /// for the smooth-primitive varying), padded to the scene's largest
+    /// (`scene::begin_scene`), so the draws sharing a job share a layout.
     pub stride: usize,
+    /// `line_smooth` / `point_smooth` without multisample rasterization
+    /// (aa_stage.rs, draw's aaline / aapoint stages); its varying is
+    /// attribute `attrs.len()` of the clipped vertices.
+    pub aa: Option<crate::aa_stage::AaState>,
 
     // --- setup -----------------------------------------------------------
     /// Per FS input slot, its source.
@@ -158,11 +168,17 @@ pub struct DerivedState {
     /// `fill_front` or `fill_back` is not `FILL`: triangles go through
     /// setup's unfilled path.
     pub unfilled: bool,
-    /// Post-snap conservative rasterization of triangles: how far every
-    /// edge moves out, in 1/256 pixel (half a pixel, so any pixel square
-    /// the triangle touches is covered, plus `conservative_raster_dilate`).
-    /// `None` when off.  See setup.rs `conservative_dilate`.
+    /// Conservative rasterization: how far every edge moves out, in 1/256
+    /// pixel (half a pixel, so any pixel square the primitive touches is
+    /// covered, plus `conservative_raster_dilate`, plus 1/256 pixel in
+    /// pre-snap mode for the snapping error).  `None` when off.  See
+    /// setup.rs `conservative_dilate`.
     pub conservative: Option<i64>,
+    /// `PIPE_CONSERVATIVE_RASTER_PRE_SNAP`: coverage is with respect to the
+    /// unsnapped primitive, so triangles that snapping made degenerate
+    /// still generate fragments (back-facing, with the provoking vertex's
+    /// depth and attributes).
+    pub conservative_pre_snap: bool,
     /// Samples per pixel of the colour buffers (1: single-sampled).
     pub fb_samples: u32,
     /// Multisample rasterization (`multisample` on a 4x framebuffer): the
@@ -203,8 +219,19 @@ impl DerivedState {
     /// draw validation.
     pub fn new(block: Arc<StateBlock>) -> Self {
         let vs_info = block.vs.info().clone();
-        let fs_info = block.fs.info().clone();
         let rast = *block.rasterizer;
+        let multisampled = rast.multisample
+            && fb_samples(&block.framebuffer) as usize == ferropipe_components::batch::MS_SAMPLES;
+        use ferropipe_components::enums::ConservativeRasterMode;
+        let conservative = rast.conservative_raster_mode != ConservativeRasterMode::Off;
+        let pre_snap = rast.conservative_raster_mode == ConservativeRasterMode::PreSnap;
+        let aa_wanted = !multisampled && !conservative && (rast.line_smooth || rast.point_smooth);
+        let fs: FragmentShaderRef = if aa_wanted {
+            crate::aa_stage::AaFragmentShader::wrap(block.fs.clone(), rast.point_smooth)
+        } else {
+            block.fs.clone()
+        };
+        let fs_info = fs.info().clone();
 
         let fetch = crate::fetch::plan_elements(&block, &vs_info);
 
@@ -257,7 +284,10 @@ impl DerivedState {
         };
         let mut fs_inputs = Vec::with_capacity(fs_info.inputs.len());
         let mut next_plane = 2usize;
-        for input in &fs_info.inputs {
+        // The wrapper's last input is the smooth-primitive varying, linked
+        // below (it is no VS output).
+        let user_inputs = fs_info.inputs.len() - aa_wanted as usize;
+        for input in &fs_info.inputs[..user_inputs] {
             let src = match input.semantic {
                 Semantic::Position => FsInputSource::FragCoord,
                 Semantic::FrontFacing => FsInputSource::FrontFacing,
@@ -305,7 +335,21 @@ impl DerivedState {
             };
             fs_inputs.push(src);
         }
-        let stride = 4 + 4 * attrs.len();
+        let aa =
+            crate::aa_stage::AaState::new(&rast, !aa_wanted, attrs.len(), psize_slot.is_some());
+        if let Some(aa) = aa {
+            fs_inputs.push(FsInputSource::Attr {
+                front: aa.attr,
+                back: aa.attr,
+                interp: Interpolation::Perspective,
+                plane: next_plane,
+                sprite: None,
+                // The wrapper reads all four components.
+                read: 0xf,
+            });
+            next_plane += 4;
+        }
+        let stride = 4 + 4 * (attrs.len() + aa.is_some() as usize);
 
         let fb = &*block.framebuffer;
         let fb_rect = Rect {
@@ -351,8 +395,11 @@ impl DerivedState {
 
         DerivedState {
             vs_info,
+            // (Before `fs` moves into its field.)
+            fs_writes_all_outputs: fs.writes_all_outputs(),
+            fs,
             fs_info,
-            fs_writes_all_outputs: block.fs.writes_all_outputs(),
+            aa,
             fetch,
             pos_slot,
             psize_slot,
@@ -387,17 +434,21 @@ impl DerivedState {
             sample_shading: rast.multisample
                 && fb_samples(fb) as usize == ferropipe_components::batch::MS_SAMPLES
                 && block.min_samples > 1,
-            conservative: (rast.conservative_raster_mode
-                != ferropipe_components::enums::ConservativeRasterMode::Off)
-                .then(|| {
-                    let dilate = rast
-                        .conservative_raster_dilate
-                        .clamp(0.0, MAX_CONSERVATIVE_DILATE);
-                    128 + (dilate * 256.0).ceil() as i64
-                }),
+            conservative: conservative.then(|| {
+                let dilate = rast
+                    .conservative_raster_dilate
+                    .clamp(0.0, MAX_CONSERVATIVE_DILATE);
+                // Snapping moves a vertex by at most 1/512 pixel per axis,
+                // and so any point of the triangle: pre-snap coverage
+                // dilates by that much more (rounded up to 1/256).
+                128 + (dilate * 256.0).ceil() as i64 + pre_snap as i64
+            }),
+            conservative_pre_snap: pre_snap,
             offset_line: PolygonOffset::enabled(&rast, rast.offset_line, fb),
             offset_point: PolygonOffset::enabled(&rast, rast.offset_point, fb),
-            line_stipple: rast.line_stipple_enable.then_some((
+            // rasterizer.rst: conservative rasterization ignores line
+            // stipple (and the smooth flags, see `aa`).
+            line_stipple: (rast.line_stipple_enable && !conservative).then_some((
                 rast.line_stipple_pattern,
                 rast.line_stipple_factor as u32 + 1,
             )),

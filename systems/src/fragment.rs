@@ -352,7 +352,7 @@ pub fn shade_batch(
             mask: masks,
             outputs,
         };
-        ds.block.fs.run(resources, &mut io);
+        ds.fs.run(resources, &mut io);
     }
     if ds.fs_info.uses_discard {
         for (g, grp) in batch.groups.iter_mut().enumerate() {

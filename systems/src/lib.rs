@@ -12,6 +12,7 @@
 //! | `StreamOut` | stream_out.rs | stream output: primitives' VS outputs to buffers, in submission order |
 //! | `Clip` | clip.rs | clip codes, guard band, homogeneous clipping, viewport, linkage |
 //! | `Setup` | setup.rs | fixed point, culling, edge functions, plane equations |
+//! | (in `Setup`) | aa_stage.rs | smooth lines / points as quads, coverage-scaled alpha |
 //! | `Bin` | bin.rs | 64x64 tile bins with trivial accept/reject |
 //! | `Raster` | raster.rs | per-tile coverage, early depth; drives fragment.rs and merge.rs |
 //! | `Fragment` | fragment.rs | interpolation, fragment shader (called per batch by raster) |
@@ -40,6 +41,7 @@
 use bevy_ecs::schedule::{IntoScheduleConfigs, Schedule, ScheduleLabel, SystemSet};
 use bevy_ecs::world::World;
 
+pub mod aa_stage;
 pub mod bin;
 pub mod clip;
 pub mod compute;

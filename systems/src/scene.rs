@@ -155,6 +155,12 @@ pub fn begin_scene(scene: &RecordedScene, exec: &mut SceneExecution, counted: &[
     exec.states.clear();
     exec.states
         .extend(scene.states.iter().map(|b| DerivedState::new(b.clone())));
+    // One clipped-vertex layout per scene: draws of different blocks share
+    // a job's vertex buffer (clip pads every vertex to it).
+    let stride = exec.states.iter().map(|s| s.stride).max().unwrap_or(4);
+    for s in &mut exec.states {
+        s.stride = stride;
+    }
     let fb = scene.framebuffer.as_deref().cloned().unwrap_or_default();
     exec.grid = TileGrid::new(fb.width, fb.height);
     exec.counted.clear();

@@ -259,7 +259,12 @@ fn setup_unfilled(
         rast.fill_back
     };
     if matches!(mode, PolygonMode::Fill | PolygonMode::FillRectangle) {
-        setup_triangle_as(clipped, prim, ds, out, mode == PolygonMode::FillRectangle);
+        let as_ = if mode == PolygonMode::FillRectangle {
+            TriMode::Rectangle
+        } else {
+            TriMode::Fill
+        };
+        setup_triangle_as(clipped, prim, ds, out, as_);
         return;
     }
     let offset = match mode {
@@ -608,7 +613,11 @@ fn polygon_edges<const N: usize>(
 /// inside corner); the bounding box (setup_triangle_as) supplies the x and
 /// y axes, so coverage is the exact separating-axis overlap test.  The
 /// fill-rule bias is dropped, as touching squares all count.  Degenerate
-/// (zero-area) triangles generate nothing, as post-snap requires.
+/// (zero-area) triangles generate nothing in post-snap mode; in pre-snap
+/// mode (`r` one unit larger, covering the snapping error) they cover what
+/// their segment touches: their three edges are two opposite half-planes
+/// along it, dilated, and the box bounds the ends.  Points and lines
+/// (setup_point, setup_line) dilate their squares and rectangles alike.
 fn conservative_dilate<const N: usize>(ds: &DerivedState, edges: &mut [(i32, i32, i64); N]) {
     let Some(r) = ds.conservative else { return };
     for (a, b, c) in edges.iter_mut() {
@@ -627,7 +636,31 @@ fn setup_triangle(
     ds: &DerivedState,
     out: &mut SetupPrims,
 ) -> Option<TriCorners> {
-    setup_triangle_as(clipped, prim, ds, out, false)
+    setup_triangle_as(clipped, prim, ds, out, TriMode::Fill)
+}
+
+/// How [`setup_triangle_as`] treats a triangle.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum TriMode {
+    /// A filled triangle.
+    Fill,
+    /// Its bounding rectangle (`PIPE_POLYGON_MODE_FILL_RECTANGLE`).
+    Rectangle,
+    /// Half of a smooth line's or point's quad (aa_stage.rs), drawn with
+    /// draw's "no cull" rasterizer state (`draw_get_rasterizer_no_cull`):
+    /// never culled, no polygon offset or conservative dilation, front
+    /// facing when clockwise (`front_ccw` off), front attributes.
+    Smooth,
+}
+
+/// One triangle of a smooth line's or point's quad (aa_stage.rs).
+pub(crate) fn setup_smooth_triangle(
+    clipped: &ClippedPrims,
+    prim: &ClippedPrim,
+    ds: &DerivedState,
+    out: &mut SetupPrims,
+) {
+    setup_triangle_as(clipped, prim, ds, out, TriMode::Smooth);
 }
 
 /// A triangle, or with `rectangle` its screen-aligned bounding rectangle
@@ -641,8 +674,11 @@ fn setup_triangle_as(
     prim: &ClippedPrim,
     ds: &DerivedState,
     out: &mut SetupPrims,
-    rectangle: bool,
+    mode: TriMode,
 ) -> Option<TriCorners> {
+    let smooth = mode == TriMode::Smooth;
+    // Conservative rasterization does not apply to smooth quads.
+    let conservative = ds.conservative.filter(|_| !smooth);
     let off = ds.pixel_offset;
     let mut vi = prim.v;
     let mut x = [0i32; 3];
@@ -657,12 +693,22 @@ fn setup_triangle_as(
     let dx20 = (x[2] - x[0]) as i64;
     let dy20 = (y[2] - y[0]) as i64;
     let area = dx01 * dy20 - dx20 * dy01;
-    if area == 0 {
+    // Pre-snap conservative rasterization covers what the unsnapped
+    // triangle touches, so one that snapping made degenerate still counts:
+    // back-facing, flat (rasterizer.rst).  Everything else degenerate
+    // draws nothing.
+    let degenerate = area == 0;
+    if degenerate && !(ds.conservative_pre_snap && !smooth) {
         return None;
     }
     let ccw = area > 0;
-    let front = ccw == ds.front_ccw;
+    let front = if smooth {
+        !ccw
+    } else {
+        !degenerate && ccw == ds.front_ccw
+    };
     let culled = match ds.cull_face {
+        _ if smooth => false,
         Face::None => false,
         Face::Front => front,
         Face::Back => !front,
@@ -671,7 +717,7 @@ fn setup_triangle_as(
     if culled {
         return None;
     }
-    if !ccw {
+    if !ccw && !degenerate {
         // Make the triangle counter-clockwise, keeping the provoking
         // vertex's position (llvmpipe's rotate_fixed_position_*).
         let (i, j) = if ds.flatshade_first { (1, 2) } else { (0, 1) };
@@ -688,45 +734,45 @@ fn setup_triangle_as(
         x1: ((x.iter().max().copied().unwrap_or(0) - 1) >> FIXED_ORDER) + 1,
         y1: ((y.iter().max().copied().unwrap_or(0) - 1 + adj) >> FIXED_ORDER) + 1,
     };
-    if let Some(r) = ds.conservative {
+    if let Some(r) = conservative {
         // Exactly the pixels whose dilated square overlaps the snapped box
         // (touching counts): the box is the x/y separating axes that the
         // dilated edges lack, without it acute corners would spike out.
-        // Pixel p's centre is at p in this space, its square p -/+ r.
-        let r = r as i32;
-        let lo = |v: &[i32; 3]| v.iter().min().copied().unwrap_or(0);
-        let hi = |v: &[i32; 3]| v.iter().max().copied().unwrap_or(0);
-        bb = Rect {
-            x0: (lo(&x) - r + FIXED_ONE - 1) >> FIXED_ORDER,
-            y0: (lo(&y) - r + FIXED_ONE - 1) >> FIXED_ORDER,
-            x1: ((hi(&x) + r) >> FIXED_ORDER) + 1,
-            y1: ((hi(&y) + r) >> FIXED_ORDER) + 1,
-        };
+        bb = conservative_bbox(&x, &y, r);
     }
     let bbox = clip_tri_bbox(ds, prim.viewport, ms_grow(ds, bb));
     if bbox.is_empty() {
         return None;
     }
 
-    let sp = if rectangle {
+    let sp = if mode == TriMode::Rectangle {
         let (x0, x1) = (x.iter().min().copied()?, x.iter().max().copied()?);
         let (y0, y1) = (y.iter().min().copied()?, y.iter().max().copied()?);
         // Counter-clockwise in setup's sense (as the triangle now is).
         let (mut edges, ms) = prim_edges(ds, &[x0, x0, x1, x1], &[y0, y1, y1, y0], out);
-        conservative_dilate(ds, &mut edges);
+        if !smooth {
+            conservative_dilate(ds, &mut edges);
+        }
         SetupPrim {
             ms,
             ..new_prim(prim, PrimKind::Triangle, front, &bbox, &edges, out)
         }
     } else {
         let (mut edges, ms) = prim_edges(ds, &x, &y, out);
-        conservative_dilate(ds, &mut edges);
+        if !smooth {
+            conservative_dilate(ds, &mut edges);
+        }
         SetupPrim {
             ms,
             ..new_prim(prim, PrimKind::Triangle, front, &bbox, &edges, out)
         }
     };
 
+    if degenerate {
+        push_flat_planes(ds, vertex(clipped, prim.provoking), out);
+        out.prims.push(sp);
+        return None;
+    }
     let v = [
         vertex(clipped, vi[0]),
         vertex(clipped, vi[1]),
@@ -767,7 +813,7 @@ fn setup_triangle_as(
     // Depth (with polygon offset: a constant shift of the plane), 1/w.
     let z = [v[0][2], v[1][2], v[2][2]];
     let mut zp = g.plane(z);
-    if let Some(o) = &ds.offset_tri {
+    if let Some(o) = ds.offset_tri.as_ref().filter(|_| !smooth) {
         zp.a0 += o.zoffset(zp.dadx, zp.dady, z);
     }
     out.planes.push(zp);
@@ -781,7 +827,7 @@ fn setup_triangle_as(
                 read,
                 ..
             } => {
-                let attr = if front { fa } else { back };
+                let attr = if front || smooth { fa } else { back };
                 let o = 4 + 4 * attr;
                 for c in 0..4 {
                     if read & (1 << c) == 0 {
@@ -813,6 +859,54 @@ fn setup_triangle_as(
     }
     out.prims.push(sp);
     Some(TriCorners { x, y })
+}
+
+/// Constant planes with the values of vertex `pv` (a degenerate triangle
+/// under pre-snap conservative rasterization: "the vertex attributes and
+/// depth are that of the provoking vertex", and it is back-facing, so
+/// `light_twoside` picks BCOLOR).
+fn push_flat_planes(ds: &DerivedState, pv: &[f32], out: &mut SetupPrims) {
+    let flat = |a0: f32| Plane {
+        a0,
+        dadx: 0.0,
+        dady: 0.0,
+    };
+    out.planes.push(flat(pv[2]));
+    out.planes.push(flat(pv[3]));
+    for src in &ds.fs_inputs {
+        match *src {
+            FsInputSource::Attr { back, interp, .. } => {
+                let o = 4 + 4 * back;
+                for c in 0..4 {
+                    let a = pv.get(o + c).copied().unwrap_or(0.0);
+                    out.planes.push(flat(match interp {
+                        Interpolation::Perspective => a * pv[3],
+                        _ => a,
+                    }));
+                }
+            }
+            FsInputSource::PointCoord { .. } => {
+                out.planes.extend_from_slice(&[Plane::default(); 4]);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The bounding box of a conservatively rasterized primitive with corners
+/// `(x, y)` (1/256 pixel, offset space): exactly the pixels whose square,
+/// dilated by `r` (1/256 pixel) beyond half a pixel, overlaps the corners'
+/// box (touching counts).  Pixel p's centre is at p in this space.
+fn conservative_bbox(x: &[i32], y: &[i32], r: i64) -> Rect {
+    let r = r as i32;
+    let lo = |v: &[i32]| v.iter().min().copied().unwrap_or(0);
+    let hi = |v: &[i32]| v.iter().max().copied().unwrap_or(0);
+    Rect {
+        x0: (lo(x) - r + FIXED_ONE - 1) >> FIXED_ORDER,
+        y0: (lo(y) - r + FIXED_ONE - 1) >> FIXED_ORDER,
+        x1: ((hi(x) + r) >> FIXED_ORDER) + 1,
+        y1: ((hi(y) + r) >> FIXED_ORDER) + 1,
+    }
 }
 
 /// Pushes the planes of a primitive whose attributes vary along one axis
@@ -931,6 +1025,11 @@ fn setup_line(
     out: &mut SetupPrims,
     front: bool,
 ) {
+    if ds.aa.is_some_and(|aa| aa.line_half_width.is_some()) {
+        // line_smooth: draw's aaline stage.
+        crate::aa_stage::aaline(clipped, prim, ds, out);
+        return;
+    }
     let rast = &ds.block.rasterizer;
     let off = ds.pixel_offset;
     let mut v1 = vertex(clipped, prim.v[0]);
@@ -950,7 +1049,8 @@ fn setup_line(
     let xs: [i32; 4];
     let ys: [i32; 4];
     let grad: Box<dyn Fn(f32, f32) -> (f32, f32)>;
-    if rast.line_rectangular {
+    // Conservative rasterization covers what the line's rectangle touches.
+    if rast.line_rectangular || ds.conservative.is_some() {
         let scale = (rast.line_width * 0.5) / len2.sqrt();
         let tx = snap(-dy * scale);
         let ty = snap(dx * scale);
@@ -1133,17 +1233,21 @@ fn setup_line(
     let maxx = *xs.iter().max().unwrap_or(&0);
     let miny = *ys.iter().min().unwrap_or(&0);
     let maxy = *ys.iter().max().unwrap_or(&0);
-    let bb = Rect {
-        x0: (minx + FIXED_ONE - 1) >> FIXED_ORDER,
-        x1: (maxx + FIXED_ONE - 1) >> FIXED_ORDER,
-        y0: (miny + FIXED_ONE - 1 + adj) >> FIXED_ORDER,
-        y1: (maxy + FIXED_ONE - 1 + adj) >> FIXED_ORDER,
+    let bb = match ds.conservative {
+        Some(r) => conservative_bbox(&xs, &ys, r),
+        None => Rect {
+            x0: (minx + FIXED_ONE - 1) >> FIXED_ORDER,
+            x1: (maxx + FIXED_ONE - 1) >> FIXED_ORDER,
+            y0: (miny + FIXED_ONE - 1 + adj) >> FIXED_ORDER,
+            y1: (maxy + FIXED_ONE - 1 + adj) >> FIXED_ORDER,
+        },
     };
     let bbox = clip_bbox(ds, prim.viewport, ms_grow(ds, bb));
     if bbox.is_empty() {
         return;
     }
-    let (edges, ms) = prim_edges(ds, &xs, &ys, out);
+    let (mut edges, ms) = prim_edges(ds, &xs, &ys, out);
+    conservative_dilate(ds, &mut edges);
     let sp = SetupPrim {
         ms,
         ..new_prim(prim, PrimKind::Line, front, &bbox, &edges, out)
@@ -1172,6 +1276,11 @@ fn setup_point(
     out: &mut SetupPrims,
     front: bool,
 ) {
+    if ds.aa.is_some_and(|aa| aa.point_radius.is_some()) {
+        // point_smooth: draw's aapoint stage.
+        crate::aa_stage::aapoint(clipped, prim, ds, out);
+        return;
+    }
     let rast = &ds.block.rasterizer;
     let off = ds.pixel_offset;
     let v0 = vertex(clipped, prim.v[0]);
@@ -1180,18 +1289,22 @@ fn setup_point(
         size = MAX_POINT_WIDTH;
     }
     let adj = ds.bottom_edge_rule as i32;
-    let legacy = !rast.point_quad_rasterization && !rast.multisample;
-    let (bb, edges, fixed_width): (Rect, [(i32, i32, i64); 4], i32);
+    // Conservative rasterization covers what the point's square touches.
+    let legacy = !rast.point_quad_rasterization && !rast.multisample && ds.conservative.is_none();
+    let (bb, mut edges, fixed_width): (Rect, [(i32, i32, i64); 4], i32);
     if !legacy {
         let fw = FIXED_ONE.max(snap(size));
         let x0 = snap(v0[0] - off) - fw / 2;
         let y0 = snap(v0[1] - off) - fw / 2;
         let (x1, y1) = (x0 + fw, y0 + fw);
-        bb = Rect {
-            x0: x0 >> FIXED_ORDER,
-            x1: (x1 + FIXED_ONE - 1) >> FIXED_ORDER,
-            y0: (y0 + adj) >> FIXED_ORDER,
-            y1: (y1 + FIXED_ONE - 1 + adj) >> FIXED_ORDER,
+        bb = match ds.conservative {
+            Some(r) => conservative_bbox(&[x0, x1], &[y0, y1], r),
+            None => Rect {
+                x0: x0 >> FIXED_ORDER,
+                x1: (x1 + FIXED_ONE - 1) >> FIXED_ORDER,
+                y0: (y0 + adj) >> FIXED_ORDER,
+                y1: (y1 + FIXED_ONE - 1 + adj) >> FIXED_ORDER,
+            },
         };
         // Left (inclusive), right, top, bottom with the fill rule.
         let top_inc = !ds.bottom_edge_rule as i64;
@@ -1203,6 +1316,7 @@ fn setup_point(
             (0, -1, ceil_fixed(y1 as i64 + bot_inc)),
         ];
         fixed_width = fw;
+        conservative_dilate(ds, &mut edges);
     } else {
         // GL legacy point rules (GL 2.1 section 3.3.1): a whole-pixel square.
         let x0 = snap(v0[0]);

@@ -21,7 +21,7 @@ use ferropipe_components::batch::{
     ClearValue, Command, MS_SAMPLES, RecordedScene, StageResources, StateBlock,
 };
 use ferropipe_components::draw::{DrawInfo, StreamOutputBinding};
-use ferropipe_components::enums::{ClearFlags, ConservativeRasterMode, PolygonMode, PrimType};
+use ferropipe_components::enums::{ClearFlags, ConservativeRasterMode, PrimType};
 use ferropipe_components::format::FormatKind;
 use ferropipe_components::resource::ResourceRef;
 use ferropipe_components::state::ColorUnion;
@@ -167,33 +167,18 @@ fn check_supported(info: &DrawInfo, s: &StateBlock) -> Result<()> {
         ));
     }
     let r = &*s.rasterizer;
-    if r.poly_smooth || r.line_smooth || r.point_smooth {
-        return unsupported("poly_smooth/line_smooth/point_smooth (antialiased primitives)");
-    }
+    // line_smooth / point_smooth are draw's aaline / aapoint stages
+    // (systems/src/aa_stage.rs); poly_smooth is ignored, as llvmpipe does.
     // Polygon offset and unfilled modes are applied in setup
     // (systems/src/derived.rs `PolygonOffset`, setup.rs `setup_unfilled`).
-    if r.conservative_raster_mode != ConservativeRasterMode::Off {
-        // Post-snap, triangles drawn filled (setup.rs conservative_dilate);
-        // caps say exactly this.
-        if r.conservative_raster_mode == ConservativeRasterMode::PreSnap {
-            return unsupported("PIPE_CONSERVATIVE_RASTER_PRE_SNAP");
-        }
-        let tris = !matches!(
-            info.mode,
-            PrimType::Points
-                | PrimType::Lines
-                | PrimType::LineLoop
-                | PrimType::LineStrip
-                | PrimType::LinesAdjacency
-                | PrimType::LineStripAdjacency
-        );
-        let unfilled = |m: PolygonMode| matches!(m, PolygonMode::Line | PolygonMode::Point);
-        if !tris || unfilled(r.fill_front) || unfilled(r.fill_back) {
-            return unsupported("conservative rasterization of points and lines");
-        }
-        if r.subpixel_precision_x != 0 || r.subpixel_precision_y != 0 {
-            return unsupported("conservative rasterization subpixel precision bias");
-        }
+    // Conservative rasterization (systems/src/setup.rs `conservative_dilate`):
+    // post- and pre-snap, triangles, lines and points; caps say so.
+    if r.conservative_raster_mode != ConservativeRasterMode::Off
+        && (r.subpixel_precision_x != 0 || r.subpixel_precision_y != 0)
+    {
+        // PIPE_CAP_MAX_CONSERVATIVE_RASTER_SUBPIXEL_PRECISION_BIAS is 0:
+        // snapping is always to 1/256 pixel.
+        return unsupported("conservative rasterization subpixel precision bias");
     }
     let fb = &*s.framebuffer;
     let color_samples = fb
