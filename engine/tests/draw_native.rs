@@ -49,11 +49,7 @@ fn scene(threads: usize) -> Scene {
         .unwrap();
     ctx.bind_rasterizer_state(Some(r)).unwrap();
     support::bind_vec4_pair_elements(&mut ctx);
-    let (vs, fs) = support::pass_shaders();
-    let vs = ctx.create_vs_state_native(vs).unwrap();
-    let fs = ctx.create_fs_state_native(fs).unwrap();
-    ctx.bind_vs_state(Some(vs)).unwrap();
-    ctx.bind_fs_state(Some(fs)).unwrap();
+    support::bind_pass_shaders(&mut ctx);
     Scene {
         screen,
         ctx,
@@ -120,18 +116,7 @@ impl Scene {
     }
 
     fn read(&mut self, res: &Resource) -> Vec<u8> {
-        let t = self
-            .ctx
-            .transfer_map(
-                res,
-                0,
-                TransferFlags::READ,
-                &PipeBox::new_2d(0, 0, W as i32, H as i32),
-            )
-            .unwrap();
-        let v = t.data().to_vec();
-        self.ctx.transfer_unmap(t).unwrap();
-        v
+        support::read_level0(&mut self.ctx, res, W, H)
     }
 
     fn pixel(&mut self, x: u32, y: u32) -> [u8; 4] {

@@ -692,6 +692,224 @@ mod cases {
         }
     }
 
+    /// A xorshift generator of values in `[lo, hi)`, on the 1/256 grid
+    /// when `grid` (snapping exact) or anywhere.
+    fn rng(seed: u32, grid: bool) -> impl FnMut(f64, f64) -> f64 {
+        let mut r = seed;
+        move |lo: f64, hi: f64| {
+            r ^= r << 13;
+            r ^= r >> 17;
+            r ^= r << 5;
+            let v = lo + (r % 1_000_000) as f64 / 1_000_000.0 * (hi - lo);
+            if grid { (v * 256.0).round() / 256.0 } else { v }
+        }
+    }
+
+    fn conservative(mode: ConservativeRasterMode, dilate: f32) -> RasterizerState {
+        RasterizerState {
+            half_pixel_center: true,
+            conservative_raster_mode: mode,
+            conservative_raster_dilate: dilate,
+            ..Default::default()
+        }
+    }
+
+    /// Checks conservative coverage `got` of the shape `tris` (a union of
+    /// triangles, possibly degenerate) on the 32x16 test target: every
+    /// pixel whose square, dilated by `r`, touches the shape is covered,
+    /// and no pixel is that does not touch it with `e` more dilation.
+    fn check_conservative(
+        got: &[(u32, u32)],
+        tris: &[[(f64, f64); 3]],
+        r: f64,
+        e: f64,
+        what: &str,
+    ) {
+        for py in 0..16u32 {
+            for px in 0..32u32 {
+                let (x, y) = (px as f64, py as f64);
+                let touches = |d: f64| {
+                    tris.iter()
+                        .any(|t| square_touches(t, x - d, y - d, x + 1.0 + d, y + 1.0 + d))
+                };
+                let covered = got.contains(&(px, py));
+                assert!(
+                    !touches(r) || covered,
+                    "{what}: touched pixel {px},{py} missed"
+                );
+                assert!(
+                    !covered || touches(r + e),
+                    "{what}: far pixel {px},{py} covered"
+                );
+            }
+        }
+    }
+
+    /// Pre-snap conservative rasterization, by properties: on random
+    /// triangles anywhere (not on the snapping grid) every pixel the
+    /// unsnapped triangle touches is covered, nothing farther than the
+    /// dilation plus the snapping error (1/512 px) and rounding is, and
+    /// slivers that snap to zero area — which post-snap drops — still
+    /// cover what they touch.
+    #[test]
+    fn pre_snap_conservative_raster_covers_the_unsnapped_triangle() {
+        let mut next = rng(0x9e37_79b9, false);
+        for dilate in [0.0f32, 0.5] {
+            let r = dilate as f64;
+            let rast = |m| conservative(m, dilate);
+            for i in 0..80 {
+                let mut t: [(f64, f64); 3] =
+                    std::array::from_fn(|_| (next(4.0, 28.0), next(3.0, 13.0)));
+                if i % 4 == 0 {
+                    // A sliver: the third vertex within 1/1024 px of the
+                    // line through the first two.
+                    let s = next(0.2, 0.8);
+                    t[2] = (
+                        t[0].0 + s * (t[1].0 - t[0].0),
+                        t[0].1 + s * (t[1].1 - t[0].1) + next(-1.0, 1.0) / 1024.0,
+                    );
+                }
+                let pts = t.map(|(x, y)| (x as f32, y as f32));
+                let pre = covered_pixels(
+                    PrimType::Triangles,
+                    &pts,
+                    rast(ConservativeRasterMode::PreSnap),
+                );
+                check_conservative(
+                    &pre,
+                    &[t],
+                    r,
+                    4.0 / 256.0,
+                    &format!("pre-snap {t:?} dilate {dilate}"),
+                );
+                // Post-snap never covers more than pre-snap.
+                let post = covered_pixels(
+                    PrimType::Triangles,
+                    &pts,
+                    rast(ConservativeRasterMode::PostSnap),
+                );
+                for p in &post {
+                    assert!(pre.contains(p), "{t:?}: {p:?} covered post-snap only");
+                }
+            }
+        }
+        // An exactly degenerate triangle: post-snap draws nothing,
+        // pre-snap what its segment touches.
+        let t = [(5.25, 4.5), (20.75, 11.0), (13.0, 7.75)];
+        let pts = t.map(|(x, y)| (x as f32, y as f32));
+        let post = covered_pixels(
+            PrimType::Triangles,
+            &pts,
+            conservative(ConservativeRasterMode::PostSnap, 0.0),
+        );
+        assert!(post.is_empty());
+        let pre = covered_pixels(
+            PrimType::Triangles,
+            &pts,
+            conservative(ConservativeRasterMode::PreSnap, 0.0),
+        );
+        assert!(!pre.is_empty());
+        check_conservative(&pre, &[t], 0.0, 4.0 / 256.0, "degenerate");
+    }
+
+    /// Conservative points and lines, both modes: a point covers every
+    /// pixel its size x size square touches, a line every pixel its
+    /// rectangle (the segment widened by `line_width`, not lengthened)
+    /// touches, nothing beyond the dilation and rounding; normal coverage
+    /// is a subset.
+    #[test]
+    fn conservative_raster_of_points_and_lines() {
+        let mut next = rng(0x2545_f491, false);
+        for mode in [
+            ConservativeRasterMode::PostSnap,
+            ConservativeRasterMode::PreSnap,
+        ] {
+            for dilate in [0.0f32, 0.25] {
+                let r = dilate as f64;
+                for i in 0..40 {
+                    let size = [1.0, 1.5, 3.0, 4.25][i % 4];
+                    let c = (next(5.0, 27.0), next(5.0, 11.0));
+                    let rast = RasterizerState {
+                        point_size: size as f32,
+                        ..conservative(mode, dilate)
+                    };
+                    let got = covered_pixels(PrimType::Points, &[(c.0 as f32, c.1 as f32)], rast);
+                    let h = size / 2.0;
+                    let sq = [
+                        [(c.0 - h, c.1 - h), (c.0 + h, c.1 - h), (c.0 + h, c.1 + h)],
+                        [(c.0 - h, c.1 - h), (c.0 + h, c.1 + h), (c.0 - h, c.1 + h)],
+                    ];
+                    check_conservative(
+                        &got,
+                        &sq,
+                        r,
+                        4.0 / 256.0,
+                        &format!("{mode:?} point {c:?} size {size}"),
+                    );
+                    let normal = covered_pixels(
+                        PrimType::Points,
+                        &[(c.0 as f32, c.1 as f32)],
+                        RasterizerState {
+                            point_size: size as f32,
+                            point_quad_rasterization: true,
+                            ..Default::default()
+                        },
+                    );
+                    for p in &normal {
+                        assert!(got.contains(p), "point {c:?}: {p:?} covered normally only");
+                    }
+
+                    let width = [1.0, 2.0, 3.5, 1.25][i % 4];
+                    let a = (next(3.0, 29.0), next(2.0, 14.0));
+                    let b = (next(3.0, 29.0), next(2.0, 14.0));
+                    let len = ((b.0 - a.0).powi(2) + (b.1 - a.1).powi(2)).sqrt();
+                    if len < 0.5 {
+                        continue;
+                    }
+                    let (nx, ny) = (
+                        -(b.1 - a.1) / len * width / 2.0,
+                        (b.0 - a.0) / len * width / 2.0,
+                    );
+                    let q = [
+                        (a.0 - nx, a.1 - ny),
+                        (b.0 - nx, b.1 - ny),
+                        (b.0 + nx, b.1 + ny),
+                        (a.0 + nx, a.1 + ny),
+                    ];
+                    let rect = [[q[0], q[1], q[2]], [q[0], q[2], q[3]]];
+                    let rast = RasterizerState {
+                        line_width: width as f32,
+                        ..conservative(mode, dilate)
+                    };
+                    let pts = [(a.0 as f32, a.1 as f32), (b.0 as f32, b.1 as f32)];
+                    let got = covered_pixels(PrimType::Lines, &pts, rast);
+                    check_conservative(
+                        &got,
+                        &rect,
+                        r,
+                        4.0 / 256.0,
+                        &format!("{mode:?} line {a:?}-{b:?} width {width}"),
+                    );
+                    let normal = covered_pixels(
+                        PrimType::Lines,
+                        &pts,
+                        RasterizerState {
+                            line_width: width as f32,
+                            line_rectangular: true,
+                            ..Default::default()
+                        },
+                    );
+                    for p in &normal {
+                        assert!(
+                            got.contains(p),
+                            "line {a:?}-{b:?}: {p:?} covered normally only"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     /// `point_tri_clip`: a wide point whose centre is just outside the
     /// viewport is clipped away by its centre (GL) but draws the part of
     /// its square inside the viewport when clipped as a rectangle (D3D).

@@ -6,11 +6,11 @@
 
 use std::sync::Arc;
 
-use ferropipe::components::enums::{BindFlags, ShaderType};
+use ferropipe::components::enums::{BindFlags, ShaderType, TransferFlags};
 use ferropipe::components::format::Format;
 use ferropipe::components::resource::ResourceTemplate;
 use ferropipe::components::shader::*;
-use ferropipe::components::state::{VertexElement, ViewportState};
+use ferropipe::components::state::{PipeBox, VertexElement, ViewportState};
 use ferropipe::components::view::SurfaceTemplate;
 use ferropipe::{Context, FramebufferTemplate, Resource, Screen};
 
@@ -109,4 +109,28 @@ pub fn bind_rgba8_target(
     )
     .unwrap();
     (rt, zs)
+}
+
+/// Creates and binds the pass-through shader pair ([`pass_shaders`]).
+pub fn bind_pass_shaders(ctx: &mut Context) {
+    let (vs, fs) = pass_shaders();
+    let vs = ctx.create_vs_state_native(vs).unwrap();
+    let fs = ctx.create_fs_state_native(fs).unwrap();
+    ctx.bind_vs_state(Some(vs)).unwrap();
+    ctx.bind_fs_state(Some(fs)).unwrap();
+}
+
+/// Reads the `w` x `h` box of level 0 of `rt` back.
+pub fn read_level0(ctx: &mut Context, rt: &Resource, w: u32, h: u32) -> Vec<u8> {
+    let t = ctx
+        .transfer_map(
+            rt,
+            0,
+            TransferFlags::READ,
+            &PipeBox::new_2d(0, 0, w as i32, h as i32),
+        )
+        .unwrap();
+    let v = t.data().to_vec();
+    ctx.transfer_unmap(t).unwrap();
+    v
 }
