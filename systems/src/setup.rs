@@ -698,7 +698,8 @@ fn setup_triangle_as(
     // back-facing, flat (rasterizer.rst).  Everything else degenerate
     // draws nothing.
     let degenerate = area == 0;
-    if degenerate && !(ds.conservative_pre_snap && !smooth) {
+    let pre_snap = ds.conservative_pre_snap && !smooth;
+    if degenerate && !pre_snap {
         return None;
     }
     let ccw = area > 0;
