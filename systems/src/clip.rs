@@ -345,6 +345,14 @@ fn emit_vertices(
                 }
             }
         }
+        if let Some(aa) = ds.aa {
+            // The smooth-primitive varying, as in `emit_vertex`.
+            let o = 4 + 4 * aa.attr;
+            for l in 0..live {
+                verts[l * stride + o..l * stride + o + 4]
+                    .copy_from_slice(&crate::aa_stage::AA_NEUTRAL);
+            }
+        }
     }
 }
 

@@ -910,6 +910,56 @@ mod cases {
         }
     }
 
+    /// Triangles drawn with `line_smooth` / `point_smooth` on keep their
+    /// alpha: the smooth-primitive varying of their vertices is neutral
+    /// (llvmpipe binds the coverage-scaling shader only for smooth lines
+    /// and points), with blending showing any change.
+    #[test]
+    fn smooth_flags_leave_triangles_alone() {
+        let (w, h) = (32, 16);
+        let half = [1.0, 0.5, 0.25, 0.5];
+        let pts = [
+            (2.3, 1.1, 0.0, half),
+            (29.6, 4.2, 0.0, half),
+            (7.9, 14.8, 0.0, half),
+        ];
+        let image = |smooth: bool| {
+            let mut s = Setup::new(w, h, None).with_vertices(&verts(&pts, w, h));
+            let mut blend = BlendState::default();
+            blend.rt[0] = RtBlendState {
+                blend_enable: true,
+                rgb_func: BlendFunc::Add,
+                rgb_src_factor: BlendFactor::SrcAlpha,
+                rgb_dst_factor: BlendFactor::InvSrcAlpha,
+                alpha_func: BlendFunc::Add,
+                alpha_src_factor: BlendFactor::One,
+                alpha_dst_factor: BlendFactor::Zero,
+                colormask: 0xf,
+            };
+            s.block.blend = Arc::new(blend);
+            s.block.rasterizer = Arc::new(RasterizerState {
+                line_smooth: smooth,
+                point_smooth: smooth,
+                line_rectangular: smooth,
+                ..Default::default()
+            });
+            let mut world = world(1);
+            let fb = s.fb.clone();
+            run(
+                &mut world,
+                &fb,
+                vec![
+                    (None, clear([0.1, 0.2, 0.3, 1.0])),
+                    (Some(s.block), draw(PrimType::Triangles, 0, 3)),
+                ],
+            );
+            pixels(fb.cbufs[0].as_ref().unwrap())
+        };
+        let plain = image(false);
+        assert!(plain.chunks(4).any(|p| p[0] > 100), "the triangle is drawn");
+        assert_eq!(image(true), plain);
+    }
+
     /// `point_tri_clip`: a wide point whose centre is just outside the
     /// viewport is clipped away by its centre (GL) but draws the part of
     /// its square inside the viewport when clipped as a rectangle (D3D).
