@@ -207,6 +207,11 @@ impl FragmentShader for AaFragmentShader {
         &self.info
     }
 
+    /// The user's shader writes what it writes; the wrapper only scales.
+    fn writes_all_outputs(&self) -> bool {
+        self.inner.writes_all_outputs()
+    }
+
     fn run(&self, resources: &ShaderResources<'_>, io: &mut FragmentIo<'_>) {
         let n = io.groups;
         let mut cov = Vec::with_capacity(n);
