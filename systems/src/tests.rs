@@ -427,18 +427,7 @@ mod cases {
             }
         }
         let mut s = Setup::new(w, h, Some(Format::Z32_FLOAT)).with_vertices(&verts(&pts, w, h));
-        let mut blend = BlendState::default();
-        blend.rt[0] = RtBlendState {
-            blend_enable: true,
-            rgb_func: BlendFunc::Add,
-            rgb_src_factor: BlendFactor::SrcAlpha,
-            rgb_dst_factor: BlendFactor::InvSrcAlpha,
-            alpha_func: BlendFunc::Add,
-            alpha_src_factor: BlendFactor::One,
-            alpha_dst_factor: BlendFactor::Zero,
-            colormask: 0xf,
-        };
-        s.block.blend = Arc::new(blend);
+        s.block.blend = alpha_blend();
         s.block.dsa = Arc::new(DepthStencilAlphaState {
             depth_enabled: true,
             depth_writemask: true,
@@ -491,6 +480,22 @@ mod cases {
 
     /// Draws `mode` primitives from window-space points with `rast`; the
     /// covered pixels (red) as (x, y).
+    /// `SRC_ALPHA, INV_SRC_ALPHA` blending of colour (alpha replaced).
+    fn alpha_blend() -> Arc<BlendState> {
+        let mut blend = BlendState::default();
+        blend.rt[0] = RtBlendState {
+            blend_enable: true,
+            rgb_func: BlendFunc::Add,
+            rgb_src_factor: BlendFactor::SrcAlpha,
+            rgb_dst_factor: BlendFactor::InvSrcAlpha,
+            alpha_func: BlendFunc::Add,
+            alpha_src_factor: BlendFactor::One,
+            alpha_dst_factor: BlendFactor::Zero,
+            colormask: 0xf,
+        };
+        Arc::new(blend)
+    }
+
     fn covered_pixels(
         mode: PrimType,
         pts: &[(f32, f32)],
@@ -925,18 +930,7 @@ mod cases {
         ];
         let image = |smooth: bool| {
             let mut s = Setup::new(w, h, None).with_vertices(&verts(&pts, w, h));
-            let mut blend = BlendState::default();
-            blend.rt[0] = RtBlendState {
-                blend_enable: true,
-                rgb_func: BlendFunc::Add,
-                rgb_src_factor: BlendFactor::SrcAlpha,
-                rgb_dst_factor: BlendFactor::InvSrcAlpha,
-                alpha_func: BlendFunc::Add,
-                alpha_src_factor: BlendFactor::One,
-                alpha_dst_factor: BlendFactor::Zero,
-                colormask: 0xf,
-            };
-            s.block.blend = Arc::new(blend);
+            s.block.blend = alpha_blend();
             s.block.rasterizer = Arc::new(RasterizerState {
                 line_smooth: smooth,
                 point_smooth: smooth,
