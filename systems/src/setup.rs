@@ -350,7 +350,14 @@ fn stipple_line(
     let a = vertex(clipped, prim.v[0]);
     let b = vertex(clipped, prim.v[1]);
     let pv = vertex(clipped, prim.provoking);
-    let length = (a[0] - b[0]).abs().max((a[1] - b[1]).abs());
+    // Rectangular lines (line_smooth and multisampled ones included) walk
+    // their Euclidean length, others their major axis (draw's
+    // `stipple->rectangular`).
+    let length = if ds.block.rasterizer.line_rectangular {
+        (a[0] - b[0]).hypot(a[1] - b[1])
+    } else {
+        (a[0] - b[0]).abs().max((a[1] - b[1]).abs())
+    };
     // The view-volume clip bounds a line to ~2^15 pixels; a NaN or infinite
     // length draws nothing.
     let steps = if length.is_finite() {
