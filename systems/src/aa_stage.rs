@@ -45,6 +45,8 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
+use smallvec::SmallVec;
+
 use ferropipe_components::batch::{ClippedPrim, ClippedPrims, PrimKind, SetupPrims};
 use ferropipe_components::shader::{
     FragmentIo, FragmentShader, FragmentShaderRef, IoSlot, Lanes, ScalarKind, Semantic, ShaderInfo,
@@ -214,7 +216,9 @@ impl FragmentShader for AaFragmentShader {
 
     fn run(&self, resources: &ShaderResources<'_>, io: &mut FragmentIo<'_>) {
         let n = io.groups;
-        let mut cov = Vec::with_capacity(n);
+        // One batch (`MAX_BATCH_GROUPS`) fits on the stack.
+        let mut cov: SmallVec<[Lanes; crate::fragment::MAX_BATCH_GROUPS]> =
+            SmallVec::with_capacity(n);
         for g in 0..n {
             let c = |k: usize| io.input(self.aa_slot, k)[g];
             let (f, kill) = coverage(c(0), c(1), c(2), c(3));
