@@ -95,7 +95,7 @@ impl AaState {
         attr: usize,
         per_vertex_size: bool,
     ) -> Option<AaState> {
-        if off || !(rast.line_smooth || rast.point_smooth) {
+        if off || !(rast.line_smooth || smooth_points(rast)) {
             return None;
         }
         let lw = if rast.line_width.is_finite() {
@@ -116,7 +116,7 @@ impl AaState {
                     0.5 * lw.min(255.0) + 0.5
                 }
             }),
-            point_radius: rast.point_smooth.then(|| {
+            point_radius: smooth_points(rast).then(|| {
                 if ps <= 2.0 {
                     1.0
                 } else {
@@ -127,6 +127,14 @@ impl AaState {
             attr,
         })
     }
+}
+
+/// Whether points are smooth: `point_smooth`, unless sprite coordinates
+/// are on (draw's wide-point stage then turns points into sprite quads
+/// ahead of the aapoint stage, which never sees a point; GL likewise
+/// ignores point smoothing for point sprites).
+pub fn smooth_points(rast: &RasterizerState) -> bool {
+    rast.point_smooth && rast.sprite_coord_enable == 0
 }
 
 /// The fragment shader of a state block with smoothing on: the user's

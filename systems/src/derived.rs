@@ -225,9 +225,10 @@ impl DerivedState {
         use ferropipe_components::enums::ConservativeRasterMode;
         let conservative = rast.conservative_raster_mode != ConservativeRasterMode::Off;
         let pre_snap = rast.conservative_raster_mode == ConservativeRasterMode::PreSnap;
-        let aa_wanted = !multisampled && !conservative && (rast.line_smooth || rast.point_smooth);
+        let smooth_points = crate::aa_stage::smooth_points(&rast);
+        let aa_wanted = !multisampled && !conservative && (rast.line_smooth || smooth_points);
         let fs: FragmentShaderRef = if aa_wanted {
-            crate::aa_stage::AaFragmentShader::wrap(block.fs.clone(), rast.point_smooth)
+            crate::aa_stage::AaFragmentShader::wrap(block.fs.clone(), smooth_points)
         } else {
             block.fs.clone()
         };
