@@ -139,3 +139,58 @@ fn sample_mask_and_single_sample_rasterization() {
     // (The centre of column 2 lies on the right edge: not covered.)
     assert_eq!(&r[..8], &[255, 255, 0, 0, 0, 0, 0, 0]);
 }
+
+/// Whether the pixel square `[x, x + 1] x [y, y + 1]` grown by `d` and the
+/// triangle `t` overlap (separating axes: the square's two and the
+/// triangle's edge normals).
+fn touches(t: &[(f32, f32); 3], x: f32, y: f32, d: f32) -> bool {
+    let sq = [
+        (x - d, y - d),
+        (x + 1.0 + d, y - d),
+        (x - d, y + 1.0 + d),
+        (x + 1.0 + d, y + 1.0 + d),
+    ];
+    let mut axes = vec![(1.0, 0.0), (0.0, 1.0)];
+    for i in 0..3 {
+        let (a, b) = (t[i], t[(i + 1) % 3]);
+        axes.push((b.1 - a.1, a.0 - b.0));
+    }
+    axes.iter().all(|&(nx, ny)| {
+        let span = |pts: &mut dyn Iterator<Item = (f32, f32)>| {
+            pts.map(|(px, py)| nx * px + ny * py)
+                .fold((f32::MAX, f32::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)))
+        };
+        let (a0, a1) = span(&mut sq.iter().copied());
+        let (b0, b1) = span(&mut t.iter().copied());
+        a1 >= b0 && b1 >= a0
+    })
+}
+
+#[test]
+fn conservative_rasterization_covers_every_sample_of_touched_pixels() {
+    let tri = [(1.3, 0.7), (6.6, 2.2), (2.9, 7.1)];
+    for mode in [
+        "PIPE_CONSERVATIVE_RASTER_POST_SNAP",
+        "PIPE_CONSERVATIVE_RASTER_PRE_SNAP",
+    ] {
+        let r = resolved(
+            tri,
+            json!({"multisample": true, "conservative_raster_mode": mode}),
+            None,
+        );
+        for y in 0..8 {
+            for x in 0..8 {
+                let v = r[y * 8 + x];
+                let (fx, fy) = (x as f32, y as f32);
+                // All four samples or none.
+                assert!(v == 0 || v == 255, "{mode}: pixel {x},{y} = {v}");
+                if touches(&tri, fx, fy, 0.0) {
+                    assert_eq!(v, 255, "{mode}: touched pixel {x},{y} not fully covered");
+                }
+                if !touches(&tri, fx, fy, 2.0 / 256.0) {
+                    assert_eq!(v, 0, "{mode}: far pixel {x},{y} covered");
+                }
+            }
+        }
+    }
+}

@@ -108,8 +108,25 @@ fn prim_edges<const N: usize>(
     out: &mut SetupPrims,
 ) -> ([(i32, i32, i64); N], u32) {
     let Some(offsets) = ds.ms_offsets else {
-        return (polygon_edges(x, y, ds.bottom_edge_rule), 0);
+        let mut edges = polygon_edges(x, y, ds.bottom_edge_rule);
+        conservative_dilate(ds, &mut edges);
+        return (edges, 0);
     };
+    if ds.conservative.is_some() {
+        // Conservative rasterization covers every sample of a pixel the
+        // primitive touches (GL_NV_conservative_raster, D3D's full
+        // coverage): each sample's edge constant is the pixel's, dilated.
+        let mut edges = polygon_edges(x, y, ds.bottom_edge_rule);
+        conservative_dilate(ds, &mut edges);
+        let mut per_sample = [[0i64; MAX_EDGES]; MS_SAMPLES];
+        for sample in per_sample.iter_mut() {
+            for (c, e) in sample.iter_mut().zip(edges.iter()) {
+                *c = e.2;
+            }
+        }
+        out.sample_c.push(per_sample);
+        return (edges, out.sample_c.len() as u32);
+    }
     let mut per_sample = [[0i64; MAX_EDGES]; MS_SAMPLES];
     let edges = std::array::from_fn(|e| {
         let j = (e + 1) % N;
@@ -131,7 +148,8 @@ fn prim_edges<const N: usize>(
 /// A multisampled primitive's samples reach up to 3/8 pixel past its
 /// pixel-centre bounding box: one more pixel on every side.
 fn ms_grow(ds: &DerivedState, bb: Rect) -> Rect {
-    if ds.ms_offsets.is_none() {
+    // (A conservative box is already exact: every sample of its pixels.)
+    if ds.ms_offsets.is_none() || ds.conservative.is_some() {
         return bb;
     }
     Rect {
@@ -684,7 +702,7 @@ fn setup_triangle_as(
     mode: TriMode,
 ) -> Option<TriCorners> {
     let smooth = mode == TriMode::Smooth;
-    // Conservative rasterization does not apply to smooth quads.
+    // (Never both: conservative rasterization turns smoothing off.)
     let conservative = ds.conservative.filter(|_| !smooth);
     let off = ds.pixel_offset;
     let mut vi = prim.v;
@@ -757,19 +775,13 @@ fn setup_triangle_as(
         let (x0, x1) = (x.iter().min().copied()?, x.iter().max().copied()?);
         let (y0, y1) = (y.iter().min().copied()?, y.iter().max().copied()?);
         // Counter-clockwise in setup's sense (as the triangle now is).
-        let (mut edges, ms) = prim_edges(ds, &[x0, x0, x1, x1], &[y0, y1, y1, y0], out);
-        if !smooth {
-            conservative_dilate(ds, &mut edges);
-        }
+        let (edges, ms) = prim_edges(ds, &[x0, x0, x1, x1], &[y0, y1, y1, y0], out);
         SetupPrim {
             ms,
             ..new_prim(prim, PrimKind::Triangle, front, &bbox, &edges, out)
         }
     } else {
-        let (mut edges, ms) = prim_edges(ds, &x, &y, out);
-        if !smooth {
-            conservative_dilate(ds, &mut edges);
-        }
+        let (edges, ms) = prim_edges(ds, &x, &y, out);
         SetupPrim {
             ms,
             ..new_prim(prim, PrimKind::Triangle, front, &bbox, &edges, out)
@@ -1254,8 +1266,7 @@ fn setup_line(
     if bbox.is_empty() {
         return;
     }
-    let (mut edges, ms) = prim_edges(ds, &xs, &ys, out);
-    conservative_dilate(ds, &mut edges);
+    let (edges, ms) = prim_edges(ds, &xs, &ys, out);
     let sp = SetupPrim {
         ms,
         ..new_prim(prim, PrimKind::Line, front, &bbox, &edges, out)

@@ -199,9 +199,6 @@ fn check_supported(info: &DrawInfo, s: &StateBlock) -> Result<()> {
         if color_samples.iter().any(|&n| n != MS_SAMPLES as u32) {
             return unsupported("colour buffers with different sample counts");
         }
-        if r.conservative_raster_mode != ConservativeRasterMode::Off {
-            return unsupported("conservative rasterization on a multisampled framebuffer");
-        }
     }
     for sf in fb.cbufs.iter().flatten() {
         if !render_target_supported(sf.desc.format) {
