@@ -200,15 +200,17 @@ pub fn get_param(cap: Cap) -> i32 {
         | FragmentShaderInterlock
         | TileRasterOrder => 0,
         // Conservative rasterization, post- and pre-snap, of triangles,
-        // lines and points (systems/src/setup.rs `conservative_dilate`);
-        // no subpixel precision bias (snapping is always to 1/256 pixel).
+        // lines and points (systems/src/setup.rs `conservative_dilate`),
+        // with a subpixel precision bias of up to 8 bits (derived.rs
+        // `conservative_fine_snap`).
         ConservativeRasterPostSnapTriangles
         | ConservativeRasterPostSnapPointsLines
         | ConservativeRasterPreSnapTriangles
         | ConservativeRasterPreSnapPointsLines => 1,
-        ConservativeRasterPostDepthCoverage
-        | ConservativeRasterInnerCoverage
-        | MaxConservativeRasterSubpixelPrecisionBias => 0,
+        MaxConservativeRasterSubpixelPrecisionBias => {
+            ferropipe_systems::derived::MAX_SUBPIXEL_PRECISION_BIAS as i32
+        }
+        ConservativeRasterPostDepthCoverage | ConservativeRasterInnerCoverage => 0,
         MaxWindowRectangles => 0,
         Doubles | Int64 | Int64Divmod => 0,
         BindlessTexture | Memobj | Dmabuf | FenceSignal | DeviceResetStatusQuery => 0,

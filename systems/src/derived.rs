@@ -27,6 +27,10 @@ use crate::merge::MergePlan;
 /// (`PIPE_CAPF_MAX_CONSERVATIVE_RASTER_DILATE`); larger values clamp to it
 /// as NV_conservative_raster_dilate clamps.
 pub const MAX_CONSERVATIVE_DILATE: f32 = 1.0;
+/// Largest `subpixel_precision_x/y` bias applied
+/// (`PIPE_CAP_MAX_CONSERVATIVE_RASTER_SUBPIXEL_PRECISION_BIAS`): a grid of
+/// 2^-16 pixel keeps the finer snapped area within `i128` comfortably.
+pub const MAX_SUBPIXEL_PRECISION_BIAS: u8 = 8;
 /// Where a fragment-shader input gets its value.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum FsInputSource {
@@ -179,6 +183,13 @@ pub struct DerivedState {
     /// still generate fragments (back-facing, with the provoking vertex's
     /// depth and attributes).
     pub conservative_pre_snap: bool,
+    /// Post-snap conservative rasterization with a subpixel precision bias
+    /// (rasterizer.rst `subpixel_precision_x/y`): the extra bits of the
+    /// snapping grid per axis.  Coverage is with respect to the triangle
+    /// snapped to that finer grid: edges dilate by 1/256 pixel more (as
+    /// pre-snap, the distance between the two snappings is below that),
+    /// and the finer grid decides which triangles are degenerate.
+    pub conservative_fine_snap: Option<(u8, u8)>,
     /// Samples per pixel of the colour buffers (1: single-sampled).
     pub fb_samples: u32,
     /// Multisample rasterization (`multisample` on a 4x framebuffer): the
@@ -225,6 +236,14 @@ impl DerivedState {
         use ferropipe_components::enums::ConservativeRasterMode;
         let conservative = rast.conservative_raster_mode != ConservativeRasterMode::Off;
         let pre_snap = rast.conservative_raster_mode == ConservativeRasterMode::PreSnap;
+        let bias = |b: u8| b.min(MAX_SUBPIXEL_PRECISION_BIAS);
+        let fine_snap = (conservative
+            && !pre_snap
+            && (rast.subpixel_precision_x | rast.subpixel_precision_y) != 0)
+            .then_some((
+                bias(rast.subpixel_precision_x),
+                bias(rast.subpixel_precision_y),
+            ));
         let smooth_points = crate::aa_stage::smooth_points(&rast);
         let aa_wanted = !multisampled && !conservative && (rast.line_smooth || smooth_points);
         let fs: FragmentShaderRef = if aa_wanted {
@@ -442,9 +461,10 @@ impl DerivedState {
                 // Snapping moves a vertex by at most 1/512 pixel per axis,
                 // and so any point of the triangle: pre-snap coverage
                 // dilates by that much more (rounded up to 1/256).
-                128 + (dilate * 256.0).ceil() as i64 + pre_snap as i64
+                128 + (dilate * 256.0).ceil() as i64 + (pre_snap || fine_snap.is_some()) as i64
             }),
             conservative_pre_snap: pre_snap,
+            conservative_fine_snap: fine_snap,
             offset_line: PolygonOffset::enabled(&rast, rast.offset_line, fb),
             offset_point: PolygonOffset::enabled(&rast, rast.offset_point, fb),
             // rasterizer.rst: conservative rasterization ignores line

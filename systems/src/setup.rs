@@ -722,8 +722,18 @@ fn setup_triangle_as(
     // triangle touches, so one that snapping made degenerate still counts:
     // back-facing, flat (rasterizer.rst).  Everything else degenerate
     // draws nothing.
+    // With a subpixel precision bias the finer grid decides: degenerate
+    // there draws nothing; degenerate only at 1/256 pixel is drawn as a
+    // pre-snap degenerate triangle (it is thinner than 1/256 pixel).
+    let fine = ds
+        .conservative_fine_snap
+        .filter(|_| !smooth)
+        .map(|bits| fine_snapped_area(clipped, &vi, off, bits));
+    if fine == Some(0) {
+        return None;
+    }
     let degenerate = area == 0;
-    let pre_snap = ds.conservative_pre_snap && !smooth;
+    let pre_snap = (ds.conservative_pre_snap || fine.is_some()) && !smooth;
     if degenerate && !pre_snap {
         return None;
     }
@@ -879,6 +889,27 @@ fn setup_triangle_as(
     }
     out.prims.push(sp);
     Some(TriCorners { x, y })
+}
+
+/// Twice the area of the triangle `vi` snapped to a grid `bits` (x, y)
+/// finer than 1/256 pixel, ties to even as [`snap`] (conservative
+/// rasterization's subpixel precision bias).
+fn fine_snapped_area(clipped: &ClippedPrims, vi: &[u32; 3], off: f32, bits: (u8, u8)) -> i128 {
+    let fine = |v: f32, b: u8| -> i128 {
+        let scale = (FIXED_ONE as f64) * f64::from(1u32 << b);
+        let limit = (GUARD_BAND as f64 + 2.0) * scale;
+        let s = (f64::from(v) * scale).round_ties_even();
+        if s.is_nan() {
+            0
+        } else {
+            s.clamp(-limit, limit) as i128
+        }
+    };
+    let p = vi.map(|i| {
+        let v = vertex(clipped, i);
+        (fine(v[0] - off, bits.0), fine(v[1] - off, bits.1))
+    });
+    (p[0].0 - p[1].0) * (p[2].1 - p[0].1) - (p[2].0 - p[0].0) * (p[0].1 - p[1].1)
 }
 
 /// Constant planes with the values of vertex `pv` (a degenerate triangle

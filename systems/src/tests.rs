@@ -710,6 +710,25 @@ mod cases {
         }
     }
 
+    /// A random triangle on the 32x16 test target; with `sliver`, its
+    /// third vertex within `1 / inv_gap` pixel of the line through the
+    /// first two.
+    fn random_triangle(
+        next: &mut impl FnMut(f64, f64) -> f64,
+        sliver: bool,
+        inv_gap: f64,
+    ) -> [(f64, f64); 3] {
+        let mut t: [(f64, f64); 3] = std::array::from_fn(|_| (next(4.0, 28.0), next(3.0, 13.0)));
+        if sliver {
+            let s = next(0.2, 0.8);
+            t[2] = (
+                t[0].0 + s * (t[1].0 - t[0].0),
+                t[0].1 + s * (t[1].1 - t[0].1) + next(-1.0, 1.0) / inv_gap,
+            );
+        }
+        t
+    }
+
     fn conservative(mode: ConservativeRasterMode, dilate: f32) -> RasterizerState {
         RasterizerState {
             half_pixel_center: true,
@@ -763,17 +782,7 @@ mod cases {
             let r = dilate as f64;
             let rast = |m| conservative(m, dilate);
             for i in 0..80 {
-                let mut t: [(f64, f64); 3] =
-                    std::array::from_fn(|_| (next(4.0, 28.0), next(3.0, 13.0)));
-                if i % 4 == 0 {
-                    // A sliver: the third vertex within 1/1024 px of the
-                    // line through the first two.
-                    let s = next(0.2, 0.8);
-                    t[2] = (
-                        t[0].0 + s * (t[1].0 - t[0].0),
-                        t[0].1 + s * (t[1].1 - t[0].1) + next(-1.0, 1.0) / 1024.0,
-                    );
-                }
+                let t = random_triangle(&mut next, i % 4 == 0, 1024.0);
                 let pts = t.map(|(x, y)| (x as f32, y as f32));
                 let pre = covered_pixels(
                     PrimType::Triangles,
@@ -815,6 +824,50 @@ mod cases {
         );
         assert!(!pre.is_empty());
         check_conservative(&pre, &[t], 0.0, 4.0 / 256.0, "degenerate");
+    }
+
+    /// Post-snap conservative rasterization with a subpixel precision bias:
+    /// coverage is with respect to the triangle snapped to the finer grid
+    /// (2^-(8+bias) pixel per axis), which also decides degeneracy.
+    #[test]
+    fn subpixel_precision_bias_snaps_to_a_finer_grid() {
+        let mut next = rng(0x51ed_270b, false);
+        for (bx, by) in [(2u8, 2u8), (4, 1)] {
+            let rast = RasterizerState {
+                subpixel_precision_x: bx,
+                subpixel_precision_y: by,
+                ..conservative(ConservativeRasterMode::PostSnap, 0.0)
+            };
+            // Window position to the finer grid (snapping happens in the
+            // space offset by the half-pixel centre).
+            let fine = |v: f64, b: u8| {
+                let scale = 256.0 * f64::from(1u32 << b);
+                ((v - 0.5) * scale).round_ties_even() / scale + 0.5
+            };
+            for i in 0..60 {
+                let t = random_triangle(&mut next, i % 4 == 0, 512.0);
+                let pts = t.map(|(x, y)| (x as f32, y as f32));
+                let f = pts.map(|(x, y)| (fine(f64::from(x), bx), fine(f64::from(y), by)));
+                let area =
+                    (f[1].0 - f[0].0) * (f[2].1 - f[0].1) - (f[2].0 - f[0].0) * (f[1].1 - f[0].1);
+                if area.abs() < 1e-6 {
+                    // At the grid's resolution: the test's float round
+                    // trip could flip the verdict.
+                    continue;
+                }
+                let got = covered_pixels(PrimType::Triangles, &pts, rast);
+                check_conservative(
+                    &got,
+                    &[f],
+                    0.0,
+                    4.0 / 256.0,
+                    &format!("bias {bx},{by} {t:?}"),
+                );
+            }
+            // Exactly degenerate on every grid: nothing.
+            let t = [(5.25f32, 4.5f32), (20.75, 11.0), (13.0, 7.75)];
+            assert!(covered_pixels(PrimType::Triangles, &t, rast).is_empty());
+        }
     }
 
     /// Conservative points and lines, both modes: a point covers every

@@ -172,13 +172,16 @@ fn check_supported(info: &DrawInfo, s: &StateBlock) -> Result<()> {
     // Polygon offset and unfilled modes are applied in setup
     // (systems/src/derived.rs `PolygonOffset`, setup.rs `setup_unfilled`).
     // Conservative rasterization (systems/src/setup.rs `conservative_dilate`):
-    // post- and pre-snap, triangles, lines and points; caps say so.
+    // post- and pre-snap, triangles, lines and points, subpixel precision
+    // bias up to the cap; caps say so.
+    let max_bias = ferropipe_systems::derived::MAX_SUBPIXEL_PRECISION_BIAS;
     if r.conservative_raster_mode != ConservativeRasterMode::Off
-        && (r.subpixel_precision_x != 0 || r.subpixel_precision_y != 0)
+        && r.subpixel_precision_x.max(r.subpixel_precision_y) > max_bias
     {
-        // PIPE_CAP_MAX_CONSERVATIVE_RASTER_SUBPIXEL_PRECISION_BIAS is 0:
-        // snapping is always to 1/256 pixel.
-        return unsupported("conservative rasterization subpixel precision bias");
+        // Beyond PIPE_CAP_MAX_CONSERVATIVE_RASTER_SUBPIXEL_PRECISION_BIAS.
+        return unsupported(&format!(
+            "conservative rasterization subpixel precision bias above {max_bias}"
+        ));
     }
     let fb = &*s.framebuffer;
     let color_samples = fb
