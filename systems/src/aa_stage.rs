@@ -13,7 +13,11 @@
 //!   pixel at each end and `half_width = max(1, line_width / 2 + 1/2)` on
 //!   each side; the varying is `(±half_width, half_width, ±half_length,
 //!   half_length)` with `half_length = length / 2 + 1/2`, and the coverage
-//!   `sat(hw - |x|) * min(sat(hl - |z|), 2 hl - 1)`;
+//!   `sat(hw - |x|) * sat(hl - |z|) * min(1, (2 hl - 1) / hl)`.  The last
+//!   factor is what Mesa 22.3.6's llvmpipe does for lines shorter than a
+//!   pixel (measured: a probe of lengths 0.2 to 3 pixels matches it
+//!   exactly); later Mesa's `nir_lower_aaline_fs` writes
+//!   `min(sat(hl - |z|), 2 hl - 1)`, which agrees from one pixel up;
 //! * **points** (`aapoint_point`): the quad is the centre ± `radius`
 //!   (`point_size / 2`, at least 1 unless the size comes from the vertex),
 //!   the varying `(±1, ±1, k, 1)` with `k = (1 - 1/radius)²`; fragments with
@@ -200,9 +204,9 @@ pub fn coverage(x: Lanes, y: Lanes, z: Lanes, w: Lanes) -> (Lanes, Lanes) {
     let zero = Lanes::ZERO;
     let one = Lanes::ONE;
     let sat = |v: Lanes| v.max(zero).min(one);
-    // Line: sat(hw - |x|) * min(sat(hl - |z|), 2 hl - 1).
+    // Line: sat(hw - |x|) * sat(hl - |z|) * min(1, (2 hl - 1) / hl).
     let len = w * Lanes::splat(2.0) - one;
-    let line = sat(y - x.abs()) * sat(w - z.abs()).min(len);
+    let line = sat(y - x.abs()) * sat(w - z.abs()) * (len / w).min(one);
     // Point: d = x² + y², k = z; (1 - d) / (1 - k) where k >= d, else 1.
     let d = x * x + y * y;
     let cov = (one / (one - z)) * (one - d);
@@ -418,6 +422,9 @@ mod tests {
         assert_eq!(cov([1.0, 1.0, 0.0, 5.5]).0, 0.0);
         // A 0.25-pixel line: coverage at most its length (2 hl - 1).
         assert_eq!(cov([0.0, 1.0, 0.0, 0.625]).0, 0.25);
+        // A 0.6-pixel line, 0.3 pixel from its middle: (0.8 - 0.3) * 0.6 /
+        // 0.8, where llvmpipe writes 96/255 (later Mesa's formula: 0.5).
+        assert!((cov([0.0, 2.0, -0.3, 0.8]).0 - 0.375).abs() < 1e-6);
     }
 
     #[test]
