@@ -175,6 +175,8 @@ pub struct DrawCounters {
     /// unlimited space (`primitives_storage_needed`); more than
     /// `so_primitives_written` means a target overflowed.
     pub so_primitives_needed: u64,
+    /// Compute shader invocations (`launch_grid`: workgroups x threads).
+    pub cs_invocations: u64,
 }
 
 impl DrawCounters {
@@ -189,6 +191,7 @@ impl DrawCounters {
         self.samples_passed += other.samples_passed;
         self.so_primitives_written += other.so_primitives_written;
         self.so_primitives_needed += other.so_primitives_needed;
+        self.cs_invocations += other.cs_invocations;
     }
 }
 

@@ -288,6 +288,31 @@ fn atomic_histogram_matches_the_cpu() {
     assert_eq!(histogram_on(4), want);
 }
 
+/// PIPELINE_STATISTICS counts compute invocations (workgroups x threads)
+/// of the launches inside the query, and only those.
+#[test]
+fn pipeline_statistics_count_compute_invocations() {
+    let (screen, mut ctx) = setup(2);
+    let data = buffer(&screen, &mut ctx, &noise(1000, 3));
+    let bins = buffer(&screen, &mut ctx, &[0; 64]);
+    bind(&mut ctx, 0, &[&data, &bins]);
+    kernel(&mut ctx, HISTOGRAM);
+    let q = ctx.create_query(QueryType::PipelineStatistics, 0).unwrap();
+    ctx.launch_grid(&grid([64, 1, 1], [5, 1, 1])).unwrap(); // before: not counted
+    ctx.begin_query(q).unwrap();
+    ctx.launch_grid(&grid([64, 1, 1], [3, 1, 1])).unwrap();
+    ctx.launch_grid(&grid([64, 1, 1], [2, 1, 1])).unwrap();
+    ctx.end_query(q).unwrap();
+    ctx.launch_grid(&grid([64, 1, 1], [7, 1, 1])).unwrap(); // after: not counted
+    match ctx.get_query_result(q, true).unwrap() {
+        Some(ferropipe::QueryResult::PipelineStatistics(s)) => {
+            assert_eq!(s[10], 5 * 64, "cs_invocations in {s:?}");
+            assert_eq!(s[7], 0, "no fragments");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
 /// 3x3 Gaussian weights, row by row.
 const GAUSS: [f32; 9] = [1.0, 2.0, 1.0, 2.0, 4.0, 2.0, 1.0, 2.0, 1.0];
 

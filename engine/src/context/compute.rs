@@ -475,6 +475,8 @@ impl Context {
         self.world.insert_resource(dispatch);
         self.world.run_schedule(ComputeGrid);
         self.world.remove_resource::<ComputeDispatch>();
+        let groups: u64 = grid.iter().map(|&g| u64::from(g)).product();
+        self.count_compute_invocations(groups * threads);
         if self.world.resource::<ComputeOutcome>().divergent_barrier {
             return Err(Error::invalid(
                 CALL,

@@ -19,7 +19,10 @@
 //!   a quad counts as two triangles), times instances;
 //! * `vs_invocations`: vertices shaded (after per-segment deduplication of
 //!   indexed vertices);
-//! * `gs_*`, `hs`, `ds`, `cs`: 0 (no such stages);
+//! * `gs_*`, `hs`, `ds`: 0 (no such stages);
+//! * `cs_invocations`: compute invocations, workgroups x threads per
+//!   workgroup of every `launch_grid` while the query is active (launches
+//!   run outside the recorded scene, so they are added at launch time);
 //! * `c_invocations`: primitives entering the clipper;
 //! * `c_primitives`: primitives leaving it (each triangle of a clipped fan);
 //! * `ps_invocations`: 16 per 4x4 pixel block a primitive covers, counted
@@ -128,7 +131,7 @@ fn statistics(c: &DrawCounters) -> [u64; 11] {
         c.ps_invocations,
         0,
         0,
-        0,
+        c.cs_invocations,
     ]
 }
 
@@ -424,6 +427,23 @@ impl Context {
             }
         }
         counted
+    }
+
+    /// A `launch_grid` ran `n` compute invocations: active
+    /// pipeline-statistics queries count them (`cs_invocations`).
+    pub(crate) fn count_compute_invocations(&mut self, n: u64) {
+        let live = self.world.resource::<QueryTracker>().live.clone();
+        for e in live {
+            if let Some(mut q) = self.world.get_mut::<QueryObject>(e)
+                && q.state.active
+                && matches!(
+                    q.query_type,
+                    QueryType::PipelineStatistics | QueryType::PipelineStatisticsSingle
+                )
+            {
+                q.state.counts.cs_invocations += n;
+            }
+        }
     }
 
     /// After a scene executed: adds its per-command counters to the queries
