@@ -313,6 +313,31 @@ fn pipeline_statistics_count_compute_invocations() {
     }
 }
 
+/// GLOBAL memory through `set_global_binding` handles and TGSI compute
+/// resources are typed `Unsupported` (WGSL kernels use shader buffers and
+/// images); unbinding is accepted.
+#[test]
+fn global_bindings_and_compute_resources_are_typed_unsupported() {
+    let (screen, mut ctx) = setup(1);
+    let data = buffer(&screen, &mut ctx, &[1, 2, 3]);
+    let err = ctx.set_global_binding(0, &[Some(&data)]).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ferropipe::Error::Unsupported {
+                call: "set_global_binding",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        ctx.set_global_binding(0, &[None, None]).unwrap(),
+        vec![0, 0]
+    );
+    ctx.set_compute_resources(0, &[None]).unwrap();
+}
+
 /// 3x3 Gaussian weights, row by row.
 const GAUSS: [f32; 9] = [1.0, 2.0, 1.0, 2.0, 4.0, 2.0, 1.0, 2.0, 1.0];
 

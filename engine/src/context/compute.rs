@@ -30,7 +30,8 @@ use ferropipe_systems::compute::{
 
 use super::cso::slot_range;
 use super::{
-    ConstantBufferSlots, Context, Handle, SamplerSlots, SamplerViewSlots, ShaderCode, views,
+    ConstantBufferSlots, Context, Handle, SamplerSlots, SamplerViewSlots, ShaderCode,
+    SurfaceHandle, views,
 };
 use crate::caps;
 use crate::error::{Error, Result};
@@ -300,6 +301,49 @@ impl Context {
         })?;
         let slots = &mut self.compute_mut().buffers;
         slots[start_slot as usize..][..bindings.len()].clone_from_slice(&bindings);
+        Ok(())
+    }
+
+    /// `set_global_binding` (context.rst "Compute kernel execution"):
+    /// maps `PIPE_BIND_GLOBAL` buffers into the GLOBAL space and returns
+    /// the handles (addresses) a kernel would dereference.  ferropipe's
+    /// kernels are WGSL, which has no pointers into global memory, so
+    /// binding buffers is a typed `Unsupported` error; WGSL kernels reach
+    /// GLOBAL memory through [`Context::set_shader_buffers`] (`@group(3)`,
+    /// docs/shaders.md "Compute").  Unbinding (every entry `None`) succeeds.
+    pub fn set_global_binding(
+        &mut self,
+        first: u32,
+        resources: &[Option<&Resource>],
+    ) -> Result<Vec<u64>> {
+        let _ = first;
+        if resources.iter().any(Option::is_some) {
+            return Err(Error::unsupported(
+                "set_global_binding",
+                "GLOBAL memory through PIPE_BIND_GLOBAL handles (pointer-addressed kernels); \
+                 bind storage buffers with set_shader_buffers instead",
+            ));
+        }
+        Ok(vec![0; resources.len()])
+    }
+
+    /// `set_compute_resources` (context.rst "Compute kernel execution"):
+    /// extra surfaces for TGSI LOAD/STORE, which WGSL kernels do not use
+    /// (they take storage images from [`Context::set_shader_images`]).
+    /// Binding is a typed `Unsupported` error; unbinding succeeds.
+    pub fn set_compute_resources(
+        &mut self,
+        start: u32,
+        surfaces: &[Option<SurfaceHandle>],
+    ) -> Result<()> {
+        let _ = start;
+        if surfaces.iter().any(Option::is_some) {
+            return Err(Error::unsupported(
+                "set_compute_resources",
+                "compute resources (TGSI LOAD/STORE surfaces); bind storage images with \
+                 set_shader_images instead",
+            ));
+        }
         Ok(())
     }
 
