@@ -316,11 +316,10 @@ impl<'a> Texture<'a> {
         };
         // The textured-surface fast path: implicit derivatives, one level
         // choice per quad, bilinear in SIMD (no anisotropy, no comparison).
-        if s.max_anisotropy <= 1
-            && !(s.compare_mode == TexCompareMode::RToTexture && self.depth)
-            && let Some(quads) = self.quad_lods(s, args)
-            && self.use_aos(s, args)
-            && let Some(out) = self.sample_bilinear_quads(s, &quads, &args.coord, args.offset)
+        if matches!(args.lod, Lod::Implicit)
+            && args.offset == [0, 0, 0]
+            && let Some(q) = self.quad_sampler(Some(s))
+            && let Some(out) = self.sample_quads(&q, &args.coord)
         {
             return out;
         }
@@ -1072,15 +1071,25 @@ impl<'a> Texture<'a> {
         if !matches!(args.lod, Lod::Implicit) {
             return None;
         }
-        let p = LodParams::new(self, s, args);
+        Some(self.choose_quads(s, &LodParams::new(self, s, args), &args.coord))
+    }
+
+    /// One level choice per quad from the implicit derivatives of `coord`.
+    #[inline]
+    fn choose_quads(
+        &self,
+        s: &SamplerState,
+        p: &LodParams,
+        coord: &[Lanes; 3],
+    ) -> [LevelChoice; 2] {
         if let Some(fixed) = p.fixed {
-            return Some([fixed; 2]);
+            return [fixed; 2];
         }
-        let rho2 = self.rho2_implicit(s, &args.coord);
-        Some([
+        let rho2 = self.rho2_implicit(s, coord);
+        [
             p.choose(s, rho2[0], 0.0, None),
             p.choose(s, rho2[LANES / 2], 0.0, None),
-        ])
+        ]
     }
 
     /// Texture size at the view's base level, per axis, as llvmpipe scales
@@ -1450,16 +1459,7 @@ impl<'a> Texture<'a> {
     /// coordinates the SIMD path leaves to the scalar one).
     #[inline]
     pub fn sample_quads(&self, q: &QuadSampler<'_>, coord: &[Lanes; 3]) -> Option<[Lanes; 4]> {
-        let quads = match q.lod.fixed {
-            Some(fixed) => [fixed; 2],
-            None => {
-                let rho2 = self.rho2_implicit(q.s, coord);
-                [
-                    q.lod.choose(q.s, rho2[0], 0.0, None),
-                    q.lod.choose(q.s, rho2[LANES / 2], 0.0, None),
-                ]
-            }
-        };
+        let quads = self.choose_quads(q.s, &q.lod, coord);
         self.sample_bilinear_quads(q.s, &quads, coord, [0; 3])
     }
 }
