@@ -56,12 +56,7 @@ fn render_native(name: &str, threads: usize, smooth: bool) -> (u32, u32, Vec<u8>
         alpha_dst_factor: BlendFactor::InvSrcAlpha,
         colormask: 0xf,
     };
-    let b = ctx.create_blend_state(&blend).unwrap();
-    ctx.bind_blend_state(Some(b)).unwrap();
-    let d = ctx
-        .create_depth_stencil_alpha_state(&DepthStencilAlphaState::default())
-        .unwrap();
-    ctx.bind_depth_stencil_alpha_state(Some(d)).unwrap();
+    support::bind_blend_and_default_dsa(&mut ctx, &blend);
     support::bind_vec4_pair_elements(&mut ctx);
     support::bind_pass_shaders(&mut ctx);
     ctx.clear(

@@ -83,12 +83,7 @@ fn fixture_with(threads: usize, framebuffer: bool) -> Fixture {
     };
     let mut blend = BlendState::default();
     blend.rt[0].colormask = 0xf;
-    let b = ctx.create_blend_state(&blend).unwrap();
-    ctx.bind_blend_state(Some(b)).unwrap();
-    let d = ctx
-        .create_depth_stencil_alpha_state(&DepthStencilAlphaState::default())
-        .unwrap();
-    ctx.bind_depth_stencil_alpha_state(Some(d)).unwrap();
+    support::bind_blend_and_default_dsa(&mut ctx, &blend);
     support::bind_vec4_pair_elements(&mut ctx);
     let fs = support::pass_shaders().1;
     let fs = ctx.create_fs_state_native(fs).unwrap();

@@ -41,7 +41,7 @@ use crate::fragment::{
     shade_batch,
 };
 use crate::merge::{
-    GroupColors, StoreGroup, Targets, alpha_test, clear_color, clear_depth_stencil,
+    DepthTarget, GroupColors, StoreGroup, Targets, alpha_test, clear_color, clear_depth_stencil,
     depth_stencil_test, store_batch,
 };
 
@@ -449,21 +449,7 @@ fn raster_entry(
             // Each sample against its own depth/stencil plane, at its own
             // position; occlusion counts samples.
             if let (Some(dt), Some(sm)) = (&ctx.targets.depth, sample_masks.get_mut(i)) {
-                for (s, m) in sm.iter_mut().enumerate() {
-                    if *m != 0 {
-                        let z = sample_depth(ds, &group, p, planes, s);
-                        *m = depth_stencil_test(
-                            &ds.merge,
-                            &dt.plane(s as u32),
-                            cov.x,
-                            cov.y,
-                            &z,
-                            *m,
-                            p.front_facing,
-                        );
-                    }
-                }
-                mask = sm.iter().fold(0, |a, &b| a | b);
+                mask = test_sample_planes(ds, dt, &group, p, planes, sm, None);
             }
             let passed = sample_masks.get(i).map_or(mask.count_ones(), |sm| {
                 sm.iter().map(|m| m.count_ones()).sum()
@@ -568,6 +554,36 @@ fn flush_batch(ctx: &TileContext<'_>, batch: &mut FragBatch, stats: &mut Vec<Til
     }
     shade_and_merge(ctx, batch, ds, stats);
     batch.clear();
+}
+
+/// Depth/stencil on a multisampled buffer: each live sample of `sm`
+/// against its own plane, at its own position (or at `written`, the
+/// shader's depth output).  Returns the union of the surviving samples.
+/// Early depth (raster) and late depth (after shading) share it.
+fn test_sample_planes(
+    ds: &DerivedState,
+    dt: &DepthTarget,
+    g: &FragGroup,
+    p: &SetupPrim,
+    planes: &[Plane],
+    sm: &mut [u8; MS_SAMPLES],
+    written: Option<Lanes>,
+) -> u8 {
+    for (s, m) in sm.iter_mut().enumerate() {
+        if *m != 0 {
+            let z = written.unwrap_or_else(|| sample_depth(ds, g, p, planes, s));
+            *m = depth_stencil_test(
+                &ds.merge,
+                &dt.plane(s as u32),
+                g.x,
+                g.y,
+                &z,
+                *m,
+                p.front_facing,
+            );
+        }
+    }
+    sm.iter().fold(0, |a, &b| a | b)
 }
 
 /// Samples passed, summed per command over consecutive groups: the
@@ -680,22 +696,8 @@ fn shade_and_merge(
             let written =
                 depth_out.map(|slot| clamp_depth(ds, p.viewport, batch.outputs[slot * 4 * n + g]));
             if let Some(sm) = batch.sample_masks.get_mut(g).filter(|_| ds.fb_samples > 1) {
-                for (s, m) in sm.iter_mut().enumerate() {
-                    *m &= mask;
-                    if *m != 0 {
-                        let z = written.unwrap_or_else(|| sample_depth(ds, grp, p, planes, s));
-                        *m = depth_stencil_test(
-                            &ds.merge,
-                            &dt.plane(s as u32),
-                            grp.x,
-                            grp.y,
-                            &z,
-                            *m,
-                            p.front_facing,
-                        );
-                    }
-                }
-                mask = sm.iter().fold(0, |a, &b| a | b);
+                sm.iter_mut().for_each(|m| *m &= mask);
+                mask = test_sample_planes(ds, dt, grp, p, planes, sm, written);
             } else {
                 let z = written.unwrap_or_else(|| group_depth(ds, grp, p, planes));
                 mask = depth_stencil_test(&ds.merge, dt, grp.x, grp.y, &z, mask, p.front_facing);

@@ -10,7 +10,9 @@ use ferropipe::components::enums::{BindFlags, ShaderType, TransferFlags};
 use ferropipe::components::format::Format;
 use ferropipe::components::resource::ResourceTemplate;
 use ferropipe::components::shader::*;
-use ferropipe::components::state::{PipeBox, VertexElement, ViewportState};
+use ferropipe::components::state::{
+    BlendState, DepthStencilAlphaState, PipeBox, VertexElement, ViewportState,
+};
 use ferropipe::components::view::SurfaceTemplate;
 use ferropipe::{Context, FramebufferTemplate, Resource, Screen};
 
@@ -51,6 +53,16 @@ impl FragmentShader for PassFs {
         let n = 4 * io.groups;
         io.outputs[..n].copy_from_slice(&io.inputs[..n]);
     }
+}
+
+/// Binds `blend` and a default (all tests off) depth/stencil/alpha state.
+pub fn bind_blend_and_default_dsa(ctx: &mut Context, blend: &BlendState) {
+    let b = ctx.create_blend_state(blend).unwrap();
+    ctx.bind_blend_state(Some(b)).unwrap();
+    let d = ctx
+        .create_depth_stencil_alpha_state(&DepthStencilAlphaState::default())
+        .unwrap();
+    ctx.bind_depth_stencil_alpha_state(Some(d)).unwrap();
 }
 
 /// Binds the layout the pass-through VS reads: two `R32G32B32A32_FLOAT`
