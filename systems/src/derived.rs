@@ -149,6 +149,9 @@ pub struct DerivedState {
     pub fs_inputs: Vec<FsInputSource>,
     /// Planes per set-up primitive: depth, 1/w, then 4 per `Attr` input.
     pub planes_per_prim: usize,
+    /// Where a filled triangle's planes come from, for front and back
+    /// faces (setup evaluates them 8 at a time).
+    pub tri_planes: [crate::setup::PlanePlan; 2],
     /// 0.5 with `half_pixel_center`, else 0.
     pub pixel_offset: f32,
     pub bottom_edge_rule: bool,
@@ -430,6 +433,10 @@ impl DerivedState {
             attrs,
             attr_interp,
             stride,
+            tri_planes: [
+                crate::setup::PlanePlan::new(&fs_inputs, false),
+                crate::setup::PlanePlan::new(&fs_inputs, true),
+            ],
             fs_inputs,
             planes_per_prim: next_plane,
             // Pixel centres are at +0.5 in window space; integer centres

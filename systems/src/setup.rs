@@ -38,7 +38,7 @@ use ferropipe_components::batch::{
     PrimKind, RESET_STIPPLE, SetupPrim, SetupPrims,
 };
 use ferropipe_components::enums::{Face, PolygonMode, SpriteCoordMode};
-use ferropipe_components::shader::Interpolation;
+use ferropipe_components::shader::{Interpolation, LANES, Lanes};
 
 use crate::derived::{DerivedState, FsInputSource, Rect};
 
@@ -197,6 +197,11 @@ pub fn setup_prims(clipped: &ClippedPrims, states: &[DerivedState], out: &mut Se
                     // (Conservative edges are dilated and multisampled ones
                     // carry per-sample records: no rectangle merge.)
                     _ if ds.conservative.is_some() || ds.ms_offsets.is_some() => None,
+                    // Half of an axis-aligned rectangle has a right angle
+                    // on the axes: a corner sharing x with one vertex and
+                    // y with another.  Random triangles fail this at once
+                    // (the full test cost ~150 instructions per triangle).
+                    (Some(cur), _) if !cur.axis_right_angle() => None,
                     (Some(cur), Some(prev)) if out.prims.len() == before + 1 => {
                         if merge_rectangle(out, &prev, &cur, ds) {
                             None
@@ -420,11 +425,26 @@ fn stipple_line(
     }
 }
 
-/// Fixed-point corners of a set-up triangle (counter-clockwise).
+/// Fixed-point corners of a set-up triangle (counter-clockwise), in
+/// elements 0..3.  Padded to four: as three-element arrays the returned
+/// value was copied in 8- and 4-byte pieces and read back in 8-byte
+/// pieces that straddled them, a store-forwarding stall on every triangle
+/// (~1.5 % of tiny_tris_1m).
 #[derive(Clone, Copy)]
 struct TriCorners {
-    x: [i32; 3],
-    y: [i32; 3],
+    x: [i32; 4],
+    y: [i32; 4],
+}
+
+impl TriCorners {
+    /// Whether two corners share x and two share y (necessary for half of
+    /// an axis-aligned rectangle).
+    #[inline]
+    fn axis_right_angle(&self) -> bool {
+        let (x, y) = (&self.x, &self.y);
+        (x[0] == x[1] || x[1] == x[2] || x[2] == x[0])
+            && (y[0] == y[1] || y[1] == y[2] || y[2] == y[0])
+    }
 }
 
 /// Rectangle detection (llvmpipe's `lp_setup_rect.c`, and what makes a
@@ -444,7 +464,9 @@ fn merge_rectangle(
     if n < 2 {
         return false;
     }
-    let (pa, pb) = (out.prims[n - 2], out.prims[n - 1]);
+    // (References: copying the two 112-byte records for every triangle
+    // showed in tiny_tris_1m's profile.)
+    let (pa, pb) = (&out.prims[n - 2], &out.prims[n - 1]);
     if pa.kind != PrimKind::Triangle
         || pa.num_edges != 3
         || pa.command != pb.command
@@ -520,6 +542,12 @@ fn merge_rectangle(
     // Counter-clockwise (y down): top-left, bottom-left, bottom-right,
     // top-right; the fill rule's bias comes out of `edge` as for triangles.
     let edges = polygon_edges(&[x0, x0, x1, x1], &[y0, y1, y1, y0], ds.bottom_edge_rule);
+    let bbox = (
+        pa.x0.min(pb.x0),
+        pa.y0.min(pb.y0),
+        pa.x1.max(pb.x1),
+        pa.y1.max(pb.y1),
+    );
     let r = &mut out.prims[n - 2];
     for (i, &(ea, eb, ec)) in edges.iter().enumerate() {
         r.a[i] = ea;
@@ -527,10 +555,7 @@ fn merge_rectangle(
         r.c[i] = ec;
     }
     r.num_edges = 4;
-    r.x0 = pa.x0.min(pb.x0);
-    r.y0 = pa.y0.min(pb.y0);
-    r.x1 = pa.x1.max(pb.x1);
-    r.y1 = pa.y1.max(pb.y1);
+    (r.x0, r.y0, r.x1, r.y1) = bbox;
     out.prims.pop();
     out.planes.truncate(qb);
     true
@@ -556,7 +581,9 @@ struct TriGrad {
 }
 
 impl TriGrad {
-    #[inline]
+    /// One plane, scalar: the reference [`PlanePlan::push_planes`] is
+    /// tested against.
+    #[cfg(test)]
     fn plane(&self, a: [f32; 3]) -> Plane {
         let d1 = a[1] - a[0];
         let d2 = a[2] - a[0];
@@ -566,6 +593,166 @@ impl TriGrad {
             a0: a[0] + dadx * (self.ref_x - self.x0) + dady * (self.ref_y - self.y0),
             dadx,
             dady,
+        }
+    }
+}
+
+/// Where each plane of a filled triangle comes from, decided once per
+/// state and facing ([`DerivedState::tri_planes`]): the same planes, in the
+/// same order, as the per-input loop of [`setup_triangle_as`] pushes, so
+/// that 8 of them are evaluated at once in `f32x8` lanes (lane = plane)
+/// with the same operations in the same order, bit for bit.  The per-input
+/// loop cost ~40 % of setup on tiny_tris_1m (a match and a scalar plane per
+/// component).
+#[derive(Clone, Debug, Default)]
+pub struct PlanePlan {
+    chunks: Vec<PlaneChunk>,
+}
+
+/// Up to 8 consecutive planes.
+#[derive(Clone, Copy, Debug)]
+struct PlaneChunk {
+    /// Vertex slot each lane reads (0 for constant-zero lanes).
+    src: [u16; LANES],
+    /// Planes in use (the rest of the lanes are not stored).
+    len: usize,
+    /// `Some(s)` when lane `l` reads slot `s + l` (zero lanes aside).
+    consecutive: Option<u16>,
+    /// Lane masks: perspective-corrected (value times 1/w), flat (the
+    /// provoking vertex's value, no gradient), zero (an unread component
+    /// or a point coordinate: `Plane::default()`).
+    perspective: u8,
+    flat: u8,
+    zero: u8,
+}
+
+impl PlanePlan {
+    /// The plan of `fs_inputs` for front (`back` false) or back faces.
+    pub fn new(fs_inputs: &[FsInputSource], back: bool) -> Self {
+        // (slot, interpolation) per plane; `None` is a zero plane.
+        let mut planes: Vec<Option<(usize, Interpolation)>> = vec![
+            Some((2, Interpolation::Linear)),
+            Some((3, Interpolation::Linear)),
+        ];
+        for src in fs_inputs {
+            match *src {
+                FsInputSource::Attr {
+                    front: fa,
+                    back: ba,
+                    interp,
+                    read,
+                    ..
+                } => {
+                    let o = 4 + 4 * if back { ba } else { fa };
+                    for c in 0..4 {
+                        planes.push((read & (1 << c) != 0).then_some((o + c, interp)));
+                    }
+                }
+                FsInputSource::PointCoord { .. } => planes.extend([None; 4]),
+                _ => {}
+            }
+        }
+        let chunks = planes
+            .chunks(LANES)
+            .map(|c| {
+                let mut k = PlaneChunk {
+                    src: [0; LANES],
+                    len: c.len(),
+                    consecutive: None,
+                    perspective: 0,
+                    flat: 0,
+                    zero: 0,
+                };
+                for (l, p) in c.iter().enumerate() {
+                    match *p {
+                        None => k.zero |= 1 << l,
+                        Some((slot, interp)) => {
+                            k.src[l] = slot.min(u16::MAX as usize) as u16;
+                            match interp {
+                                Interpolation::Flat => k.flat |= 1 << l,
+                                Interpolation::Perspective => k.perspective |= 1 << l,
+                                Interpolation::Linear => {}
+                            }
+                        }
+                    }
+                }
+                let first = (0..k.len).find(|&l| k.zero & (1 << l) == 0);
+                k.consecutive = first
+                    .and_then(|l| k.src[l].checked_sub(l as u16))
+                    .filter(|&b| {
+                        (0..k.len).all(|l| k.zero & (1 << l) != 0 || k.src[l] == b + l as u16)
+                    });
+                k
+            })
+            .collect();
+        PlanePlan { chunks }
+    }
+
+    /// Pushes the planes of the triangle `v` (gradients `g`, provoking
+    /// vertex `pv`) onto `planes`.  Each vertex is the clipped vertex
+    /// buffer from that vertex on (slot `s` is element `s`).
+    #[inline]
+    fn push_planes(&self, g: &TriGrad, v: &[&[f32]; 3], pv: &[f32], planes: &mut Vec<Plane>) {
+        let gather = |vert: &[f32], k: &PlaneChunk| {
+            // Consecutive slots (the usual layout: depth, 1/w, then the
+            // varyings in order): one 8-float load, lanes past the chunk's
+            // planes read the next slots (or, at the end of the buffer,
+            // nothing: `v` is the rest of the vertex buffer from this
+            // vertex on).
+            if let Some(base) = k.consecutive
+                && let Some(eight) = vert.get(base as usize..base as usize + LANES)
+                && let Ok(eight) = <[f32; LANES]>::try_from(eight)
+            {
+                return Lanes::new(eight);
+            }
+            let mut a = [0.0f32; LANES];
+            for (d, &i) in a.iter_mut().zip(&k.src) {
+                *d = vert.get(i as usize).copied().unwrap_or(0.0);
+            }
+            Lanes::new(a)
+        };
+        let (rx, ry) = (Lanes::splat(g.ref_x - g.x0), Lanes::splat(g.ref_y - g.y0));
+        let (e1x, e1y) = (Lanes::splat(g.e1x), Lanes::splat(g.e1y));
+        let (e2x, e2y) = (Lanes::splat(g.e2x), Lanes::splat(g.e2y));
+        let inv_det = Lanes::splat(g.inv_det);
+        for k in &self.chunks {
+            let mut a = [gather(v[0], k), gather(v[1], k), gather(v[2], k)];
+            if k.perspective != 0 {
+                let m = crate::fragment::mask_lanes(k.perspective);
+                for (ak, vk) in a.iter_mut().zip(v) {
+                    let w = Lanes::splat(vk.get(3).copied().unwrap_or(0.0));
+                    *ak = m.select(*ak * w, *ak);
+                }
+            }
+            // TriGrad::plane, lane-wise.
+            let d1 = a[1] - a[0];
+            let d2 = a[2] - a[0];
+            let mut dadx = (d1 * e2y - d2 * e1y) * inv_det;
+            let mut dady = (d2 * e1x - d1 * e2x) * inv_det;
+            let mut a0 = a[0] + dadx * rx + dady * ry;
+            if k.flat | k.zero != 0 {
+                let constant = crate::fragment::mask_lanes(k.flat | k.zero);
+                let flat = gather(pv, k);
+                let zero = crate::fragment::mask_lanes(k.zero);
+                a0 = constant.select(zero.select(Lanes::ZERO, flat), a0);
+                dadx = constant.select(Lanes::ZERO, dadx);
+                dady = constant.select(Lanes::ZERO, dady);
+            }
+            // All 8 as one fixed-size copy, then the unused ones dropped:
+            // a push per plane (capacity check, three scalar stores) cost
+            // as much as evaluating them.
+            let (a0, dadx, dady) = (a0.to_array(), dadx.to_array(), dady.to_array());
+            let mut eight = [Plane::default(); LANES];
+            for (l, p) in eight.iter_mut().enumerate() {
+                *p = Plane {
+                    a0: a0[l],
+                    dadx: dadx[l],
+                    dady: dady[l],
+                };
+            }
+            let len = planes.len() + k.len;
+            planes.extend_from_slice(&eight);
+            planes.truncate(len);
         }
     }
 }
@@ -839,56 +1026,31 @@ fn setup_triangle_as(
         ref_x: bbox.x0 as f32,
         ref_y: bbox.y0 as f32,
     };
-    let pv = vertex(clipped, prim.provoking);
-    // Depth (with polygon offset: a constant shift of the plane), 1/w.
-    let z = [v[0][2], v[1][2], v[2][2]];
-    let mut zp = g.plane(z);
-    if let Some(o) = ds.offset_tri.as_ref().filter(|_| !smooth) {
-        zp.a0 += o.zoffset(zp.dadx, zp.dady, z);
-    }
-    out.planes.push(zp);
-    out.planes.push(g.plane([v[0][3], v[1][3], v[2][3]]));
-    for src in &ds.fs_inputs {
-        match *src {
-            FsInputSource::Attr {
-                front: fa,
-                back,
-                interp,
-                read,
-                ..
-            } => {
-                let attr = if front || smooth { fa } else { back };
-                let o = 4 + 4 * attr;
-                for c in 0..4 {
-                    if read & (1 << c) == 0 {
-                        // The shader never reads it: no gradients.
-                        out.planes.push(Plane::default());
-                        continue;
-                    }
-                    let p = match interp {
-                        Interpolation::Flat => Plane {
-                            a0: pv[o + c],
-                            dadx: 0.0,
-                            dady: 0.0,
-                        },
-                        Interpolation::Linear => g.plane([v[0][o + c], v[1][o + c], v[2][o + c]]),
-                        Interpolation::Perspective => g.plane([
-                            v[0][o + c] * v[0][3],
-                            v[1][o + c] * v[1][3],
-                            v[2][o + c] * v[2][3],
-                        ]),
-                    };
-                    out.planes.push(p);
-                }
-            }
-            FsInputSource::PointCoord { .. } => {
-                out.planes.extend_from_slice(&[Plane::default(); 4]);
-            }
-            _ => {}
-        }
+    let first_plane = out.planes.len();
+    let plan = &ds.tri_planes[usize::from(!(front || smooth))];
+    let tail = |i: u32| {
+        clipped
+            .verts
+            .get(i as usize * clipped.stride..)
+            .unwrap_or(&[])
+    };
+    plan.push_planes(
+        &g,
+        &[tail(vi[0]), tail(vi[1]), tail(vi[2])],
+        tail(prim.provoking),
+        &mut out.planes,
+    );
+    // Polygon offset: a constant shift of the depth plane.
+    if let Some(o) = ds.offset_tri.as_ref().filter(|_| !smooth)
+        && let Some(zp) = out.planes.get_mut(first_plane)
+    {
+        zp.a0 += o.zoffset(zp.dadx, zp.dady, [v[0][2], v[1][2], v[2][2]]);
     }
     out.prims.push(sp);
-    Some(TriCorners { x, y })
+    Some(TriCorners {
+        x: [x[0], x[1], x[2], 0],
+        y: [y[0], y[1], y[2], 0],
+    })
 }
 
 /// Twice the area of the triangle `vi` snapped to a grid `bits` (x, y)
@@ -1440,6 +1602,103 @@ fn setup_point(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The lane-wise planes equal the scalar reference bit for bit, for
+    /// every kind of plane (linear, perspective, flat, unread, point
+    /// coordinate), more than 8 planes (two chunks), both facings, and
+    /// vertices at the end of the buffer (the 8-float load falls back to
+    /// a gather there).
+    #[test]
+    fn lane_planes_match_the_scalar_planes() {
+        let attr = |front, back, interp, read| FsInputSource::Attr {
+            front,
+            back,
+            interp,
+            plane: 0,
+            sprite: None,
+            read,
+        };
+        let inputs = [
+            attr(0, 2, Interpolation::Perspective, 0b1111),
+            attr(1, 0, Interpolation::Linear, 0b0101),
+            FsInputSource::FrontFacing,
+            attr(2, 1, Interpolation::Flat, 0b0011),
+            FsInputSource::PointCoord { plane: 0 },
+        ];
+        let stride = 4 + 4 * 3;
+        let mut seed = 7u32;
+        let mut rnd = move || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as f32 / (1 << 24) as f32 * 20.0 - 10.0
+        };
+        let verts: Vec<f32> = (0..4 * stride).map(|_| rnd()).collect();
+        let vertex = |i: usize| &verts[i * stride..(i + 1) * stride];
+        let g = TriGrad {
+            x0: 1.25,
+            y0: -3.5,
+            e1x: 4.0,
+            e1y: 0.75,
+            e2x: -1.5,
+            e2y: 6.0,
+            inv_det: 1.0 / (4.0 * 6.0 - (-1.5 * 0.75)),
+            ref_x: 2.0,
+            ref_y: -4.0,
+        };
+        for back in [false, true] {
+            let plan = PlanePlan::new(&inputs, back);
+            // Vertices 1, 2, 3 (3 is last: no 8 floats after its slots),
+            // provoking vertex 2.
+            let v = [vertex(1), vertex(2), vertex(3)];
+            let mut expected = vec![
+                g.plane([v[0][2], v[1][2], v[2][2]]),
+                g.plane([v[0][3], v[1][3], v[2][3]]),
+            ];
+            for src in &inputs {
+                match *src {
+                    FsInputSource::Attr {
+                        front,
+                        back: b,
+                        interp,
+                        read,
+                        ..
+                    } => {
+                        let o = 4 + 4 * if back { b } else { front };
+                        for c in 0..4 {
+                            expected.push(if read & (1 << c) == 0 {
+                                Plane::default()
+                            } else {
+                                match interp {
+                                    Interpolation::Flat => Plane {
+                                        a0: v[1][o + c],
+                                        dadx: 0.0,
+                                        dady: 0.0,
+                                    },
+                                    Interpolation::Linear => {
+                                        g.plane([v[0][o + c], v[1][o + c], v[2][o + c]])
+                                    }
+                                    Interpolation::Perspective => g.plane([
+                                        v[0][o + c] * v[0][3],
+                                        v[1][o + c] * v[1][3],
+                                        v[2][o + c] * v[2][3],
+                                    ]),
+                                }
+                            });
+                        }
+                    }
+                    FsInputSource::PointCoord { .. } => expected.extend([Plane::default(); 4]),
+                    _ => {}
+                }
+            }
+            let tail = |i: usize| &verts[i * stride..];
+            let mut got = vec![Plane::default()];
+            plan.push_planes(&g, &[tail(1), tail(2), tail(3)], tail(2), &mut got);
+            assert_eq!(got.len(), 1 + expected.len());
+            for (k, (a, b)) in got[1..].iter().zip(&expected).enumerate() {
+                let bits = |p: &Plane| [p.a0.to_bits(), p.dadx.to_bits(), p.dady.to_bits()];
+                assert_eq!(bits(a), bits(b), "plane {k}, back {back}");
+            }
+        }
+    }
 
     /// Coverage of pixel (px, py) by a triangle given in fixed point.
     fn covered(x: [i32; 3], y: [i32; 3], bottom: bool, px: i64, py: i64) -> bool {
