@@ -428,8 +428,38 @@ pub fn assemble_part(
         }
     };
 
+    // Lists without an index buffer never repeat a vertex: each primitive's
+    // elements are its own, so the dedup map is skipped (its hashing and
+    // probing were ~40 instructions per vertex of tiny_tris_1m).
+    let unshared = index.is_none()
+        && matches!(
+            topo.mode,
+            PrimType::Points | PrimType::Lines | PrimType::Triangles
+        );
     for p in part.first_prim..part.first_prim + part.num_prims {
         let (elems, pv_elem, edge_flags) = topo.prim(p, n);
+        if unshared {
+            if out[seg_idx].vids.len() + verts_per > SEGMENT_MAX_VERTS {
+                seg_idx = next_segment(out, used, part, topo.kind);
+            }
+            let seg = &mut out[seg_idx];
+            let first = seg.vids.len() as u16;
+            let mut local = [0u16; 3];
+            let mut provoking = first;
+            for k in 0..verts_per {
+                local[k] = first + k as u16;
+                if elems[k] == pv_elem {
+                    provoking = local[k];
+                }
+                seg.vids.push(vid_of(elems[k]));
+            }
+            seg.prims.push(AssembledPrim {
+                v: local,
+                provoking,
+                edge_flags,
+            });
+            continue;
+        }
         // Make room: a primitive adds at most `verts_per` vertices (plus a
         // provoking vertex outside the primitive, for quads).
         if out[seg_idx].vids.len() + verts_per + 1 > SEGMENT_MAX_VERTS {
@@ -673,75 +703,51 @@ pub fn fetch_segment(
         };
         let flat = lanes_as_flat_mut(rows);
         let row_len = groups * LANES;
+        let n_bytes = el.bytes as usize;
+        let vids = &seg.vids[..count];
         match el.decode {
             Decode::F32(n) => {
-                let n = n as usize;
-                let defaults = default_bits(false);
-                for (i, &vid) in seg.vids.iter().enumerate() {
-                    match addr(vid) {
-                        Some(a) => {
-                            let src = &vb.bytes[a..a + 4 * n];
-                            for c in 0..4 {
-                                flat[c * row_len + i] = if c < n {
-                                    f32::from_le_bytes([
-                                        src[4 * c],
-                                        src[4 * c + 1],
-                                        src[4 * c + 2],
-                                        src[4 * c + 3],
-                                    ])
-                                } else {
-                                    f32::from_bits(defaults[c])
-                                };
-                            }
+                let n = (n as usize).min(4);
+                let defaults = default_bits(false).map(f32::from_bits);
+                decode_rows(flat, row_len, vids, &addr, vb.bytes, n_bytes, el, |px| {
+                    let mut v = defaults;
+                    for (c, d) in v.iter_mut().enumerate().take(n) {
+                        if let Some(b) = px.get(4 * c..4 * c + 4) {
+                            *d = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
                         }
-                        None => zero_vertex(flat, row_len, i, el.format.desc()),
                     }
-                }
+                    v
+                });
             }
             Decode::Unorm8(n) => {
-                let n = n as usize;
-                for (i, &vid) in seg.vids.iter().enumerate() {
-                    match addr(vid) {
-                        Some(a) => {
-                            for c in 0..4 {
-                                flat[c * row_len + i] = if c < n {
-                                    vb.bytes[a + c] as f32 * (1.0 / 255.0)
-                                } else if c == 3 {
-                                    1.0
-                                } else {
-                                    0.0
-                                };
-                            }
-                        }
-                        None => zero_vertex(flat, row_len, i, el.format.desc()),
+                let n = (n as usize).min(4);
+                const K: f32 = 1.0 / 255.0;
+                decode_rows(flat, row_len, vids, &addr, vb.bytes, n_bytes, el, |px| {
+                    // RGBA8 colours, the common case, without the loop.
+                    if let (4, &[r, g, b, a, ..]) = (n, px) {
+                        return [r as f32 * K, g as f32 * K, b as f32 * K, a as f32 * K];
                     }
-                }
+                    let mut v = [0.0, 0.0, 0.0, 1.0];
+                    for (d, &b) in v.iter_mut().zip(px).take(n) {
+                        *d = b as f32 * K;
+                    }
+                    v
+                });
             }
             Decode::Unorm16(n) => {
-                for (i, &vid) in seg.vids.iter().enumerate() {
-                    match addr(vid) {
-                        Some(a) => {
-                            let v = decode_unorm16(&vb.bytes[a..a + el.bytes as usize], n);
-                            for c in 0..4 {
-                                flat[c * row_len + i] = v[c];
-                            }
-                        }
-                        None => zero_vertex(flat, row_len, i, el.format.desc()),
+                decode_rows(flat, row_len, vids, &addr, vb.bytes, n_bytes, el, |px| {
+                    // Two-channel positions and texture coordinates first.
+                    if let (2, &[x0, x1, y0, y1, ..]) = (n, px) {
+                        let ch = |lo, hi| u16::from_le_bytes([lo, hi]) as f32 / 65535.0;
+                        return [ch(x0, x1), ch(y0, y1), 0.0, 1.0];
                     }
-                }
+                    decode_unorm16(px, n)
+                });
             }
             Decode::Generic(d) => {
-                for (i, &vid) in seg.vids.iter().enumerate() {
-                    match addr(vid) {
-                        Some(a) => {
-                            let v = decode_generic(d, &vb.bytes[a..a + el.bytes as usize]);
-                            for c in 0..4 {
-                                flat[c * row_len + i] = f32::from_bits(v[c]);
-                            }
-                        }
-                        None => zero_vertex(flat, row_len, i, d),
-                    }
-                }
+                decode_rows(flat, row_len, vids, &addr, vb.bytes, n_bytes, el, |px| {
+                    decode_generic(d, px).map(f32::from_bits)
+                });
             }
         }
         // Padding lanes repeat vertex 0 so shaders never see garbage.
@@ -754,12 +760,49 @@ pub fn fetch_segment(
     }
 }
 
-/// An out-of-bounds element: the decode of all-zero bytes.
-fn zero_vertex(flat: &mut [f32], row_len: usize, i: usize, d: &FormatDesc) {
+/// Decodes element `el` of each of `vids` (`addr` gives its byte offset,
+/// `None` when out of range) with `decode` into the four component rows of
+/// `flat` (`row_len` floats each).  An out-of-range element reads as the
+/// decode of all-zero bytes.
+///
+/// The rows are split and cut to the vertex count up front so the four
+/// stores per vertex carry no bounds checks, and the decode is a closure
+/// over one element's bytes so each format's loop is its own tight loop:
+/// the indexed `flat[c * row_len + i]` form cost ~50 instructions per
+/// element of tiny_tris_1m's RGBA8 colours.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn decode_rows(
+    flat: &mut [f32],
+    row_len: usize,
+    vids: &[i64],
+    addr: &impl Fn(i64) -> Option<usize>,
+    bytes: &[u8],
+    n_bytes: usize,
+    el: &ElementFetch,
+    decode: impl Fn(&[u8]) -> [f32; 4],
+) {
     let zeros = [0u8; 16];
-    let v = decode_generic(d, &zeros[..(d.block_bytes as usize).min(16)]);
-    for c in 0..4 {
-        flat[c * row_len + i] = f32::from_bits(v[c]);
+    let d = el.format.desc();
+    let oob = decode_generic(d, &zeros[..(d.block_bytes as usize).min(16)]).map(f32::from_bits);
+    let count = vids.len().min(row_len);
+    let (r0, rest) = flat.split_at_mut(row_len);
+    let (r1, rest) = rest.split_at_mut(row_len);
+    let (r2, r3) = rest.split_at_mut(row_len);
+    let (r0, r1, r2) = (&mut r0[..count], &mut r1[..count], &mut r2[..count]);
+    let n3 = count.min(r3.len());
+    let r3 = &mut r3[..n3];
+    for (i, &vid) in vids[..count].iter().enumerate() {
+        let v = match addr(vid).and_then(|a| bytes.get(a..a + n_bytes)) {
+            Some(px) => decode(px),
+            None => oob,
+        };
+        r0[i] = v[0];
+        r1[i] = v[1];
+        r2[i] = v[2];
+        if let Some(w) = r3.get_mut(i) {
+            *w = v[3];
+        }
     }
 }
 
