@@ -180,7 +180,9 @@ pub fn order_prims_by_tile(
     scratch.remap.resize(n, u32::MAX);
     scratch.prims.clear();
     scratch.planes.clear();
-    for e in bins.entries.iter_mut() {
+    for k in 0..bins.entries.len() {
+        prefetch_record(prims, &bins.entries, k);
+        let e = &mut bins.entries[k];
         let old = e.prim as usize;
         let Some(r) = scratch.remap.get_mut(old) else {
             continue;
@@ -206,6 +208,35 @@ pub fn order_prims_by_tile(
     // Records no tile reads (outside the framebuffer) are dropped.
     std::mem::swap(&mut prims.prims, &mut scratch.prims);
     std::mem::swap(&mut prims.planes, &mut scratch.planes);
+}
+
+/// How many entries ahead [`order_prims_by_tile`] prefetches the record it
+/// will copy (and, half as far, that record's planes).  The entries visit
+/// the job's records in tile order, i.e. scattered over the ~400 KB the
+/// job's setup wrote, which has left L2 by then: the copy stalled on
+/// nearly every record (~60 % of the function in tiny_tris_1m).
+const ORDER_PREFETCH: usize = 8;
+
+#[inline]
+fn prefetch_record(prims: &SetupPrims, entries: &[BinEntry], k: usize) {
+    if let Some(p) = entries
+        .get(k + ORDER_PREFETCH)
+        .and_then(|e| prims.prims.get(e.prim as usize))
+    {
+        // A record is 112 bytes: it may straddle two lines.
+        let at = p as *const SetupPrim as *const u8;
+        crate::raster::prefetch(at);
+        crate::raster::prefetch(at.wrapping_add(std::mem::size_of::<SetupPrim>() - 1));
+    }
+    if let Some(pl) = entries
+        .get(k + ORDER_PREFETCH / 2)
+        .and_then(|e| prims.prims.get(e.prim as usize))
+        .and_then(|p| prims.planes.get(p.planes as usize))
+    {
+        let at = pl as *const Plane as *const u8;
+        crate::raster::prefetch(at);
+        crate::raster::prefetch(at.wrapping_add(64));
+    }
 }
 
 /// Bins a whole-framebuffer clear: one entry per tile.  `opaque` when the

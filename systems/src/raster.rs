@@ -31,7 +31,7 @@ use ferropipe_components::batch::{
 };
 use ferropipe_components::enums::ClearFlags;
 use ferropipe_components::shader::{
-    FRAG_LANE_X, FRAG_LANE_Y, ILanes, Lanes, Semantic, ShaderResources,
+    FRAG_LANE_X, FRAG_LANE_Y, ILanes, LANES, Lanes, Semantic, ShaderResources,
 };
 
 use crate::bin::TileGrid;
@@ -61,21 +61,6 @@ fn lane_xi() -> ILanes {
 #[inline]
 fn lane_yi() -> ILanes {
     ILanes::new(FRAG_LANE_Y.map(|v| v as i32))
-}
-
-/// Mask of the lanes of group `(gx, gy)` inside `r`.
-#[inline]
-fn rect_mask(gx: i32, gy: i32, r: &Rect) -> u8 {
-    if gx >= r.x0 && gx + 4 <= r.x1 && gy >= r.y0 && gy + 2 <= r.y1 {
-        return 0xff;
-    }
-    let x = ILanes::splat(gx) + lane_xi();
-    let y = ILanes::splat(gy) + lane_yi();
-    let inside = x.simd_gt(ILanes::splat(r.x0 - 1))
-        & ILanes::splat(r.x1).simd_gt(x)
-        & y.simd_gt(ILanes::splat(r.y0 - 1))
-        & ILanes::splat(r.y1).simd_gt(y);
-    inside.to_bitmask() as u8
 }
 
 /// A partial edge narrowed to `i32` at some origin.
@@ -179,6 +164,37 @@ pub fn cover_prim(p: &SetupPrim, edge_mask: u8, tile: &Rect, out: &mut Vec<Cover
     }
 }
 
+/// Bit `l` set for the lanes whose pixel column within the group is below
+/// `k` (`X_BELOW[k]`, k = 0..=4), and likewise for rows (`Y_BELOW`, 0..=2).
+const X_BELOW: [u8; 5] = lanes_below(&FRAG_LANE_X);
+const Y_BELOW: [u8; 3] = lanes_below(&FRAG_LANE_Y);
+
+const fn lanes_below<const N: usize>(offsets: &[u32; LANES]) -> [u8; N] {
+    let mut out = [0u8; N];
+    let mut k = 0;
+    while k < N {
+        let mut l = 0;
+        while l < LANES {
+            if offsets[l] < k as u32 {
+                out[k] |= 1 << l;
+            }
+            l += 1;
+        }
+        k += 1;
+    }
+    out
+}
+
+/// Lanes of a group starting at `g` (column or row) whose pixel lies in
+/// `[lo, hi)`, given the group's `BELOW` table (`len` pixels per group).
+#[inline(always)]
+fn span_mask<const N: usize>(below: &[u8; N], g: i32, lo: i32, hi: i32) -> u8 {
+    let len = N as i32 - 1;
+    let from = (lo - g).clamp(0, len) as usize;
+    let to = (hi - g).clamp(0, len) as usize;
+    below[to] & !below[from]
+}
+
 /// Groups of `region` (group-aligned start `gx0`, `gy0`) against `edges`
 /// (values relative to `(ox, oy)`).
 #[inline]
@@ -191,19 +207,57 @@ fn cover_region(
     region: &Rect,
     out: &mut Vec<Coverage>,
 ) {
+    match edges {
+        [] => cover_region_n::<0>(&[], ox, oy, gx0, gy0, region, out),
+        [a] => cover_region_n(&[*a], ox, oy, gx0, gy0, region, out),
+        [a, b] => cover_region_n(&[*a, *b], ox, oy, gx0, gy0, region, out),
+        [a, b, c] => cover_region_n(&[*a, *b, *c], ox, oy, gx0, gy0, region, out),
+        [a, b, c, d, ..] => cover_region_n(&[*a, *b, *c, *d], ox, oy, gx0, gy0, region, out),
+    }
+}
+
+/// [`cover_region`] for `N` edges.  Each edge's lane values start at the
+/// first group and step by `4a` per group column and `2b` per group row
+/// (integer adds, the same wrapped values as evaluating each group afresh);
+/// a lane is inside when the least of its edge values is positive, one
+/// compare and one mask extraction per group whatever `N`; the region's
+/// bounds come from per-row and per-column lane masks.  Tiny triangles
+/// (tiny_tris_1m: ~2 groups each) spent ~590 instructions per triangle in
+/// coverage with a multiply-add, compare and extraction per edge and group
+/// and a SIMD bounds test per group.
+#[inline(always)]
+fn cover_region_n<const N: usize>(
+    edges: &[LocalEdge; N],
+    ox: i32,
+    oy: i32,
+    gx0: i32,
+    gy0: i32,
+    region: &Rect,
+    out: &mut Vec<Coverage>,
+) {
     let zero = ILanes::ZERO;
+    let mut row = [zero; N];
+    let mut step_x = [zero; N];
+    let mut step_y = [zero; N];
+    for (k, e) in edges.iter().enumerate() {
+        let base = e.c + e.a * (gx0 - ox) + e.b * (gy0 - oy);
+        row[k] = ILanes::splat(base) + e.off;
+        step_x[k] = ILanes::splat(e.a.wrapping_mul(4));
+        step_y[k] = ILanes::splat(e.b.wrapping_mul(2));
+    }
     let mut gy = gy0;
     while gy < region.y1 {
+        let ymask = span_mask(&Y_BELOW, gy, region.y0, region.y1);
+        let mut v = row;
         let mut gx = gx0;
         while gx < region.x1 {
-            let mut m = rect_mask(gx, gy, region);
-            for e in edges {
-                if m == 0 {
-                    break;
+            let mut m = ymask & span_mask(&X_BELOW, gx, region.x0, region.x1);
+            if N > 0 && m != 0 {
+                let mut least = v[0];
+                for vk in &v[1..] {
+                    least = least.min(*vk);
                 }
-                let base = e.c + e.a * (gx - ox) + e.b * (gy - oy);
-                let v = ILanes::splat(base) + e.off;
-                m &= v.simd_gt(zero).to_bitmask() as u8;
+                m &= least.simd_gt(zero).to_bitmask() as u8;
             }
             if m != 0 {
                 out.push(Coverage {
@@ -212,7 +266,13 @@ fn cover_region(
                     mask: m,
                 });
             }
+            for (vk, s) in v.iter_mut().zip(&step_x) {
+                *vk += *s;
+            }
             gx += 4;
+        }
+        for (rk, s) in row.iter_mut().zip(&step_y) {
+            *rk += *s;
         }
         gy += 2;
     }
@@ -302,6 +362,7 @@ pub fn rasterize_tile(
     walk.clear();
     let mut counted_seen = false;
     for (j, job) in ctx.jobs.iter().enumerate() {
+        prefetch_tile_entries(ctx.jobs, j, t);
         for e in job.tile_entries(t) {
             if e.flags & bin_flags::OPAQUE != 0 && !counted_seen {
                 walk.clear();
@@ -496,7 +557,10 @@ fn prefetch_ahead(jobs: &[BinnedJob], walk: &[(u32, BinEntry)], k: usize) {
             .and_then(|job| Some((job, job.prims.prims.get(e.prim as usize)?)))
     };
     if let Some((_, p)) = record(k + PREFETCH_DISTANCE) {
-        prefetch(p as *const SetupPrim as *const u8);
+        // A record is 112 bytes: it may straddle two lines.
+        let at = p as *const SetupPrim as *const u8;
+        prefetch(at);
+        prefetch(at.wrapping_add(std::mem::size_of::<SetupPrim>() - 1));
     }
     if let Some((job, p)) = record(k + PREFETCH_DISTANCE / 2)
         && let Some(pl) = job.prims.planes.get(p.planes as usize)
@@ -507,9 +571,33 @@ fn prefetch_ahead(jobs: &[BinnedJob], walk: &[(u32, BinEntry)], k: usize) {
     }
 }
 
+/// How many jobs ahead the walk of a tile's bins prefetches the job's
+/// `tile_start` entry (and, half as far, its first bin entry).  A tile
+/// reads a few entries from each of hundreds of jobs (tiny_tris_1m: ~500
+/// jobs of 2048 triangles, ~4 entries each per tile), every job's a cache
+/// miss on two dependent loads: without this the walk stalled on them for
+/// a seventh of that scene's back end.
+const WALK_PREFETCH: usize = 8;
+
+#[inline]
+fn prefetch_tile_entries(jobs: &[BinnedJob], j: usize, t: usize) {
+    if let Some(s) = jobs
+        .get(j + WALK_PREFETCH)
+        .and_then(|job| job.bins.tile_start.get(t))
+    {
+        prefetch(s as *const u32 as *const u8);
+    }
+    if let Some(job) = jobs.get(j + WALK_PREFETCH / 2)
+        && let Some(&s) = job.bins.tile_start.get(t)
+        && let Some(e) = job.bins.entries.get(s as usize)
+    {
+        prefetch(e as *const BinEntry as *const u8);
+    }
+}
+
 /// Hints the cache to fetch the line at `p` (no effect on other targets).
 #[inline(always)]
-fn prefetch(p: *const u8) {
+pub(crate) fn prefetch(p: *const u8) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: prefetching never faults and does not dereference in the
     // language sense; any address is allowed.
