@@ -1334,8 +1334,9 @@ impl LodParams {
     }
 }
 
-/// Most view levels [`QuadSampler`]'s level table holds (a 2^15 texture's
-/// chain plus one); views with more take the general path.
+/// Most view levels [`QuadSampler`]'s level table holds (the full chain of
+/// a 32768-texel texture, 16 levels); views with more take the general
+/// path.
 const TABLE_LEVELS: usize = 16;
 
 /// [`Texture::sample`]'s textured-surface fast path with every per-call
