@@ -45,6 +45,8 @@ use ferropipe_components::pack;
 use ferropipe_components::resource::LevelLayout;
 use ferropipe_components::shader::{BoundTexture, LANES, Lanes, ShaderResources};
 use ferropipe_components::state::SamplerState;
+use std::cell::Cell;
+
 use wide::{f32x8, i32x8, u16x16, u32x8};
 
 use crate::exec::loc;
@@ -515,38 +517,6 @@ impl<'a> Texture<'a> {
         self.filter_rgba8(s, &lv0, second.as_ref(), coords)
     }
 
-    /// [`Self::sample_bilinear_2d_rgba8`] with one choice per 2x2 quad
-    /// (implicit derivatives, [`Self::quad_lods`]): the common textured
-    /// surface goes from derivatives to filtered texels without building
-    /// per-lane choice arrays (their copies were ~9 % of textured_mesh).
-    fn sample_bilinear_quads(
-        &self,
-        s: &SamplerState,
-        quads: &[LevelChoice; 2],
-        coords: &[Lanes; 3],
-        offset: [i32; 3],
-    ) -> Option<[Lanes; 4]> {
-        if !self.bilinear_simd_applies(s, offset)
-            || quads.iter().any(|l| l.filter != TexFilter::Linear)
-        {
-            return None;
-        }
-        let lv0 = self.quad_levels(s, [quads[0].level0, quads[1].level0])?;
-        let second = if quads.iter().any(|l| l.level1 != l.level0) {
-            let w = |q: &LevelChoice| ((q.weight * 256.0) as i32).clamp(0, 255);
-            let (w0, w1) = (w(&quads[0]), w(&quads[1]));
-            let weights = std::array::from_fn(|l| if l < LANES / 2 { w0 } else { w1 });
-            Some((
-                self.quad_levels(s, [quads[0].level1, quads[1].level1])?,
-                weights,
-            ))
-        } else {
-            None
-        };
-        let coords = [coords[0].to_array(), coords[1].to_array(), [0.0; LANES]];
-        self.filter_rgba8(s, &lv0, second.as_ref(), &coords)
-    }
-
     /// The sampler and view conditions of the SIMD bilinear path: a 2D
     /// view of a 4-byte UNORM8 format, normalized coordinates, REPEAT or
     /// CLAMP_TO_EDGE, no texel offset, data under 2 GiB (texel offsets are
@@ -609,29 +579,6 @@ impl<'a> Texture<'a> {
         Some([pick(sw[0]), pick(sw[1]), pick(sw[2]), pick(sw[3])])
     }
 
-    /// [`Self::lane_levels`] for one level per quad.  Built as whole
-    /// registers: writing halves and reading the struct back as 32-byte
-    /// vectors was a store-forwarding stall (~9 % of textured_mesh).
-    #[inline]
-    fn quad_levels(&self, s: &SamplerState, levels: [u32; 2]) -> Option<LaneLevels> {
-        let lv = |q: usize| &self.levels[(levels[q] as usize).min(self.levels.len() - 1)];
-        let (a, b) = (lv(0), lv(1));
-        if !level_fits_simd(a, s) || !level_fits_simd(b, s) {
-            return None;
-        }
-        let halves = |x: usize, y: usize| {
-            let (x, y) = (x as i32, y as i32);
-            i32x8::new([x, x, x, x, y, y, y, y])
-        };
-        let base = |l: &LevelLayout| l.offset + self.first_layer as usize * l.slice_stride;
-        Some(LaneLevels {
-            width: halves(a.width as usize, b.width as usize),
-            height: halves(a.height as usize, b.height as usize),
-            row_stride: halves(a.row_stride, b.row_stride),
-            base: halves(base(a), base(b)),
-        })
-    }
-
     /// Size, row stride and base offset of each lane's level, or `None`
     /// when one of them cannot take the SIMD path (empty, or REPEAT on a
     /// size that is not a power of two).
@@ -664,29 +611,8 @@ impl<'a> Texture<'a> {
         cx: f32x8,
         cy: f32x8,
     ) -> Option<[i32x8; 4]> {
-        let axis = |c: f32x8, len: i32x8, wrap: TexWrap| -> Option<(i32x8, i32x8, i32x8)> {
-            let scaled = c * (len * i32x8::splat(256)).round_float();
-            // Outside i32 (or NaN) the scalar cast saturates where the
-            // SIMD conversion does not: leave those to the scalar path.
-            let limit = f32x8::splat(2147483520.0);
-            if !(scaled.abs().simd_lt(limit)).all() {
-                return None;
-            }
-            let u = scaled.round_int() - i32x8::splat(128);
-            let i0: i32x8 = u >> 8_i32;
-            let w = u & i32x8::splat(255);
-            let last = len - i32x8::ONE;
-            Some(if wrap == TexWrap::Repeat {
-                let i0 = i0 & last;
-                (i0, (i0 + i32x8::ONE) & last, w)
-            } else {
-                let inside = i0.simd_gt(i32x8::splat(-1)) & i0.simd_lt(last);
-                let c0 = i0.max(i32x8::ZERO).min(last);
-                (c0, inside.select(c0 + i32x8::ONE, c0), w)
-            })
-        };
-        let (x0, x1, wx) = axis(cx, lv.width, s.wrap_s)?;
-        let (y0, y1, wy) = axis(cy, lv.height, s.wrap_t)?;
+        let (x0, x1, wx) = wrap_linear_8x8(cx, lv.width, s.wrap_s)?;
+        let (y0, y1, wy) = wrap_linear_8x8(cy, lv.height, s.wrap_t)?;
         // Byte offsets in lanes: indices are inside the level (wrapped or
         // clamped above) and the data is under 2 GiB, so i32 holds them.
         let (base, stride) = (lv.base, lv.row_stride);
@@ -718,21 +644,8 @@ impl<'a> Texture<'a> {
             i32x8::new(t[2]),
             i32x8::new(t[3]),
         ];
-        // Two channels per 32-bit lane, as 16-bit halves: bytes 0 and 2
-        // ("even") and bytes 1 and 3 ("odd") of every texel, so each lerp
-        // filters two channels at once (llvmpipe's AoS 8-bit trick).
-        let pairs = i32x8::splat(0x00ff_00ff);
-        let even = |v: i32x8| -> u16x16 { wide::bytemuck::cast(v & pairs) };
-        let odd = |v: i32x8| -> u16x16 { wide::bytemuck::cast((v >> 8_i32) & pairs) };
-        let both = |w: i32x8| -> u16x16 { wide::bytemuck::cast(w | (w << 16_i32)) };
-        let (wx, wy) = (both(wx), both(wy));
-        let filter = |c: [u16x16; 4]| -> i32x8 {
-            let top = lerp8x16(c[0], c[1], wx);
-            let bottom = lerp8x16(c[2], c[3], wx);
-            wide::bytemuck::cast(lerp8x16(top, bottom, wy))
-        };
-        let e = filter([even(t[0]), even(t[1]), even(t[2]), even(t[3])]);
-        let o = filter([odd(t[0]), odd(t[1]), odd(t[2]), odd(t[3])]);
+        let (e, o) = filter_pairs(t, wx, wy);
+        let (e, o): (i32x8, i32x8) = (wide::bytemuck::cast(e), wide::bytemuck::cast(o));
         let lo = i32x8::splat(0xffff);
         Some([e & lo, o & lo, e >> 16_i32, o >> 16_i32])
     }
@@ -1421,19 +1334,71 @@ impl LodParams {
     }
 }
 
+/// Most view levels [`QuadSampler`]'s level table holds (the full chain of
+/// a 32768-texel texture, 16 levels); views with more take the general
+/// path.
+const TABLE_LEVELS: usize = 16;
+
 /// [`Texture::sample`]'s textured-surface fast path with every per-call
 /// decision taken once per shader op instead of once per 8 lanes: the
-/// sampler, view and LOD-source checks and [`LodParams`].  What remains
-/// per group is derivatives, one level choice per quad and the SIMD
-/// bilinear filter (the per-group checks were ~8 % of textured_mesh).
+/// sampler, view and LOD-source checks, [`LodParams`], the layout of
+/// every view level (validated once, see `table`) and the composed
+/// format + view swizzle.  What remains per group is derivatives, one
+/// level choice per quad (both quads in the same SIMD lanes) and the SIMD
+/// bilinear filter.
+///
+/// Why: in textured_mesh the per-group level lookups, per-quad scalar LOD
+/// code and per-texel bounds checks were about half of the texture path
+/// (rho2_implicit 4.7 %, LodParams::choose 2.0 %, sample_bilinear_quads
+/// 5.2 % of all samples before this struct took them over).
 pub struct QuadSampler<'s> {
     s: &'s SamplerState,
     lod: LodParams,
+    how: QuadLod,
+    /// The view's data as 4-byte texels (the SIMD path is RGBA8-sized).
+    words: &'s [[u8; 4]],
+    /// Base level width and height: the derivative scale of `rho`.
+    size: [f32; 2],
+    /// The view's levels, first to last: `table[level - first]`.
+    levels: &'s [LevelLayout],
+    first: u32,
+    first_layer: usize,
+    /// Width, height, row stride and base of each view level, the last
+    /// two in texels (4-byte words of `words`), filled on first use
+    /// ([`Self::entry`]): a call often has only a few groups and touches
+    /// one or two levels, and filling all 11 of textured_mesh's up front
+    /// cost 1.8 % of its samples.
+    table: [Cell<[i32; 4]>; TABLE_LEVELS],
+    /// Bit `i`: `table[i]` is filled.
+    known: Cell<u32>,
+    /// Bit `i`: `table[i]` fits the SIMD path (see [`Self::entry`]).
+    fits: Cell<u32>,
+    min_linear: bool,
+    mag_linear: bool,
+    /// Which filtered channel feeds output R, G, B, A: 0-3 a stored byte,
+    /// 4 zero, 5 one (the format's channel map, then the view swizzle).
+    out: [u8; 4],
+}
+
+/// How [`QuadSampler`] chooses each quad's level.
+#[derive(Clone, Copy)]
+enum QuadLod {
+    /// One choice for everything (no mipmapping with equal min / mag
+    /// filters, or `min_lod == max_lod`): nothing per group.
+    Const(LevelChoice),
+    /// `lp_build_ilog2_sqrt` (no bias, no LOD clamps, no LINEAR mip
+    /// filter): the level is `(exponent(rho^2) + 1) >> 1` clamped to
+    /// `first..=last` (`last == first` for mip filter NONE), computed for
+    /// both quads in the same lanes.
+    Ilog2 { first: i32, last: i32 },
+    /// Everything else: [`LodParams::choose`] per quad on the SIMD `rho^2`.
+    General,
 }
 
 impl<'a> Texture<'a> {
     /// The fast path for implicit-LOD sampling with `sampler` (`None`: the
     /// default sampler), or `None` when a lookup needs the general path.
+    ///
     pub fn quad_sampler<'s>(&self, sampler: Option<&'s SamplerState>) -> Option<QuadSampler<'s>>
     where
         'a: 's,
@@ -1447,9 +1412,52 @@ impl<'a> Texture<'a> {
             && !(s.compare_mode == TexCompareMode::RToTexture && self.depth)
             && self.use_aos(s, &args)
             && self.bilinear_simd_applies(s, [0; 3]);
-        ok.then(|| QuadSampler {
+        let (first, last) = (self.first_level as usize, self.last_level as usize);
+        if !ok || last - first >= TABLE_LEVELS {
+            return None;
+        }
+        let lod = LodParams::new(self, s, &args);
+        let how = if let Some(fixed) = lod.fixed {
+            QuadLod::Const(fixed)
+        } else if lod.min_max_equal {
+            // choose() ignores rho here
+            QuadLod::Const(lod.choose(s, 0.0, 0.0, None))
+        } else if lod.fast && lod.mip != TexMipFilter::Linear {
+            let first = self.first_level as i32;
+            let last = if lod.mip == TexMipFilter::None {
+                first
+            } else {
+                self.last_level as i32
+            };
+            QuadLod::Ilog2 { first, last }
+        } else {
+            QuadLod::General
+        };
+        let size = self.base_size(s);
+        let c = self.channel_of;
+        let out = self.swizzle.map(|sw| match sw {
+            Swizzle::X => c[0],
+            Swizzle::Y => c[1],
+            Swizzle::Z => c[2],
+            Swizzle::W => c[3],
+            Swizzle::Zero | Swizzle::None => 4,
+            Swizzle::One => 5,
+        });
+        Some(QuadSampler {
             s,
-            lod: LodParams::new(self, s, &args),
+            lod,
+            how,
+            words: self.data.as_chunks::<4>().0,
+            size: [size[0], size[1]],
+            levels: &self.levels[first..=last],
+            first: self.first_level,
+            first_layer: self.first_layer as usize,
+            table: Default::default(),
+            known: Cell::new(0),
+            fits: Cell::new(0),
+            min_linear: s.min_img_filter == TexFilter::Linear,
+            mag_linear: s.mag_img_filter == TexFilter::Linear,
+            out,
         })
     }
 
@@ -1459,9 +1467,326 @@ impl<'a> Texture<'a> {
     /// coordinates the SIMD path leaves to the scalar one).
     #[inline]
     pub fn sample_quads(&self, q: &QuadSampler<'_>, coord: &[Lanes; 3]) -> Option<[Lanes; 4]> {
-        let quads = self.choose_quads(q.s, &q.lod, coord);
-        self.sample_bilinear_quads(q.s, &quads, coord, [0; 3])
+        q.sample(coord)
     }
+}
+
+impl QuadSampler<'_> {
+    /// See [`Texture::sample_quads`].
+    #[inline(always)]
+    fn sample(&self, coord: &[Lanes; 3]) -> Option<[Lanes; 4]> {
+        let quads = self.choose(coord);
+        self.filter_quads(&quads, coord[0], coord[1])
+    }
+
+    /// Each quad's level choice: [`Texture::choose_quads`] (the test
+    /// `quad_sampler_lods_match_the_scalar_choice` holds it to that), with
+    /// the derivatives, `rho^2` and the usual `ilog2` level of both quads
+    /// computed in the same SIMD lanes.
+    #[inline(always)]
+    fn choose(&self, coord: &[Lanes; 3]) -> [LevelChoice; 2] {
+        match self.how {
+            QuadLod::Const(c) => [c; 2],
+            QuadLod::Ilog2 { first, last } => {
+                let rho2 = rho2_quads(coord, self.size);
+                let (level, minify) = ilog2_levels(rho2, first, last);
+                let filter = |q: usize| {
+                    let linear = if minify & (1 << (q * LANES / 2)) != 0 {
+                        self.min_linear
+                    } else {
+                        self.mag_linear
+                    };
+                    if linear {
+                        TexFilter::Linear
+                    } else {
+                        TexFilter::Nearest
+                    }
+                };
+                let level = level.to_array();
+                [
+                    LevelChoice::single(level[0] as u32, filter(0)),
+                    LevelChoice::single(level[LANES / 2] as u32, filter(1)),
+                ]
+            }
+            QuadLod::General => {
+                let r = rho2_quads(coord, self.size).to_array();
+                [
+                    self.lod.choose(self.s, r[0], 0.0, None),
+                    self.lod.choose(self.s, r[LANES / 2], 0.0, None),
+                ]
+            }
+        }
+    }
+
+    /// Bilinear texels of each quad's choice (lanes 0-3: `quads[0]`, 4-7:
+    /// `quads[1]`), blended between two levels where a choice has them,
+    /// converted to floats and swizzled.  Bit for bit
+    /// [`Texture::sample_aos_scalar`] (`wrap_linear_8` + `lerp8`).
+    #[inline(always)]
+    fn filter_quads(&self, quads: &[LevelChoice; 2], cx: f32x8, cy: f32x8) -> Option<[Lanes; 4]> {
+        if quads[0].filter != TexFilter::Linear || quads[1].filter != TexFilter::Linear {
+            return None;
+        }
+        let lv0 = self.levels_of(quads[0].level0, quads[1].level0)?;
+        let (mut even, mut odd) = self.bilinear(&lv0, cx, cy)?;
+        if quads[0].level1 != quads[0].level0 || quads[1].level1 != quads[1].level0 {
+            let lv1 = self.levels_of(quads[0].level1, quads[1].level1)?;
+            let (e1, o1) = self.bilinear(&lv1, cx, cy)?;
+            // A quad with one level lerps between equal texels: no change.
+            // lerp8x16 is lerp8 per 16-bit channel (see there), so the
+            // mip blend runs on the channel pairs too.
+            let w = |q: &LevelChoice| ((q.weight * 256.0) as i32).clamp(0, 255);
+            let w = both16(halves(w(&quads[0]), w(&quads[1])));
+            even = lerp8x16(even, e1, w);
+            odd = lerp8x16(odd, o1, w);
+        }
+        let (even, odd): (i32x8, i32x8) = (wide::bytemuck::cast(even), wide::bytemuck::cast(odd));
+        // Channel k of the stored texel is byte k: even / odd words hold
+        // bytes 0 and 2 / 1 and 3 in their low / high 16 bits.
+        let lo = i32x8::splat(0xffff);
+        let scale = f32x8::splat(1.0 / 255.0);
+        let to_f = |v: i32x8| v.round_float() * scale;
+        let ch = [
+            to_f(even & lo),
+            to_f(odd & lo),
+            to_f(even >> 16_i32),
+            to_f(odd >> 16_i32),
+        ];
+        if self.out == [0, 1, 2, 3] {
+            return Some(ch);
+        }
+        let pick = |c: u8| match c {
+            0..=3 => ch[c as usize],
+            4 => f32x8::ZERO,
+            _ => f32x8::ONE,
+        };
+        Some([
+            pick(self.out[0]),
+            pick(self.out[1]),
+            pick(self.out[2]),
+            pick(self.out[3]),
+        ])
+    }
+
+    /// Table entry of absolute level `l`, or `None` when `l` is outside
+    /// the view or does not fit the fast path.
+    #[inline(always)]
+    fn entry(&self, l: u32) -> Option<[i32; 4]> {
+        let i = l.wrapping_sub(self.first) as usize;
+        if i >= TABLE_LEVELS {
+            return None;
+        }
+        if self.known.get() & (1 << i) == 0 {
+            self.fill(i);
+        }
+        (self.fits.get() & (1 << i) != 0).then(|| self.table[i].get())
+    }
+
+    /// Fills `table[i]`.  A view level fits when [`level_fits_simd`]
+    /// holds, its base and row stride are whole texels, rows do not
+    /// overlap, and its last texel ends inside the data
+    /// (`base + (height - 1) * row_stride + 4 * width <= 4 * words.len()`,
+    /// in bytes): then every index
+    /// the wrap modes produce (`x < width`, `y < height`) is inside
+    /// `words`.  A quad choosing a level that does not fit goes to the
+    /// general path, which guards every texel.
+    #[inline(never)]
+    fn fill(&self, i: usize) {
+        self.known.set(self.known.get() | 1 << i);
+        let Some(lv) = self.levels.get(i) else {
+            return;
+        };
+        let (w, h) = (lv.width as usize, lv.height as usize);
+        let base = self
+            .first_layer
+            .checked_mul(lv.slice_stride)
+            .and_then(|b| b.checked_add(lv.offset));
+        let end = base.and_then(|b| {
+            (h.checked_sub(1)?)
+                .checked_mul(lv.row_stride)?
+                .checked_add(b)?
+                .checked_add(4 * w)
+        });
+        if let (Some(base), Some(end)) = (base, end)
+            && level_fits_simd(lv, self.s)
+            && base % 4 == 0
+            && lv.row_stride % 4 == 0
+            && lv.row_stride >= 4 * w
+            && end <= 4 * self.words.len()
+        {
+            // all four are at most data.len() / 4 < 2^31
+            // (bilinear_simd_applies)
+            self.table[i].set([
+                w as i32,
+                h as i32,
+                (lv.row_stride / 4) as i32,
+                (base / 4) as i32,
+            ]);
+            self.fits.set(self.fits.get() | 1 << i);
+        }
+    }
+
+    /// Layout lanes for absolute levels `l0` (lanes 0-3) and `l1` (4-7),
+    /// or `None` when one of them does not fit the fast path.
+    #[inline(always)]
+    fn levels_of(&self, l0: u32, l1: u32) -> Option<LaneLevels> {
+        let (a, b) = (self.entry(l0)?, self.entry(l1)?);
+        Some(LaneLevels {
+            width: halves(a[0], b[0]),
+            height: halves(a[1], b[1]),
+            row_stride: halves(a[2], b[2]),
+            base: halves(a[3], b[3]),
+        })
+    }
+
+    /// [`Texture::bilinear_level_rgba8`] on the validated level table,
+    /// before the channels are split: the two filtered channel pairs
+    /// (bytes 0 and 2, bytes 1 and 3) as 16-bit halves of each lane.
+    #[inline(always)]
+    fn bilinear(&self, lv: &LaneLevels, cx: f32x8, cy: f32x8) -> Option<(u16x16, u16x16)> {
+        let s = self.s;
+        let (x0, x1, wx) = wrap_linear_8x8(cx, lv.width, s.wrap_s)?;
+        let (y0, y1, wy) = wrap_linear_8x8(cy, lv.height, s.wrap_t)?;
+        // Texel indices: inside the level (wrapped or clamped above), so
+        // inside `words` (the table's check); below 2^31 (data < 2 GiB).
+        let (r0, r1) = (lv.base + y0 * lv.row_stride, lv.base + y1 * lv.row_stride);
+        // One bounds check per 8 indices, in SIMD: `0 <= i < len`.  It
+        // never fails (the table's check already keeps every index
+        // inside), but it makes the unchecked loads locally sound.
+        // Per-texel checks cost ~7 instructions each (texture/rest sample
+        // ratio 0.54 with them, 0.45 without): `words[i]` kept a panicking
+        // check per texel, which LLVM hoisted ahead of all 32 loads,
+        // spilling the indices; clamping with `min(len - 1)` became a
+        // compare-and-branch per texel, also hoisted and spilled; the
+        // guarded `get(..).map_or(0, ..)` leaves a branch merge behind
+        // each load.
+        #[inline(always)]
+        fn fetch(words: &[[u8; 4]], i: i32x8) -> Option<i32x8> {
+            let len = i32x8::splat(words.len().min(i32::MAX as usize) as i32);
+            if !(i.simd_gt(i32x8::splat(-1)) & len.simd_gt(i)).all() {
+                return None;
+            }
+            let i = i.to_array();
+            let w = |l: usize| {
+                // SAFETY: every lane of `i` is in `0..words.len()`: checked
+                // just above (`len` is `words.len()`, or i32::MAX when that
+                // is larger, which only narrows the range).
+                i32::from_le_bytes(*unsafe { words.get_unchecked(i[l] as usize) })
+            };
+            Some(i32x8::new([w(0), w(1), w(2), w(3), w(4), w(5), w(6), w(7)]))
+        }
+        let w = self.words;
+        let t = [
+            fetch(w, r0 + x0)?,
+            fetch(w, r0 + x1)?,
+            fetch(w, r1 + x0)?,
+            fetch(w, r1 + x1)?,
+        ];
+        Some(filter_pairs(t, wx, wy))
+    }
+}
+
+/// Lanes 0-3 `a`, lanes 4-7 `b` (one value per quad).
+#[inline(always)]
+fn halves(a: i32, b: i32) -> i32x8 {
+    i32x8::new([a, a, a, a, b, b, b, b])
+}
+
+/// An 8-bit weight per 32-bit lane in both 16-bit halves.
+#[inline(always)]
+fn both16(w: i32x8) -> u16x16 {
+    wide::bytemuck::cast(w | (w << 16_i32))
+}
+
+/// Squared `rho` of each quad in all its lanes, for a 2D view: exactly
+/// [`Texture::rho2_implicit`] (the same differences, products and sums in
+/// the same order, and `f32::max`'s NaN rule), but both quads at once in
+/// SIMD lanes instead of per quad through an array.
+///
+/// Each 128-bit half is one quad (top-left, top-right, bottom-left,
+/// bottom-right): the in-half shuffles build `[dx, dy, dx, dy]` per axis.
+#[inline(always)]
+fn rho2_quads(coord: &[Lanes; 3], size: [f32; 2]) -> f32x8 {
+    let diffs = |c: f32x8| {
+        let a = c.to_array();
+        let next = f32x8::new([a[1], a[2], a[1], a[2], a[5], a[6], a[5], a[6]]);
+        let tl = f32x8::new([a[0], a[0], a[0], a[0], a[4], a[4], a[4], a[4]]);
+        next - tl
+    };
+    let ds = diffs(coord[0]) * f32x8::splat(size[0]);
+    let dt = diffs(coord[1]) * f32x8::splat(size[1]);
+    // [sx, sy, sx, sy] per quad
+    let sum = ds * ds + dt * dt;
+    let a = sum.to_array();
+    let swapped = f32x8::new([a[1], a[0], a[3], a[2], a[5], a[4], a[7], a[6]]);
+    // f32x8::max is f32::max lane for lane, NaN included: lane 0 of each
+    // quad is max(sx, sy)
+    let m = sum.max(swapped).to_array();
+    f32x8::new([m[0], m[0], m[0], m[0], m[4], m[4], m[4], m[4]])
+}
+
+/// [`LodParams::choose`]'s `lp_build_ilog2_sqrt` branch on all lanes: the
+/// level `clamp(first + ((exponent(rho2) + 1) >> 1), first, last)` and the
+/// bitmask of minified lanes (`rho2 > 1`).
+#[inline(always)]
+fn ilog2_levels(rho2: f32x8, first: i32, last: i32) -> (i32x8, u32) {
+    let bits: i32x8 = wide::bytemuck::cast(rho2);
+    let e = ((bits >> 23_i32) & i32x8::splat(0xff)) - i32x8::splat(127);
+    let ipart = (e + i32x8::ONE) >> 1_i32;
+    let level = (i32x8::splat(first) + ipart)
+        .max(i32x8::splat(first))
+        .min(i32x8::splat(last));
+    (level, rho2.simd_gt(f32x8::ONE).to_bitmask())
+}
+
+/// [`wrap_linear_8`] on 8 lanes for REPEAT on a power-of-two size and
+/// CLAMP_TO_EDGE, normalized coordinates, no offset: texel indices and
+/// 8-bit weight.  `None` when a scaled coordinate is outside i32 or NaN
+/// (the scalar cast saturates where the SIMD conversion does not).
+#[inline(always)]
+fn wrap_linear_8x8(c: f32x8, len: i32x8, wrap: TexWrap) -> Option<(i32x8, i32x8, i32x8)> {
+    let scaled = c * (len * i32x8::splat(256)).round_float();
+    let limit = f32x8::splat(2147483520.0);
+    if !(scaled.abs().simd_lt(limit)).all() {
+        return None;
+    }
+    // In range and not NaN (checked above): the plain conversion, round to
+    // nearest even like the scalar `round_ties_even`, without round_int's
+    // NaN / overflow fix-ups (4 instructions per axis).
+    let u = scaled.fast_round_int() - i32x8::splat(128);
+    let i0: i32x8 = u >> 8_i32;
+    let w = u & i32x8::splat(255);
+    let last = len - i32x8::ONE;
+    Some(if wrap == TexWrap::Repeat {
+        let i0 = i0 & last;
+        (i0, (i0 + i32x8::ONE) & last, w)
+    } else {
+        let inside = i0.simd_gt(i32x8::splat(-1)) & i0.simd_lt(last);
+        let c0 = i0.max(i32x8::ZERO).min(last);
+        (c0, inside.select(c0 + i32x8::ONE, c0), w)
+    })
+}
+
+/// The bilinear blend of four texels per lane (top-left, top-right,
+/// bottom-left, bottom-right) in 8.8 fixed point, two channels per 32-bit
+/// lane as 16-bit halves: bytes 0 and 2 ("even") and bytes 1 and 3
+/// ("odd") of every texel, so each lerp filters two channels at once
+/// (llvmpipe's AoS 8-bit trick).
+#[inline(always)]
+fn filter_pairs(t: [i32x8; 4], wx: i32x8, wy: i32x8) -> (u16x16, u16x16) {
+    let pairs = i32x8::splat(0x00ff_00ff);
+    let even = |v: i32x8| -> u16x16 { wide::bytemuck::cast(v & pairs) };
+    let odd = |v: i32x8| -> u16x16 { wide::bytemuck::cast((v >> 8_i32) & pairs) };
+    let (wx, wy) = (both16(wx), both16(wy));
+    let filter = |c: [u16x16; 4]| -> u16x16 {
+        let top = lerp8x16(c[0], c[1], wx);
+        let bottom = lerp8x16(c[2], c[3], wx);
+        lerp8x16(top, bottom, wy)
+    };
+    (
+        filter([even(t[0]), even(t[1]), even(t[2]), even(t[3])]),
+        filter([odd(t[0]), odd(t[1]), odd(t[2]), odd(t[3])]),
+    )
 }
 
 /// Whether a level can take the SIMD bilinear path: not empty, and a
@@ -1826,21 +2151,42 @@ pub fn exec_texture(
         (Some(tex), true) => tex.quad_sampler(sampler),
         _ => None,
     };
+    let n = t.coord_count();
+    // Register locations once per op, not per group (the fast path is a
+    // handful of instructions per lane; per-group loc() lookups were a
+    // visible part of exec_texture in textured_mesh).
+    let coord_loc: [(usize, usize); 3] = std::array::from_fn(|k| {
+        if k < n {
+            loc(t.coord[k], nu, groups)
+        } else {
+            (0, 0)
+        }
+    });
+    let nres = t.result_count();
+    let dst_loc: [(usize, usize); 4] = std::array::from_fn(|k| {
+        if k < nres {
+            loc(t.dst[k], nu, groups)
+        } else {
+            (0, 0)
+        }
+    });
     for g in 0..groups {
         let get = |r: crate::ir::Reg| {
             let (b, m) = loc(r, nu, groups);
             file[b + (g & m)]
         };
-        let n = t.coord_count();
         let mut coord = [f32x8::ZERO; 3];
-        for (k, c) in coord.iter_mut().enumerate().take(n) {
-            *c = get(t.coord[k]);
+        for k in 0..n {
+            let (b, m) = coord_loc[k];
+            coord[k] = file[b + (g & m)];
         }
-        if let (Some(q), Some(tex)) = (&quad, &tex)
-            && let Some(result) = tex.sample_quads(q, &coord)
+        if let Some(q) = &quad
+            && let Some(result) = q.sample(&coord)
         {
-            for (k, d) in t.dst[..t.result_count()].iter().enumerate() {
-                let (b, m) = loc(*d, nu, groups);
+            // Plain indexing: zipping the result array by value copied it
+            // through misaligned stack slots (~20 % of textured_mesh).
+            for k in 0..nres {
+                let (b, m) = dst_loc[k];
                 file[b + (g & m)] = result[k];
             }
             continue;
@@ -1919,8 +2265,8 @@ pub fn exec_texture(
                 }
             },
         };
-        for (k, d) in t.dst[..t.result_count()].iter().enumerate() {
-            let (b, m) = loc(*d, nu, groups);
+        for k in 0..nres {
+            let (b, m) = dst_loc[k];
             file[b + (g & m)] = result[k];
         }
     }
@@ -2105,9 +2451,9 @@ mod tests {
                     let quads = [lods[0], lods[LANES / 2]];
                     let per_quad: [LevelChoice; LANES] =
                         std::array::from_fn(|l| quads[l / (LANES / 2)]);
-                    let lanes3 = coords.map(f32x8::new);
+                    let q = tex.quad_sampler(Some(&s)).expect("the quad path applies");
                     assert_eq!(
-                        tex.sample_bilinear_quads(&s, &quads, &lanes3, [0; 3])
+                        q.filter_quads(&quads, f32x8::new(coords[0]), f32x8::new(coords[1]))
                             .expect("the quad path applies")
                             .map(|v| v.to_array().map(f32::to_bits)),
                         tex.sample_bilinear_2d_rgba8(&s, &per_quad, &coords, [0; 3])
@@ -2125,6 +2471,104 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The quad sampler's SIMD level choice equals the scalar
+    /// `choose_quads` (derivatives, rho^2, log2, clamps) bit for bit over
+    /// random coordinates: tiny to huge derivatives, zero, negative,
+    /// infinite and NaN ones, for every LOD mode it has (constant, ilog2,
+    /// general) and views starting above level 0.
+    #[test]
+    fn quad_sampler_lods_match_the_scalar_choice() {
+        let mut rng = 0x1234_5678u32;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 17;
+            rng ^= rng << 5;
+            rng
+        };
+        let mut templ =
+            ResourceTemplate::texture_2d(Format::R8G8B8A8_UNORM, 64, 32, Default::default());
+        templ.last_level = 6;
+        let layout = ResourceLayout::new(&templ).unwrap();
+        let mut t = Owned::new(templ, vec![0; layout.size]);
+        let lin = TexFilter::Linear;
+        let near = TexFilter::Nearest;
+        let mut checked = [0usize; 3];
+        for first in [0, 2] {
+            t.view.first_level = first;
+            t.view.last_level = 5;
+            let tex = t.tex();
+            for mip in [
+                TexMipFilter::None,
+                TexMipFilter::Nearest,
+                TexMipFilter::Linear,
+            ] {
+                for (min, mag) in [(lin, lin), (lin, near), (near, lin)] {
+                    for (bias, min_lod, max_lod) in [
+                        (0.0, 0.0, 1000.0),
+                        (0.5, 0.0, 1000.0),
+                        (0.0, 1.0, 3.5),
+                        (0.0, 2.0, 2.0),
+                    ] {
+                        let s = SamplerState {
+                            min_img_filter: min,
+                            mag_img_filter: mag,
+                            min_mip_filter: mip,
+                            lod_bias: bias,
+                            min_lod,
+                            max_lod,
+                            ..Default::default()
+                        };
+                        let q = tex.quad_sampler(Some(&s)).expect("a plain 2D RGBA8 view");
+                        checked[match q.how {
+                            QuadLod::Const(_) => 0,
+                            QuadLod::Ilog2 { .. } => 1,
+                            QuadLod::General => 2,
+                        }] += 1;
+                        let args = SampleArgs::at([f32x8::ZERO; 3]);
+                        let p = LodParams::new(&tex, &s, &args);
+                        for _ in 0..300 {
+                            let scale = f32::from_bits(((next() % 60) + 97) << 23); // 2^-30..2^29
+                            let mut c = || -> f32 {
+                                match next() % 16 {
+                                    0 => 0.0,
+                                    1 => f32::NAN,
+                                    2 => f32::INFINITY,
+                                    3 => -1e30,
+                                    _ => (next() as i32 as f32 / i32::MAX as f32) * scale,
+                                }
+                            };
+                            let coord = [
+                                f32x8::new(std::array::from_fn(|_| c())),
+                                f32x8::new(std::array::from_fn(|_| c())),
+                                f32x8::ZERO,
+                            ];
+                            let fast = q.choose(&coord);
+                            let slow = tex.choose_quads(&s, &p, &coord);
+                            for (a, b) in fast.iter().zip(&slow) {
+                                assert_eq!(
+                                    (a.level0, a.level1, a.weight.to_bits(), a.filter),
+                                    (b.level0, b.level1, b.weight.to_bits(), b.filter),
+                                    "{s:?} first {first} at {coord:?}"
+                                );
+                            }
+                            // rho^2 itself (a NaN's sign may differ: SIMD and
+                            // scalar NaN generation differ, and no choice
+                            // reads it)
+                            let bits = |v: f32| if v.is_nan() { 0x7fc0_0000 } else { v.to_bits() };
+                            let r = rho2_quads(&coord, q.size).to_array();
+                            let rs = tex.rho2_implicit(&s, &coord);
+                            assert_eq!(r.map(bits), rs.map(bits));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            checked.iter().all(|&n| n > 0),
+            "every LOD mode ran: {checked:?}"
+        );
     }
 
     #[test]
