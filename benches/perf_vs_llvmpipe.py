@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Times ferropipe and (when installed) Mesa llvmpipe on the perf scenes in one run.
 
-    python3 benches/perf_vs_llvmpipe.py [--scenes DIR] [--threads 1,2] [--runs 5] [--markdown]
+    python3 benches/perf_vs_llvmpipe.py [--scenes DIR] [--threads 1,2] [--runs 5] [--rounds 3] [--markdown]
 
 For every scene in ../shared/scenes/perf (or --scenes) and every thread count,
 runs `target/release/replay SCENE --out TMP --threads T --time N` and, if the
@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -66,6 +67,14 @@ def main():
     ap.add_argument("--scenes", default=str(ROOT.parent / "shared/scenes/perf"))
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="alternate ferropipe and llvmpipe this many times per scene and thread count; "
+        "report each tool's median over the rounds (the host's speed drifts by tens of "
+        "percent over minutes, so only interleaved runs compare fairly)",
+    )
     ap.add_argument("--replay", default=str(ROOT / "target/release/replay"))
     ap.add_argument("--no-llvmpipe", action="store_true", help="time ferropipe only")
     ap.add_argument("--markdown", action="store_true", help="print a Markdown table")
@@ -90,11 +99,20 @@ def main():
         for scene in scenes:
             for t in threads:
                 print(f"timing {scene.stem} threads={t} ...", file=sys.stderr)
-                fp, fp_err, peak = run_ferropipe(replay, scene, t, args.runs, tmp / f"fp_{scene.stem}_{t}")
-                lp, lp_err = (None, why_not)
-                if not why_not:
-                    lp, lp_err = run_llvmpipe(ref_tool, scene, t, args.runs, tmp / f"lp_{scene.stem}_{t}")
-                rows.append((scene.stem, t, fp, fp_err, lp, lp_err, peak))
+                fps, lps, fp_err, lp_err, peak = [], [], None, why_not, None
+                for _ in range(max(1, args.rounds)):
+                    fp, err, pk = run_ferropipe(replay, scene, t, args.runs, tmp / f"fp_{scene.stem}_{t}")
+                    fp_err = fp_err or err
+                    peak = max(peak or 0, pk or 0) or None
+                    if fp is not None:
+                        fps.append(fp)
+                    if not why_not:
+                        lp, lp_err = run_llvmpipe(ref_tool, scene, t, args.runs, tmp / f"lp_{scene.stem}_{t}")
+                        if lp is not None:
+                            lps.append(lp)
+                fp = statistics.median(fps) if fps else None
+                lp = statistics.median(lps) if lps else None
+                rows.append((scene.stem, t, fp, fp_err, lp, lp_err if lp is None else None, peak))
 
     def fmt(v):
         return f"{v:.2f}" if v is not None else "-"
