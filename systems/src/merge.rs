@@ -532,7 +532,11 @@ fn depth_to_unorm(z: f32, bits: u32) -> u32 {
 /// Runs the stencil and depth (and bounds) tests of one group against the
 /// depth target and applies their writes.  `z` holds the fragments' depth
 /// (already clamped as the state requires).  Returns the surviving mask.
-#[allow(clippy::too_many_arguments)]
+///
+/// The float-depth fast path is inlined into the callers' per-group loops
+/// (where the state checks are loop-invariant); everything else goes to
+/// the out-of-line general test.
+#[inline]
 pub fn depth_stencil_test(
     plan: &MergePlan,
     target: &DepthTarget,
@@ -542,14 +546,28 @@ pub fn depth_stencil_test(
     mask: u8,
     front: bool,
 ) -> u8 {
-    let fmt = target.format;
-    if fmt == DepthFormat::Z32Float
+    if target.format == DepthFormat::Z32Float
         && !plan.stencil_enabled
         && plan.depth_bounds.is_none()
         && let Some(rows) = target.mem.group_rows32(gx, gy)
     {
         return depth_test_z32f(plan, target, rows, z, mask);
     }
+    depth_stencil_test_general(plan, target, gx, gy, z, mask, front)
+}
+
+/// [`depth_stencil_test`] for every format and state, per lane.
+#[inline(never)]
+fn depth_stencil_test_general(
+    plan: &MergePlan,
+    target: &DepthTarget,
+    gx: i32,
+    gy: i32,
+    z: &Lanes,
+    mask: u8,
+    front: bool,
+) -> u8 {
+    let fmt = target.format;
     let zs = z.as_array();
     let face = &plan.stencil[if front { 0 } else { 1 }];
     let mut out = 0u8;
