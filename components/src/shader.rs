@@ -405,6 +405,13 @@ pub trait VertexShader: Send + Sync {
     fn info(&self) -> &ShaderInfo;
     /// Shades `io.groups * LANES` vertices.
     fn run(&self, resources: &ShaderResources<'_>, io: &mut VertexIo<'_>);
+    /// Whether `run` writes every component of every output slot for every
+    /// lane.  When it does, the pipeline skips clearing the output buffer
+    /// before the call (otherwise unwritten outputs read as 0).  The
+    /// default, `false`, is always safe.
+    fn writes_all_outputs(&self) -> bool {
+        false
+    }
 }
 
 /// A fragment shader the pipeline can run.

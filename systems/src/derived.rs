@@ -115,6 +115,8 @@ pub struct DerivedState {
     /// `FragmentShader::writes_all_outputs`: the output buffer needs no
     /// clearing before a call.
     pub fs_writes_all_outputs: bool,
+    /// `VertexShader::writes_all_outputs`, likewise for the vertex outputs.
+    pub vs_writes_all_outputs: bool,
 
     // --- fetch -----------------------------------------------------------
     /// Per VS input slot, how it is fetched.
@@ -420,6 +422,7 @@ impl DerivedState {
             vs_info,
             // (Before `fs` moves into its field.)
             fs_writes_all_outputs: fs.writes_all_outputs(),
+            vs_writes_all_outputs: block.vs.writes_all_outputs(),
             fs,
             fs_info,
             aa,

@@ -16,7 +16,9 @@ pub fn shade_batch(batch: &mut VertexBatch, ds: &DerivedState, resources: &Shade
     let groups = batch.groups;
     let n_out = ds.vs_info.outputs.len();
     resize_lanes(&mut batch.outputs, n_out * 4 * groups);
-    batch.outputs.iter_mut().for_each(|l| *l = Lanes::ZERO);
+    if !ds.vs_writes_all_outputs {
+        batch.outputs.iter_mut().for_each(|l| *l = Lanes::ZERO);
+    }
     {
         let VertexBatch {
             groups,

@@ -76,6 +76,10 @@ mod tests {
         @fragment fn fs_swz(v: V) -> @location(0) vec4<f32> { return v.c.zyxw; }
         @fragment fn fs_math(v: V) -> @location(0) vec4<f32> { return v.c * 2.0; }
         @fragment fn fs_pos(v: V) -> @location(0) vec4<f32> { return v.pos; }
+        @fragment fn fs_kill(v: V) -> @location(0) vec4<f32> {
+            if v.c.x > 0.5 { discard; }
+            return v.c;
+        }
     ";
 
     fn copies(entry: &str, stage: ShaderType) -> Option<Copies> {
@@ -96,13 +100,22 @@ mod tests {
         assert_eq!(swz[2].1, plain[0].1);
     }
 
+    /// Covering copies, and stores every run reaches (ahead of any jump or
+    /// kill), write all outputs; stores behind control flow do not count.
     #[test]
-    fn only_covering_copies_write_all_outputs() {
-        use ferropipe_components::shader::FragmentShader;
-        let fs = |e: &str| compile(Language::Wgsl, PASS, e, ShaderType::Fragment, &[]).unwrap();
-        assert!(fs("fs").writes_all_outputs());
-        assert!(fs("fs_swz").writes_all_outputs());
-        assert!(!fs("fs_math").writes_all_outputs());
+    fn unconditional_covering_stores_write_all_outputs() {
+        use ferropipe_components::shader::{FragmentShader, VertexShader};
+        let fs = |e: &str| {
+            let c = compile(Language::Wgsl, PASS, e, ShaderType::Fragment, &[]).unwrap();
+            FragmentShader::writes_all_outputs(&c)
+        };
+        assert!(fs("fs"));
+        assert!(fs("fs_swz"));
+        assert!(fs("fs_math"));
+        // The store sits behind the discard's control flow.
+        assert!(!fs("fs_kill"));
+        let vs = compile(Language::Wgsl, PASS, "vs", ShaderType::Vertex, &[]).unwrap();
+        assert!(VertexShader::writes_all_outputs(&vs));
     }
 
     #[test]
