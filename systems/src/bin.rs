@@ -20,6 +20,7 @@ use ferropipe_components::batch::{
 use ferropipe_components::enums::ClearFlags;
 
 use crate::derived::{DerivedState, Rect};
+use crate::raster::{self, PREFETCH_DISTANCE};
 
 /// The tile grid of a scene.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -210,32 +211,19 @@ pub fn order_prims_by_tile(
     std::mem::swap(&mut prims.planes, &mut scratch.planes);
 }
 
-/// How many entries ahead [`order_prims_by_tile`] prefetches the record it
-/// will copy (and, half as far, that record's planes).  The entries visit
-/// the job's records in tile order, i.e. scattered over the ~400 KB the
-/// job's setup wrote, which has left L2 by then: the copy stalled on
-/// nearly every record (~60 % of the function in tiny_tris_1m).
-const ORDER_PREFETCH: usize = 8;
-
+/// Prefetches the record entry `k + PREFETCH_DISTANCE` will copy, and the
+/// planes of the one half as far ahead.  The entries visit the job's
+/// records in tile order, i.e. scattered over the ~400 KB the job's setup
+/// wrote, which has left L2 by then: the copy stalled on nearly every
+/// record (~60 % of [`order_prims_by_tile`] in tiny_tris_1m).
 #[inline]
 fn prefetch_record(prims: &SetupPrims, entries: &[BinEntry], k: usize) {
-    if let Some(p) = entries
-        .get(k + ORDER_PREFETCH)
-        .and_then(|e| prims.prims.get(e.prim as usize))
-    {
-        // A record is 112 bytes: it may straddle two lines.
-        let at = p as *const SetupPrim as *const u8;
-        crate::raster::prefetch(at);
-        crate::raster::prefetch(at.wrapping_add(std::mem::size_of::<SetupPrim>() - 1));
+    let record = |i: usize| prims.prims.get(entries.get(i)?.prim as usize);
+    if let Some(p) = record(k + PREFETCH_DISTANCE) {
+        raster::prefetch_record(p);
     }
-    if let Some(pl) = entries
-        .get(k + ORDER_PREFETCH / 2)
-        .and_then(|e| prims.prims.get(e.prim as usize))
-        .and_then(|p| prims.planes.get(p.planes as usize))
-    {
-        let at = pl as *const Plane as *const u8;
-        crate::raster::prefetch(at);
-        crate::raster::prefetch(at.wrapping_add(64));
+    if let Some(p) = record(k + PREFETCH_DISTANCE / 2) {
+        raster::prefetch_planes(prims, p);
     }
 }
 

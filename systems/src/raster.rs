@@ -27,7 +27,7 @@
 use std::sync::Mutex;
 
 use ferropipe_components::batch::{
-    BinEntry, BinnedJob, MAX_EDGES, MS_SAMPLES, Plane, PrimKind, SetupPrim, bin_flags,
+    BinEntry, BinnedJob, MAX_EDGES, MS_SAMPLES, Plane, PrimKind, SetupPrim, SetupPrims, bin_flags,
 };
 use ferropipe_components::enums::ClearFlags;
 use ferropipe_components::shader::{
@@ -551,11 +551,12 @@ fn raster_entry(
     }
 }
 
-/// How many entries ahead the tile walk prefetches set-up records, and
+/// How many entries ahead the tile walk (and the per-job record
+/// permutation, `bin::order_prims_by_tile`) prefetches set-up records, and
 /// (half as far) their planes.  A tile reads a few records from all over
 /// each job's arrays (tiny triangles: ~1/500 of them, 4-6 per job), so
 /// without this nearly every record is a cache miss.
-const PREFETCH_DISTANCE: usize = 8;
+pub(crate) const PREFETCH_DISTANCE: usize = 8;
 
 #[inline]
 fn prefetch_ahead(jobs: &[BinnedJob], walk: &[(u32, BinEntry)], k: usize) {
@@ -565,14 +566,25 @@ fn prefetch_ahead(jobs: &[BinnedJob], walk: &[(u32, BinEntry)], k: usize) {
             .and_then(|job| Some((job, job.prims.prims.get(e.prim as usize)?)))
     };
     if let Some((_, p)) = record(k + PREFETCH_DISTANCE) {
-        // A record is 112 bytes: it may straddle two lines.
-        let at = p as *const SetupPrim as *const u8;
-        prefetch(at);
-        prefetch(at.wrapping_add(std::mem::size_of::<SetupPrim>() - 1));
+        prefetch_record(p);
     }
-    if let Some((job, p)) = record(k + PREFETCH_DISTANCE / 2)
-        && let Some(pl) = job.prims.planes.get(p.planes as usize)
-    {
+    if let Some((job, p)) = record(k + PREFETCH_DISTANCE / 2) {
+        prefetch_planes(&job.prims, p);
+    }
+}
+
+/// Prefetches both cache lines a set-up record may straddle (112 bytes).
+#[inline]
+pub(crate) fn prefetch_record(p: &SetupPrim) {
+    let at = p as *const SetupPrim as *const u8;
+    prefetch(at);
+    prefetch(at.wrapping_add(std::mem::size_of::<SetupPrim>() - 1));
+}
+
+/// Prefetches the first two lines of record `p`'s planes in `prims`.
+#[inline]
+pub(crate) fn prefetch_planes(prims: &SetupPrims, p: &SetupPrim) {
+    if let Some(pl) = prims.planes.get(p.planes as usize) {
         let at = pl as *const Plane as *const u8;
         prefetch(at);
         prefetch(at.wrapping_add(64));
