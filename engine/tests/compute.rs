@@ -1491,3 +1491,40 @@ fn cube_images_are_layered_faces() {
             .is_unsupported()
     );
 }
+
+/// `atomic<f32>` add across workgroups: with dyadic values every partial
+/// sum is exact, so the result matches the CPU at any thread count.
+#[test]
+fn float_atomic_sums_match_the_cpu() {
+    let data: Vec<f32> = noise(10_000, 77)
+        .iter()
+        .map(|v| (v % 512) as f32 * 0.25 - 64.0)
+        .collect();
+    let want_sum: f32 = data.iter().sum();
+    let want_pos: f32 = data.iter().filter(|&&x| x > 0.0).sum();
+    for threads in [1, 4] {
+        let (screen, mut ctx) = setup(threads);
+        let bits: Vec<u32> = data.iter().map(|f| f.to_bits()).collect();
+        let d = buffer(&screen, &mut ctx, &bits);
+        let acc = buffer(&screen, &mut ctx, &[0; 2]);
+        bind(&mut ctx, 0, &[&d, &acc]);
+        kernel(
+            &mut ctx,
+            "@group(3) @binding(0) var<storage, read> d: array<f32>;
+             @group(3) @binding(1) var<storage, read_write> acc: array<atomic<f32>, 2>;
+             @compute @workgroup_size(64)
+             fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                 if (g.x < arrayLength(&d)) {
+                     let x = d[g.x];
+                     atomicAdd(&acc[0], x);
+                     if (x > 0.0) { atomicSub(&acc[1], -x); }
+                 }
+             }",
+        );
+        ctx.launch_grid(&grid([64, 1, 1], [10_000u32.div_ceil(64), 1, 1]))
+            .unwrap();
+        let got = read_words(&mut ctx, &acc);
+        assert_eq!(f32::from_bits(got[0]), want_sum, "{threads} threads");
+        assert_eq!(f32::from_bits(got[1]), want_pos, "{threads} threads");
+    }
+}
