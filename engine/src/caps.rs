@@ -176,12 +176,14 @@ pub fn get_param(cap: Cap) -> i32 {
         MaxGeometryOutputVertices | MaxGeometryTotalOutputComponents | MaxGsInvocations => 0,
         MaxShaderPatchVaryings | PrimitiveRestartForPatches | GlslTessLevelsAsInputs => 0,
         // --- Compute (engine/src/context/compute.rs, systems/src/compute.rs):
-        // WGSL/GLSL kernels with shader buffers, images, workgroup memory,
-        // barriers and integer atomics; the global/local/workgroup ids are
-        // computed by ferropipe.  No partial last blocks, no derivatives
-        // in compute (naga refuses them). ---
-        Compute | CsDerivedSystemValuesSupported => 1,
-        ComputeGridInfoLastBlock | ComputeShaderDerivative => 0,
+        // WGSL/GLSL kernels with shader buffers, global bindings, images,
+        // workgroup memory, barriers, integer atomics and f32 add/sub/
+        // exchange atomics on storage buffers; the global/local/workgroup
+        // ids are computed by ferropipe; partial last blocks
+        // (`pipe_grid_info::last_block`).  No derivatives in compute (naga
+        // refuses them). ---
+        Compute | CsDerivedSystemValuesSupported | ComputeGridInfoLastBlock => 1,
+        ComputeShaderDerivative => 0,
         MaxShaderBufferSize => crate::context::MAX_SHADER_BUFFER_SIZE as i32,
         MaxCombinedShaderBuffers => MAX_SHADER_BUFFERS as i32,
         MaxCombinedShaderOutputResources => (MAX_SHADER_BUFFERS + MAX_SHADER_IMAGES) as i32,
@@ -255,12 +257,16 @@ pub fn get_param(cap: Cap) -> i32 {
         | NirSamplersAsDeref
         | LoadConstbuf
         | TgsiAnyRegAsAddress
+        // Float atomic add works on storage buffers only: naga refuses
+        // f32 atomics in workgroup memory, and image atomics are not
+        // lowered, while this cap promises all three.
         | TgsiAtomfadd
         | RgbOverrideDstAlphaBlend
         | DestSurfaceSrgbControl
         | NirCompactArrays
         | TgsiSkipShrinkIoArrays
         | PreferComputeBlitForMultimedia
+        // naga's f32 atomics have no min, max or compare-exchange.
         | AtomicFloatMinmax
         | TgsiDiv
         | VertexShaderSaturate => 0,
@@ -348,8 +354,11 @@ pub fn get_compute_param(cap: ComputeCap, threads: usize) -> Option<ComputeParam
             MAX_WORKGROUP_SIZE.iter().map(|&v| u64::from(v)).collect(),
         )),
         MaxThreadsPerBlock => one(u64::from(MAX_WORKGROUP_INVOCATIONS)),
-        // GLOBAL is shader buffers in resources up to the buffer limit.
-        MaxGlobalSize | MaxMemAllocSize => one(u64::from(MAX_BUFFER_SIZE)),
+        // GLOBAL is shader buffers and `set_global_binding` buffers in
+        // resources up to the buffer limit; one global binding is at most
+        // 128 MiB, what a 32-bit handle's 27 offset bits address.
+        MaxGlobalSize => one(u64::from(MAX_BUFFER_SIZE)),
+        MaxMemAllocSize => one(u64::from(crate::context::MAX_GLOBAL_BUFFER_SIZE)),
         MaxLocalSize => one(u64::from(MAX_SHARED_BYTES)),
         // Private values live in registers: 4096 scalars per invocation.
         MaxPrivateSize => one(4 * 4096),
@@ -360,6 +369,8 @@ pub fn get_compute_param(cap: ComputeCap, threads: usize) -> Option<ComputeParam
         ImagesSupported => one(1),
         // Invocations run 8 to a SIMD register (ARCHITECTURE.md "SIMD width").
         SubgroupSize => one(ferropipe_components::shader::LANES as u64),
+        // `set_global_binding` handles are 32-bit (context/compute.rs
+        // `global_handle`).
         AddressBits => one(32),
         // Block sizes are fixed by @workgroup_size.
         MaxVariableThreadsPerBlock => one(0),
@@ -398,15 +409,17 @@ fn refuse(what: impl Into<String>, unimplemented: bool) -> Result<(), NotSupport
 /// * `SAMPLER_VIEW`: textures in any format except the vertex-only ones;
 ///   buffer sampler views (texture buffers) are not implemented.
 /// * `LINEAR`, `CUSTOM`: fine (storage is linear).  `DISPLAY_TARGET`,
-///   `SCANOUT`, `SHARED`, `CURSOR`: no window system.  `GLOBAL` /
-///   `COMPUTE_RESOURCE` (`set_global_binding`, `set_compute_resources`),
-///   query buffers, indirect arguments: not implemented.
+///   `SCANOUT`, `SHARED`, `CURSOR`: no window system.  `GLOBAL`: buffers
+///   (`set_global_binding`).  `COMPUTE_RESOURCE` (`set_compute_resources`,
+///   TGSI surfaces WGSL cannot name), query buffers, indirect arguments:
+///   not implemented.
 /// * `STREAM_OUTPUT`: buffers only, in any colour format (stream output
 ///   writes dwords whatever the buffer's format says).
-/// * `SHADER_BUFFER`: buffers.  `SHADER_IMAGE`: 1D, 2D, 3D and array
-///   textures in colour formats with 4-, 8- or 16-byte texels, not sRGB,
-///   not the packed floats `R11G11B10`, `R9G9B9E5`; buffer and cube images
-///   are not implemented.
+/// * `SHADER_BUFFER`: buffers.  `SHADER_IMAGE`: buffers, 1D, 2D, 3D,
+///   array, cube and cube-array textures in colour formats with 4-, 8- or
+///   16-byte texels, not sRGB, not the packed floats `R11G11B10`,
+///   `R9G9B9E5` (for a buffer, the format asked about is the image view's:
+///   `resource_create` does not check a buffer's own format for it).
 /// * More than one sample: 4x, for 2D colour render targets only.
 pub fn format_support(
     format: Format,
@@ -450,8 +463,7 @@ pub fn format_support(
             );
         }
     }
-    let unimplemented = BindFlags::GLOBAL
-        | BindFlags::COMPUTE_RESOURCE
+    let unimplemented = BindFlags::COMPUTE_RESOURCE
         | BindFlags::COMMAND_ARGS_BUFFER
         | BindFlags::QUERY_BUFFER
         | BindFlags::VERTEX_STATE
@@ -504,13 +516,13 @@ pub fn format_support(
     if bind.contains(BindFlags::SHADER_BUFFER) && !is_buffer {
         return refuse(format!("a {target} as a shader buffer"), false);
     }
+    if bind.contains(BindFlags::GLOBAL) && !is_buffer {
+        return refuse(format!("a {target} as GLOBAL memory"), false);
+    }
     if bind.contains(BindFlags::SHADER_IMAGE) {
         // kernels read and write whole 32-bit words (systems/shader's
         // memory.rs): 4-, 8- and 16-byte colour texels that pack.rs
         // converts, no sRGB (WGSL has no sRGB storage formats)
-        if is_buffer {
-            return refuse("buffer images", true);
-        }
         if d.kind != FormatKind::Color
             || vertex_only
             || d.srgb
@@ -518,9 +530,6 @@ pub fn format_support(
             || matches!(format, Format::R9G9B9E5_FLOAT | Format::R11G11B10_FLOAT)
         {
             return refuse(format!("{format} as a shader image"), true);
-        }
-        if target == TextureTarget::TextureCube || target == TextureTarget::TextureCubeArray {
-            return refuse("cube shader images", true);
         }
     }
     if bind.contains(BindFlags::SAMPLER_VIEW) {
@@ -680,16 +689,26 @@ mod tests {
             Format::R32_UINT,
             Format::R16G16B16A16_FLOAT,
         ] {
-            assert!(img(f, Texture2D).is_ok(), "{f}");
-            assert!(img(f, Texture2DArray).is_ok(), "{f}");
+            for t in [
+                Texture2D,
+                Texture2DArray,
+                Buffer,
+                TextureCube,
+                TextureCubeArray,
+            ] {
+                assert!(img(f, t).is_ok(), "{f} {t}");
+            }
         }
         for (f, t) in [
             (Format::R8_UNORM, Texture2D),
             (Format::R8G8B8A8_SRGB, Texture2D),
-            (Format::R32_UINT, Buffer),
-            (Format::R32_UINT, TextureCube),
+            (Format::R8_UNORM, Buffer),
         ] {
             assert!(img(f, t).unwrap_err().unimplemented, "{f} {t}");
         }
+        // GLOBAL memory is buffers
+        let global = |t| format_support(Format::R8_UNORM, t, 0, 0, BindFlags::GLOBAL);
+        assert!(global(Buffer).is_ok());
+        assert!(!global(Texture2D).unwrap_err().unimplemented);
     }
 }

@@ -30,6 +30,11 @@ pub use context::{
     ShaderCode, ShaderState, StreamOutputTargetHandle, SurfaceHandle, Transfer, TransferMapping,
     VertexBuffer, VertexElementsHandle, VsHandle, check_stream_output, stage_index,
 };
+/// GLOBAL addresses of `set_global_binding` (docs/shaders.md "Compute").
+pub use context::{
+    GLOBAL_HANDLE_OFFSET_MASK, GLOBAL_HANDLE_SLOT_SHIFT, GLOBAL_HANDLE_VALID,
+    MAX_GLOBAL_BUFFER_SIZE, global_handle,
+};
 pub use error::{Error, Result};
 pub use ferropipe_components as components;
 pub use ferropipe_components::*;

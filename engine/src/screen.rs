@@ -213,12 +213,19 @@ impl Screen {
         templ: &ResourceTemplate,
     ) -> Result<ResourceLayout> {
         crate::validate::resource_template(call, templ)?;
+        // A buffer's format is not a texel format: buffer images take
+        // theirs from the view (`set_shader_images` checks it).
+        let bind = if templ.target == TextureTarget::Buffer {
+            templ.bind - BindFlags::SHADER_IMAGE
+        } else {
+            templ.bind
+        };
         if let Err(e) = caps::format_support(
             templ.format,
             templ.target,
             templ.nr_samples,
             templ.nr_storage_samples,
-            templ.bind,
+            bind,
         ) {
             return Err(if e.unimplemented {
                 Error::unsupported(call, e.what)

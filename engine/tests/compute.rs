@@ -313,29 +313,233 @@ fn pipeline_statistics_count_compute_invocations() {
     }
 }
 
-/// GLOBAL memory through `set_global_binding` handles and TGSI compute
-/// resources are typed `Unsupported` (WGSL kernels use shader buffers and
-/// images); unbinding is accepted.
+fn global_buffer(screen: &Screen, ctx: &mut Context, data: &[u32]) -> Resource {
+    let bytes: Vec<u8> = data.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let r = screen
+        .resource_create(&ResourceTemplate::buffer(
+            bytes.len() as u32,
+            BindFlags::GLOBAL,
+        ))
+        .unwrap();
+    ctx.buffer_subdata(&r, 0, &bytes).unwrap();
+    r
+}
+
+/// An OpenCL-style kernel: pointer arguments arrive in INPUT as GLOBAL
+/// handles (with byte offsets added, as pointer arithmetic), and the
+/// kernel resolves each one to its `@group(6)` binding and word index.
+const SAXPY_GLOBAL: &str = "
+struct Args { x: u32, y: u32, out: u32, n: u32, a: f32 }
+@group(5) @binding(0) var<uniform> args: Args;
+@group(6) @binding(0) var<storage, read> g0: array<f32>;
+@group(6) @binding(1) var<storage, read> g1: array<f32>;
+@group(6) @binding(2) var<storage, read_write> g2: array<f32>;
+
+fn slot(h: u32) -> u32 { return (h >> 27u) & 15u; }
+fn word(h: u32) -> u32 { return (h & 0x7ffffffu) / 4u; }
+
+// a load through a handle into slot 0 or 1
+fn load(h: u32, i: u32) -> f32 {
+    switch slot(h) {
+        case 0u: { return g0[word(h) + i]; }
+        case 1u: { return g1[word(h) + i]; }
+        default: { return -1.0; }
+    }
+}
+
+@compute @workgroup_size(16)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    let i = g.x;
+    if (i >= args.n || (args.x >> 31u) == 0u || slot(args.out) != 2u) {
+        return;
+    }
+    g2[word(args.out) + i] = args.a * load(args.x, i) + load(args.y, i);
+}
+";
+
 #[test]
-fn global_bindings_and_compute_resources_are_typed_unsupported() {
-    let (screen, mut ctx) = setup(1);
-    let data = buffer(&screen, &mut ctx, &[1, 2, 3]);
-    let err = ctx.set_global_binding(0, &[Some(&data)]).unwrap_err();
-    assert!(
+fn global_bindings_map_buffers_to_documented_handles() {
+    let (screen, mut ctx) = setup(2);
+    let n = 40u32;
+    let xs: Vec<f32> = (0..n + 8).map(|i| i as f32 * 0.5 - 3.0).collect();
+    let ys: Vec<f32> = (0..n).map(|i| (i * i) as f32).collect();
+    let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<u32>>();
+    let x = global_buffer(&screen, &mut ctx, &bits(&xs));
+    let y = global_buffer(&screen, &mut ctx, &bits(&ys));
+    let out = global_buffer(&screen, &mut ctx, &vec![0; n as usize + 4]);
+    let handles = ctx
+        .set_global_binding(0, &[Some(&x), Some(&y), Some(&out)])
+        .unwrap();
+    assert_eq!(
+        handles,
+        (0..3)
+            .map(|s| u64::from(ferropipe::global_handle(s)))
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(handles[0], 0x8000_0000);
+    assert_eq!(
+        handles[2],
+        0x8000_0000 | 2 << ferropipe::GLOBAL_HANDLE_SLOT_SHIFT
+    );
+    // x starts 8 floats in, out 4 floats in: the caller adds byte offsets
+    let (hx, hy, hout) = (
+        handles[0] as u32 + 32,
+        handles[1] as u32,
+        handles[2] as u32 + 16,
+    );
+    let a = 1.5f32;
+    let input: Vec<u8> = [hx, hy, hout, n, a.to_bits()]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let cs = ctx
+        .create_compute_state(&ComputeState {
+            code: ShaderCode::Wgsl {
+                code: SAXPY_GLOBAL.into(),
+                entry_point: "main".into(),
+            },
+            req_local_mem: 0,
+            req_input_mem: 20,
+        })
+        .unwrap();
+    ctx.bind_compute_state(Some(cs)).unwrap();
+    let launch = |ctx: &mut Context| {
+        ctx.launch_grid(&GridInfo {
+            input: &input,
+            ..grid([16, 1, 1], [n.div_ceil(16), 1, 1])
+        })
+    };
+    launch(&mut ctx).unwrap();
+    let got = read_words(&mut ctx, &out);
+    assert_eq!(&got[..4], &[0; 4], "before the offset: untouched");
+    for i in 0..n as usize {
+        let want = a * xs[i + 8] + ys[i];
+        assert_eq!(f32::from_bits(got[4 + i]), want, "element {i}");
+    }
+
+    // unbinding a slot the kernel uses makes the launch a typed error
+    assert_eq!(ctx.set_global_binding(1, &[None]).unwrap(), vec![0]);
+    let e = launch(&mut ctx).unwrap_err();
+    assert!(e.to_string().contains("@group(6) @binding(1)"), "{e}");
+    assert!(ctx.compute_bindings().globals[1].is_none());
+    assert!(ctx.compute_bindings().globals[2].is_some());
+
+    // validation: PIPE_BIND_GLOBAL buffers only, 16 slots
+    let invalid = |e: Error| {
         matches!(
-            err,
-            ferropipe::Error::Unsupported {
+            e,
+            Error::InvalidArgument {
                 call: "set_global_binding",
                 ..
             }
-        ),
-        "{err}"
+        )
+    };
+    let plain = buffer(&screen, &mut ctx, &[0; 4]);
+    assert!(invalid(
+        ctx.set_global_binding(0, &[Some(&plain)]).unwrap_err()
+    ));
+    assert!(invalid(
+        ctx.set_global_binding(15, &[None, Some(&x)]).unwrap_err()
+    ));
+    assert!(
+        screen
+            .resource_create(&ResourceTemplate::texture_2d(
+                Format::R32_UINT,
+                4,
+                4,
+                BindFlags::GLOBAL,
+            ))
+            .is_err()
     );
+    // a failed call binds nothing
+    assert!(ctx.compute_bindings().globals[1].is_none());
     assert_eq!(
-        ctx.set_global_binding(0, &[None, None]).unwrap(),
-        vec![0, 0]
+        ctx.set_global_binding(0, &[None, None, None]).unwrap(),
+        vec![0; 3]
     );
+
+    // TGSI compute resources stay unsupported: WGSL cannot name them
     ctx.set_compute_resources(0, &[None]).unwrap();
+}
+
+/// `last_block`: the last workgroup along each dimension runs a partial
+/// block; what it leaves out must not run at all.
+#[test]
+fn partial_last_blocks_run_only_their_invocations() {
+    let (screen, mut ctx) = setup(3);
+    // a 27x11 image with 8x4 blocks: 4x3 workgroups, the last ones 3 wide
+    // and 3 high
+    let (w, h) = (27u32, 11u32);
+    let out = buffer(&screen, &mut ctx, &vec![0xdead; (32 * 12) as usize]);
+    let count = buffer(&screen, &mut ctx, &[0; 2]);
+    bind(&mut ctx, 0, &[&out, &count]);
+    kernel(
+        &mut ctx,
+        "@group(3) @binding(0) var<storage, read_write> out: array<u32>;
+         @group(3) @binding(1) var<storage, read_write> count: array<atomic<u32>, 2>;
+         var<workgroup> tile: array<u32, 32>;
+         @compute @workgroup_size(8, 4)
+         fn main(@builtin(global_invocation_id) g: vec3<u32>,
+                 @builtin(local_invocation_index) i: u32,
+                 @builtin(num_workgroups) n: vec3<u32>) {
+             // no bounds check: the partial blocks are the bounds
+             tile[i] = g.x + g.y * 1000u + 1u;
+             workgroupBarrier();
+             // read a neighbour's value written before the barrier; a
+             // left-out neighbour never wrote its word (still 0)
+             let j = i ^ 1u;
+             out[g.y * 32u + g.x] = tile[i] * 2u + select(0u, 1u, tile[j] != 0u);
+             atomicAdd(&count[0], 1u);
+             atomicMax(&count[1], n.x * 100u + n.y);
+         }",
+    );
+    ctx.launch_grid(&GridInfo {
+        last_block: [3, 3, 0],
+        ..grid([8, 4, 1], [4, 3, 1])
+    })
+    .unwrap();
+    let got = read_words(&mut ctx, &out);
+    for y in 0..12u32 {
+        for x in 0..32u32 {
+            let v = got[(y * 32 + x) as usize];
+            if x < w && y < h {
+                // the partner (x ^ 1) ran unless it is past the image
+                let partner = (x ^ 1) < w;
+                let want = (x + y * 1000 + 1) * 2 + u32::from(partner);
+                assert_eq!(v, want, "({x}, {y})");
+            } else {
+                assert_eq!(v, 0xdead, "({x}, {y}) is outside the partial blocks");
+            }
+        }
+    }
+    // invocations that ran: 27 x 11; num_workgroups is the full grid
+    assert_eq!(read_words(&mut ctx, &count), vec![w * h, 4 * 100 + 3]);
+
+    // last_block larger than the block is invalid; equal to it is a
+    // full block
+    let e = ctx
+        .launch_grid(&GridInfo {
+            last_block: [9, 0, 0],
+            ..grid([8, 4, 1], [1, 1, 1])
+        })
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::InvalidArgument {
+                field: "last_block",
+                ..
+            }
+        ),
+        "{e}"
+    );
+    b_reset(&mut ctx, &count);
+    ctx.launch_grid(&GridInfo {
+        last_block: [8, 4, 1],
+        ..grid([8, 4, 1], [2, 1, 1])
+    })
+    .unwrap();
+    assert_eq!(read_words(&mut ctx, &count)[0], 64);
 }
 
 /// 3x3 Gaussian weights, row by row.
@@ -418,6 +622,8 @@ fn image(r: &Resource) -> ImageView<'_> {
         level: 0,
         first_layer: 0,
         last_layer: 0,
+        offset: 0,
+        size: 0,
     }
 }
 
@@ -709,14 +915,13 @@ fn bad_input_is_a_typed_error() {
         let e = ctx.launch_grid(&bad).unwrap_err();
         assert!(invalid(e.clone()), "{bad:?}: {e}");
     }
-    assert!(
+    assert!(invalid(
         ctx.launch_grid(&GridInfo {
-            last_block: [1, 0, 0],
+            last_block: [5, 0, 0],
             ..grid([4, 1, 1], [1, 1, 1])
         })
         .unwrap_err()
-        .is_unsupported()
-    );
+    ));
     // nothing ran
     assert_eq!(read_words(&mut ctx, &b), vec![0; 8]);
 
@@ -870,6 +1075,32 @@ fn caps_say_compute_works() {
     use ferropipe::components::caps::{Cap, ComputeCap, ShaderCap};
     let (screen, _) = setup(3);
     assert_eq!(screen.get_param(Cap::Compute), 1);
+    assert_eq!(screen.get_param(Cap::ComputeGridInfoLastBlock), 1);
+    // f32 atomic add works on storage buffers only; the cap promises
+    // images and shared memory too
+    assert_eq!(screen.get_param(Cap::TgsiAtomfadd), 0);
+    assert_eq!(
+        screen.get_shader_param(ShaderType::Compute, ShaderCap::Int64Atomics),
+        0
+    );
+    assert_eq!(
+        screen.get_compute_param(ComputeCap::AddressBits),
+        Some(ComputeParam::U64(vec![32]))
+    );
+    assert!(screen.is_format_supported(
+        Format::R8_UNORM,
+        TextureTarget::Buffer,
+        0,
+        0,
+        BindFlags::GLOBAL | BindFlags::SHADER_BUFFER
+    ));
+    assert!(screen.is_format_supported(
+        Format::R32_UINT,
+        TextureTarget::TextureCubeArray,
+        0,
+        0,
+        BindFlags::SHADER_IMAGE
+    ));
     assert_eq!(
         screen.get_compute_param(ComputeCap::MaxComputeUnits),
         Some(ComputeParam::U64(vec![3]))
@@ -1048,4 +1279,252 @@ fn launches_see_recorded_work_and_later_work_sees_launches() {
     assert_eq!(read_words(&mut ctx, &out), vec![0xff00_00ff; 32]);
     let px = read_texture(&mut ctx, &rt);
     assert!(px.chunks(4).all(|p| p == [0, 255, 0, 255]));
+}
+
+/// Buffer images: a `PIPE_BUFFER` viewed as `texture_storage_1d` at a
+/// byte offset, converted with the view's format.
+#[test]
+fn buffer_images_view_a_byte_range_as_texels() {
+    let (screen, mut ctx) = setup(2);
+    // R8_UNORM, as buffers conventionally are: the view chooses the texels
+    let make = |bytes: u32| {
+        screen
+            .resource_create(&ResourceTemplate::buffer(
+                bytes,
+                BindFlags::SHADER_IMAGE | BindFlags::SHADER_BUFFER,
+            ))
+            .unwrap()
+    };
+    let src = make(64 * 4);
+    let dst = make(64 * 16);
+    let px: Vec<u32> = noise(64, 21);
+    let bytes: Vec<u8> = px.iter().flat_map(|v| v.to_le_bytes()).collect();
+    ctx.buffer_subdata(&src, 0, &bytes).unwrap();
+    let view = |r, format, offset, size| ImageView {
+        format,
+        offset,
+        size,
+        ..image(r)
+    };
+    ctx.set_shader_images(
+        ShaderType::Compute,
+        0,
+        &[
+            // texels 4..54 of src as rgba8unorm
+            Some(view(&src, Format::R8G8B8A8_UNORM, 16, 50 * 4)),
+            // dst from byte 32 as rgba32uint
+            Some(view(&dst, Format::R32G32B32A32_UINT, 32, 60 * 16)),
+        ],
+    )
+    .unwrap();
+    kernel(
+        &mut ctx,
+        "@group(4) @binding(0) var src: texture_storage_1d<rgba8unorm, read_write>;
+         @group(4) @binding(1) var dst: texture_storage_1d<rgba32uint, write>;
+         @compute @workgroup_size(64)
+         fn main(@builtin(local_invocation_index) i: u32) {
+             let c = textureLoad(src, i32(i));
+             let n = textureDimensions(src);
+             textureStore(dst, i32(i), vec4<u32>(round(c * 255.0)) + vec4<u32>(0u, 0u, 0u, n * 1000u));
+             textureStore(src, i32(i), c.wzyx);
+         }",
+    );
+    ctx.launch_grid(&grid([64, 1, 1], [1, 1, 1])).unwrap();
+    let d = read_words(&mut ctx, &dst);
+    assert!(d[..8].iter().all(|&v| v == 0), "before the view's offset");
+    for i in 0..60usize {
+        let t = &d[8 + 4 * i..][..4];
+        let want: [u32; 4] = if i < 50 {
+            let b = px[4 + i].to_le_bytes();
+            [
+                b[0].into(),
+                b[1].into(),
+                b[2].into(),
+                u32::from(b[3]) + 50_000,
+            ]
+        } else {
+            // past the 50-texel source view: zeros
+            [0, 0, 0, 50_000]
+        };
+        assert_eq!(t, want, "texel {i}");
+    }
+    // invocations past dst's 60 texels wrote nothing
+    assert!(d[8 + 240..].iter().all(|&v| v == 0));
+    // src: texels swizzled in place inside the view only
+    let s = read_words(&mut ctx, &src);
+    for (i, (&got, &old)) in s.iter().zip(&px).enumerate() {
+        let want = if (4..54).contains(&i) {
+            old.swap_bytes()
+        } else {
+            old
+        };
+        assert_eq!(got, want, "src word {i}");
+    }
+
+    // validation: unaligned offset, past the end, a format kernels cannot
+    // address as words
+    let invalid = |e: Error| matches!(e, Error::InvalidArgument { .. });
+    for v in [
+        view(&src, Format::R32_UINT, 2, 8),
+        view(&src, Format::R32_UINT, 16, 256),
+    ] {
+        assert!(invalid(
+            ctx.set_shader_images(ShaderType::Compute, 0, &[Some(v)])
+                .unwrap_err()
+        ));
+    }
+    assert!(
+        ctx.set_shader_images(
+            ShaderType::Compute,
+            0,
+            &[Some(view(&src, Format::R8_UNORM, 0, 8))]
+        )
+        .unwrap_err()
+        .is_unsupported()
+    );
+    assert!(screen.is_format_supported(
+        Format::R32G32_FLOAT,
+        TextureTarget::Buffer,
+        0,
+        0,
+        BindFlags::SHADER_IMAGE
+    ));
+}
+
+/// Cube and cube-array images: faces are layers of a
+/// `texture_storage_2d_array`.
+#[test]
+fn cube_images_are_layered_faces() {
+    let (screen, mut ctx) = setup(2);
+    let s = 4u32;
+    let make = |target, array_size| {
+        screen
+            .resource_create(&ResourceTemplate {
+                target,
+                format: Format::R32_UINT,
+                width0: s,
+                height0: s,
+                depth0: 1,
+                array_size,
+                last_level: 0,
+                bind: BindFlags::SHADER_IMAGE,
+                ..Default::default()
+            })
+            .unwrap()
+    };
+    let cube = make(TextureTarget::TextureCube, 6);
+    let arr = make(TextureTarget::TextureCubeArray, 12);
+    ctx.set_shader_images(
+        ShaderType::Compute,
+        0,
+        &[
+            Some(ImageView {
+                last_layer: 5,
+                ..image(&cube)
+            }),
+            // the second cube of the array only
+            Some(ImageView {
+                first_layer: 6,
+                last_layer: 11,
+                ..image(&arr)
+            }),
+        ],
+    )
+    .unwrap();
+    kernel(
+        &mut ctx,
+        "@group(4) @binding(0) var cube: texture_storage_2d_array<r32uint, write>;
+         @group(4) @binding(1) var arr: texture_storage_2d_array<r32uint, write>;
+         @compute @workgroup_size(4, 4, 6)
+         fn main(@builtin(local_invocation_id) l: vec3<u32>) {
+             let v = l.z * 100u + l.y * 10u + l.x;
+             textureStore(cube, vec2<i32>(l.xy), i32(l.z), vec4<u32>(v + textureNumLayers(cube) * 1000u));
+             textureStore(arr, vec2<i32>(l.xy), i32(l.z), vec4<u32>(v + textureNumLayers(arr) * 1000u));
+         }",
+    );
+    ctx.launch_grid(&grid([4, 4, 6], [1, 1, 1])).unwrap();
+    let read = |ctx: &mut Context, r: &Resource, layers: i32| {
+        let t = ctx
+            .transfer_map(
+                r,
+                0,
+                TransferFlags::READ,
+                &PipeBox {
+                    x: 0,
+                    y: 0,
+                    z: 0,
+                    width: s as i32,
+                    height: s as i32,
+                    depth: layers,
+                },
+            )
+            .unwrap();
+        let v: Vec<u32> = t
+            .data()
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        ctx.transfer_unmap(t).unwrap();
+        v
+    };
+    let c = read(&mut ctx, &cube, 6);
+    let a = read(&mut ctx, &arr, 12);
+    for face in 0..6u32 {
+        for y in 0..s {
+            for x in 0..s {
+                let i = ((face * s + y) * s + x) as usize;
+                let v = face * 100 + y * 10 + x + 6000;
+                assert_eq!(c[i], v, "cube face {face} ({x}, {y})");
+                assert_eq!(a[i], 0, "first cube of the array is not viewed");
+                assert_eq!(a[i + (6 * s * s) as usize], v, "second cube, face {face}");
+            }
+        }
+    }
+    // multisampled images have no WGSL type
+    assert!(
+        screen
+            .resource_create(&ResourceTemplate {
+                nr_samples: 4,
+                ..ResourceTemplate::texture_2d(Format::R32_UINT, 4, 4, BindFlags::SHADER_IMAGE)
+            })
+            .unwrap_err()
+            .is_unsupported()
+    );
+}
+
+/// `atomic<f32>` add across workgroups: with dyadic values every partial
+/// sum is exact, so the result matches the CPU at any thread count.
+#[test]
+fn float_atomic_sums_match_the_cpu() {
+    let data: Vec<f32> = noise(10_000, 77)
+        .iter()
+        .map(|v| (v % 512) as f32 * 0.25 - 64.0)
+        .collect();
+    let want_sum: f32 = data.iter().sum();
+    let want_pos: f32 = data.iter().filter(|&&x| x > 0.0).sum();
+    for threads in [1, 4] {
+        let (screen, mut ctx) = setup(threads);
+        let bits: Vec<u32> = data.iter().map(|f| f.to_bits()).collect();
+        let d = buffer(&screen, &mut ctx, &bits);
+        let acc = buffer(&screen, &mut ctx, &[0; 2]);
+        bind(&mut ctx, 0, &[&d, &acc]);
+        kernel(
+            &mut ctx,
+            "@group(3) @binding(0) var<storage, read> d: array<f32>;
+             @group(3) @binding(1) var<storage, read_write> acc: array<atomic<f32>, 2>;
+             @compute @workgroup_size(64)
+             fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                 if (g.x < arrayLength(&d)) {
+                     let x = d[g.x];
+                     atomicAdd(&acc[0], x);
+                     if (x > 0.0) { atomicSub(&acc[1], -x); }
+                 }
+             }",
+        );
+        ctx.launch_grid(&grid([64, 1, 1], [10_000u32.div_ceil(64), 1, 1]))
+            .unwrap();
+        let got = read_words(&mut ctx, &acc);
+        assert_eq!(f32::from_bits(got[0]), want_sum, "{threads} threads");
+        assert_eq!(f32::from_bits(got[1]), want_pos, "{threads} threads");
+    }
 }

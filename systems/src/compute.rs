@@ -17,8 +17,10 @@
 //! and, or, xor) leave the same final values in any order.  What can
 //! depend on the order of *workgroups* — never of invocations inside one,
 //! which run in a fixed lane order — is the value an atomic returns, and
-//! exchanges between workgroups; float atomics, whose sums would depend on
-//! it, are not offered (`lower/memory.rs`).
+//! exchanges between workgroups, and the rounding of float atomic sums
+//! (`atomic<f32>` adds from several workgroups, `lower/memory.rs`): those
+//! are exact, and so thread-count independent, only where every partial
+//! sum is representable.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32};
@@ -58,16 +60,21 @@ pub struct ShaderBufferBinding {
     pub size: u32,
 }
 
-/// One `set_shader_images` slot (`struct pipe_image_view` of a texture).
+/// One `set_shader_images` slot (`struct pipe_image_view`).
 #[derive(Clone, Debug)]
 pub struct ShaderImageBinding {
     pub resource: ResourceRef,
-    /// The view's format (texel size 4, 8 or 16 bytes, size-compatible
-    /// with the resource's).
+    /// The view's format (texel size 4, 8 or 16 bytes; for a texture
+    /// size-compatible with the resource's).
     pub format: Format,
+    /// Textures: the viewed level and layers (cube faces are layers).
     pub level: u32,
     pub first_layer: u32,
     pub last_layer: u32,
+    /// Buffer images (`texture_storage_1d` over a `PIPE_BUFFER`): the
+    /// viewed bytes, `(offset, size)`, offset a multiple of 4; the image
+    /// is `size / texel bytes` texels wide.
+    pub buffer_range: Option<(u32, u32)>,
 }
 
 /// A validated launch, ready to run.
@@ -81,7 +88,12 @@ pub struct ComputeDispatch {
     /// Constant buffers, sampler views and samplers of the compute stage.
     pub stage: StageResources,
     pub buffers: Vec<Option<ShaderBufferBinding>>,
+    /// `set_global_binding` slots (`@group(6)`): whole buffers.
+    pub globals: Vec<Option<ShaderBufferBinding>>,
     pub images: Vec<Option<ShaderImageBinding>>,
+    /// `pipe_grid_info::last_block`: where non-zero, the last workgroup
+    /// along that dimension runs only this many invocations in it.
+    pub last_block: [u32; 3],
     /// `pipe_grid_info::input` (INPUT memory, `@group(5) @binding(0)`).
     pub input: Arc<[u8]>,
     /// Words of workgroup memory per workgroup (the shader's plus
@@ -155,6 +167,7 @@ pub fn run_grid(exec: &dyn crate::pool::Executor, d: &ComputeDispatch) -> Comput
     let writes = d
         .buffers
         .iter()
+        .chain(&d.globals)
         .flatten()
         .map(|b| &b.buffer)
         .chain(d.images.iter().flatten().map(|i| &i.resource))
@@ -173,21 +186,19 @@ pub fn run_grid(exec: &dyn crate::pool::Executor, d: &ComputeDispatch) -> Comput
         constants: &constants,
         ..base
     };
-    let buffers: Vec<Option<WordBuffer>> = d
-        .buffers
-        .iter()
-        .map(|b| {
-            let b = b.as_ref()?;
-            let words = view_locked_words(&locks, &b.buffer)?;
-            let first = (b.offset / 4) as usize;
-            let end = (b.offset as usize + b.size as usize) / 4;
-            let words = words.get(first.min(words.len())..end.min(words.len()))?;
-            Some(WordBuffer {
-                words,
-                bytes: b.size,
-            })
+    let word_buffer = |b: &Option<ShaderBufferBinding>| {
+        let b = b.as_ref()?;
+        let words = view_locked_words(&locks, &b.buffer)?;
+        let first = (b.offset / 4) as usize;
+        let end = (b.offset as usize + b.size as usize) / 4;
+        let words = words.get(first.min(words.len())..end.min(words.len()))?;
+        Some(WordBuffer {
+            words,
+            bytes: b.size,
         })
-        .collect();
+    };
+    let buffers: Vec<Option<WordBuffer>> = d.buffers.iter().map(word_buffer).collect();
+    let globals: Vec<Option<WordBuffer>> = d.globals.iter().map(word_buffer).collect();
     let images: Vec<Option<StorageImage>> = d
         .images
         .iter()
@@ -216,13 +227,25 @@ pub fn run_grid(exec: &dyn crate::pool::Executor, d: &ComputeDispatch) -> Comput
                     w.store(0, std::sync::atomic::Ordering::Relaxed);
                 }
             }
+            // the last workgroup along a dimension with a last_block runs
+            // only that many invocations in it
+            let active = std::array::from_fn(|k| {
+                let partial = d.last_block[k] != 0 && id[k] + 1 == d.grid[k];
+                if partial {
+                    d.last_block[k].min(size[k])
+                } else {
+                    size[k]
+                }
+            });
             let call = ComputeCall {
                 buffers: &buffers,
+                globals: &globals,
                 images: &images,
                 shared: &shared,
                 workgroup_id: std::array::from_fn(|k| id[k].wrapping_add(d.grid_base[k])),
                 num_workgroups: d.grid,
                 workgroup_size: size,
+                active,
                 diverged: &diverged,
             };
             d.shader.run_workgroup(&resources, &call);
@@ -239,9 +262,23 @@ fn view_storage_image<'a>(
     i: &'a ShaderImageBinding,
 ) -> Option<StorageImage<'a>> {
     let words = view_locked_words(locks, &i.resource)?;
+    let bpp = i.format.desc().block_bytes as usize;
+    if let Some((offset, size)) = i.buffer_range {
+        // a buffer image: one row of `size / bpp` texels at `offset`
+        return Some(StorageImage {
+            words,
+            format: i.format,
+            width: size / bpp.max(1) as u32,
+            height: 1,
+            depth: 1,
+            offset: offset as usize,
+            row_stride: size as usize,
+            slice_stride: size as usize,
+            bpp,
+        });
+    }
     let layout = &i.resource.layout;
     let level = layout.levels.get(i.level as usize)?;
-    let bpp = i.format.desc().block_bytes as usize;
     let is_3d = i.resource.templ.target == ferropipe_components::enums::TextureTarget::Texture3D;
     let (offset, depth) = if is_3d {
         (level.offset, level.depth)

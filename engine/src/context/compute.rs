@@ -5,9 +5,11 @@
 //! (context.rst "Compute kernel execution").
 //!
 //! Memory kinds (context.rst) map to WGSL as docs/shaders.md "Compute"
-//! says: GLOBAL is the shader buffers (`@group(3)`), LOCAL `var<workgroup>`,
-//! PRIVATE `var<private>` and function variables, INPUT the launch's
-//! `input` bytes read as `@group(5) @binding(0) var<uniform>`.
+//! says: GLOBAL is the shader buffers (`@group(3)`) and the global
+//! bindings of `set_global_binding` (`@group(6)`, with 32-bit handles, see
+//! [`Context::set_global_binding`]), LOCAL `var<workgroup>`, PRIVATE
+//! `var<private>` and function variables, INPUT the launch's `input`
+//! bytes read as `@group(5) @binding(0) var<uniform>`.
 //!
 //! `launch_grid` validates everything here (typed errors naming the field),
 //! executes recorded draws first so the kernel sees them, then runs the
@@ -22,7 +24,9 @@ use ferropipe_components::batch::StageResources;
 use ferropipe_components::enums::{BindFlags, ShaderType, TextureTarget};
 use ferropipe_components::format::Format;
 use ferropipe_shader::compute::{MAX_WORKGROUP_INVOCATIONS, MAX_WORKGROUP_SIZE};
-use ferropipe_shader::lower::memory::{MAX_SHADER_BUFFERS, MAX_SHADER_IMAGES, MAX_SHARED_BYTES};
+use ferropipe_shader::lower::memory::{
+    MAX_GLOBAL_BINDINGS, MAX_SHADER_BUFFERS, MAX_SHADER_IMAGES, MAX_SHARED_BYTES,
+};
 use ferropipe_systems::compute::{
     ComputeDispatch, ComputeGrid, ComputeOutcome, ComputeShaderCso, ShaderBufferBinding,
     ShaderImageBinding,
@@ -63,17 +67,29 @@ pub struct ShaderBuffer<'a> {
     pub size: u32,
 }
 
-/// One `set_shader_images` slot (`struct pipe_image_view` of a texture;
-/// buffer images are not implemented).
+/// One `set_shader_images` slot (`struct pipe_image_view`).
+///
+/// Of a texture, `level` and `first_layer..=last_layer` choose what the
+/// kernel sees (cube and cube-array faces are layers: WGSL has no cube
+/// storage textures, so a kernel declares `texture_storage_2d_array` and
+/// indexes faces, `6 * cube + face`).  Of a buffer (a *buffer image*,
+/// `texture_storage_1d` in WGSL), `offset` and `size` do, in bytes, as
+/// Gallium's `u.buf`; the other view's fields are ignored, as the other
+/// member of Gallium's union.
 #[derive(Clone, Copy, Debug)]
 pub struct ImageView<'a> {
     pub resource: &'a Resource,
-    /// Texel format (4-, 8- or 16-byte texels; size-compatible with the
-    /// resource's format, as sampler views).
+    /// Texel format (4-, 8- or 16-byte texels; for a texture
+    /// size-compatible with the resource's format, as sampler views).
     pub format: Format,
     pub level: u32,
     pub first_layer: u32,
     pub last_layer: u32,
+    /// Buffer images: first byte (a multiple of 4).
+    pub offset: u32,
+    /// Buffer images: bytes viewed; the image is `size / texel bytes`
+    /// texels wide.
+    pub size: u32,
 }
 
 /// `struct pipe_grid_info`.
@@ -92,8 +108,13 @@ pub struct GridInfo<'a> {
     /// `@workgroup_size` (`PIPE_COMPUTE_CAP_MAX_VARIABLE_THREADS_PER_BLOCK`
     /// is 0).
     pub block: [u32; 3],
-    /// Partial last blocks; must be zeros
-    /// (`PIPE_CAP_COMPUTE_GRID_INFO_LAST_BLOCK` is 0).
+    /// Partial last blocks (`PIPE_CAP_COMPUTE_GRID_INFO_LAST_BLOCK`):
+    /// where `last_block[d]` is not 0, the last workgroup along dimension
+    /// `d` runs only the invocations whose `local_invocation_id[d]` is
+    /// below it; the others never run (no writes, and barriers wait for
+    /// the running ones only).  At most `block[d]`.  `workgroup_id`,
+    /// `num_workgroups` and the invocation ids keep their full-block
+    /// values.
     pub last_block: [u32; 3],
     /// Workgroups per dimension.  A zero dimension launches nothing (GL's
     /// and Vulkan's rule for empty dispatches).
@@ -115,6 +136,26 @@ pub const MAX_SHADER_BUFFER_SIZE: u32 = 1 << 27;
 /// Largest INPUT: 4 KiB (a constant buffer the prologue reads once per
 /// workgroup).
 pub const MAX_INPUT_SIZE: u32 = 4096;
+/// Largest buffer `set_global_binding` maps: 128 MiB, so every byte
+/// offset fits the 27 offset bits of a [`global_handle`].
+pub const MAX_GLOBAL_BUFFER_SIZE: u32 = 1 << GLOBAL_HANDLE_SLOT_SHIFT;
+/// Bit 31 of every global handle: no handle is 0, the null pointer.
+pub const GLOBAL_HANDLE_VALID: u32 = 1 << 31;
+/// Bits 27..30 of a global handle hold the global slot.
+pub const GLOBAL_HANDLE_SLOT_SHIFT: u32 = 27;
+/// Bits 0..26 of a global handle hold a byte offset in the slot's buffer.
+pub const GLOBAL_HANDLE_OFFSET_MASK: u32 = (1 << GLOBAL_HANDLE_SLOT_SHIFT) - 1;
+
+/// The GLOBAL address of byte 0 of global slot `slot` (what
+/// [`Context::set_global_binding`] returns): `GLOBAL_HANDLE_VALID | slot
+/// << 27`.  A kernel gets handles (plus byte offsets, as pointer
+/// arithmetic) through INPUT as `u32`s and decodes them with
+/// `(h >> 27u) & 15u` (the slot, whose buffer it declares as
+/// `@group(6) @binding(slot)`) and `h & 0x7ffffffu` (the byte offset);
+/// docs/shaders.md "Compute" has an example.
+pub const fn global_handle(slot: u32) -> u32 {
+    GLOBAL_HANDLE_VALID | (slot << GLOBAL_HANDLE_SLOT_SHIFT)
+}
 
 /// What is bound to the compute stage (its own resource: the draw
 /// pipeline's `BoundState` never sees it).
@@ -125,6 +166,8 @@ pub struct ComputeBindings {
     /// `PIPE_SHADER_COMPUTE`.
     pub stage: StageResources,
     pub buffers: Vec<Option<ShaderBufferBinding>>,
+    /// `set_global_binding` slots: whole `PIPE_BIND_GLOBAL` buffers.
+    pub globals: Vec<Option<ShaderBufferBinding>>,
     pub images: Vec<Option<ShaderImageBinding>>,
 }
 
@@ -134,6 +177,7 @@ impl Default for ComputeBindings {
             shader: None,
             stage: StageResources::default(),
             buffers: vec![None; MAX_SHADER_BUFFERS as usize],
+            globals: vec![None; MAX_GLOBAL_BINDINGS as usize],
             images: vec![None; MAX_SHADER_IMAGES as usize],
         }
     }
@@ -305,32 +349,55 @@ impl Context {
     }
 
     /// `set_global_binding` (context.rst "Compute kernel execution"):
-    /// maps `PIPE_BIND_GLOBAL` buffers into the GLOBAL space and returns
-    /// the handles (addresses) a kernel would dereference.  ferropipe's
-    /// kernels are WGSL, which has no pointers into global memory, so
-    /// binding buffers is a typed `Unsupported` error; WGSL kernels reach
-    /// GLOBAL memory through [`Context::set_shader_buffers`] (`@group(3)`,
-    /// docs/shaders.md "Compute").  Unbinding (every entry `None`) succeeds.
+    /// maps `PIPE_BIND_GLOBAL` buffers into the GLOBAL space, at global
+    /// slots `first..`, and returns each one's GLOBAL address (0 for a
+    /// `None`, which unbinds the slot).
+    ///
+    /// WGSL has no pointers into memory, so the mapping is a bind point
+    /// plus an address convention: global slot `i` is the kernel's
+    /// `@group(6) @binding(i) var<storage, …>` (the whole buffer, at most
+    /// [`MAX_GLOBAL_BUFFER_SIZE`] bytes), and its address is
+    /// [`global_handle`]`(i)`: bit 31 set, the slot in bits 27..30, byte
+    /// offset 0 in bits 0..26 (`PIPE_COMPUTE_CAP_ADDRESS_BITS` is 32).
+    /// As Gallium's callers add an argument's offset to the base address,
+    /// callers add byte offsets to the handle and pass it in INPUT; the
+    /// kernel decodes slot and offset (docs/shaders.md "Compute").
+    /// Gallium writes the address into caller memory (`uint32_t
+    /// **handles`); here it is returned.
     pub fn set_global_binding(
         &mut self,
         first: u32,
         resources: &[Option<&Resource>],
     ) -> Result<Vec<u64>> {
-        let _ = first;
-        if resources.iter().any(Option::is_some) {
-            return Err(Error::unsupported(
-                "set_global_binding",
-                "GLOBAL memory through PIPE_BIND_GLOBAL handles (pointer-addressed kernels); \
-                 bind storage buffers with set_shader_buffers instead",
-            ));
-        }
-        Ok(vec![0; resources.len()])
+        const CALL: &str = "set_global_binding";
+        slot_range(
+            CALL,
+            "first",
+            first,
+            resources.len(),
+            MAX_GLOBAL_BINDINGS as usize,
+        )?;
+        let bindings = resources
+            .iter()
+            .map(|r| r.map(|r| validate_global(CALL, r)).transpose())
+            .collect::<Result<Vec<_>>>()?;
+        let handles = bindings
+            .iter()
+            .zip(first..)
+            .map(|(b, slot)| b.as_ref().map_or(0, |_| u64::from(global_handle(slot))))
+            .collect();
+        let slots = &mut self.compute_mut().globals;
+        slots[first as usize..][..bindings.len()].clone_from_slice(&bindings);
+        Ok(handles)
     }
 
     /// `set_compute_resources` (context.rst "Compute kernel execution"):
-    /// extra surfaces for TGSI LOAD/STORE, which WGSL kernels do not use
-    /// (they take storage images from [`Context::set_shader_images`]).
-    /// Binding is a typed `Unsupported` error; unbinding succeeds.
+    /// extra surfaces that TGSI kernels address with the same byte-based
+    /// LOAD/STORE opcodes as GLOBAL.  WGSL has neither those opcodes nor
+    /// any way to name such a surface — a kernel's texel memory is a
+    /// typed storage texture, which [`Context::set_shader_images`] binds —
+    /// so there is nothing for these surfaces to be bound to: binding is a
+    /// typed `Unsupported` error; unbinding succeeds.
     pub fn set_compute_resources(
         &mut self,
         start: u32,
@@ -348,8 +415,11 @@ impl Context {
     }
 
     /// `set_shader_images` for `PIPE_SHADER_COMPUTE`: slots `start_slot..`;
-    /// `None` unbinds.  Images are textures with `PIPE_BIND_SHADER_IMAGE`
-    /// in a format `is_format_supported` accepts for it.
+    /// `None` unbinds.  Images are textures (cubes included, as layers)
+    /// or buffers with `PIPE_BIND_SHADER_IMAGE`, viewed in a format
+    /// `is_format_supported` accepts for it (see [`ImageView`]).
+    /// Multisampled images are a typed `Unsupported` error: WGSL has no
+    /// multisampled storage texture type.
     pub fn set_shader_images(
         &mut self,
         shader: ShaderType,
@@ -422,10 +492,14 @@ impl Context {
                 ),
             ));
         }
-        if info.last_block != [0; 3] {
-            return Err(Error::unsupported(
+        if let Some(k) = (0..3).find(|&k| info.last_block[k] > info.block[k]) {
+            return Err(Error::invalid(
                 CALL,
-                "last_block (PIPE_CAP_COMPUTE_GRID_INFO_LAST_BLOCK is 0)",
+                "last_block",
+                format!(
+                    "{:?}: dimension {k} exceeds the block {:?}",
+                    info.last_block, info.block
+                ),
             ));
         }
         if info.input.len() > MAX_INPUT_SIZE as usize {
@@ -463,6 +537,17 @@ impl Context {
                     "shader buffers",
                     format!(
                         "slot {slot} (@group(3) @binding({slot})) is used by the kernel but unbound"
+                    ),
+                ));
+            }
+        }
+        for slot in 0..MAX_GLOBAL_BINDINGS {
+            if ci.globals_used & (1 << slot) != 0 && b.globals[slot as usize].is_none() {
+                return Err(Error::invalid(
+                    CALL,
+                    "global bindings",
+                    format!(
+                        "slot {slot} (@group(6) @binding({slot})) is used by the kernel but unbound"
                     ),
                 ));
             }
@@ -512,15 +597,27 @@ impl Context {
             grid_base: info.grid_base,
             stage: b.stage.clone(),
             buffers: b.buffers.clone(),
+            globals: b.globals.clone(),
             images: b.images.clone(),
+            last_block: info.last_block,
             input: Arc::from(info.input),
             shared_words: local.div_ceil(4) as usize,
         };
         self.world.insert_resource(dispatch);
         self.world.run_schedule(ComputeGrid);
         self.world.remove_resource::<ComputeDispatch>();
-        let groups: u64 = grid.iter().map(|&g| u64::from(g)).product();
-        self.count_compute_invocations(groups * threads);
+        // invocations that ran: full blocks, and last_block[d] in the
+        // last workgroup along d
+        let ran: u64 = (0..3)
+            .map(|k| {
+                let (g, b) = (u64::from(grid[k]), u64::from(info.block[k]));
+                match info.last_block[k] {
+                    0 => g * b,
+                    last => (g - 1) * b + u64::from(last),
+                }
+            })
+            .product();
+        self.count_compute_invocations(ran);
         if self.world.resource::<ComputeOutcome>().divergent_barrier {
             return Err(Error::invalid(
                 CALL,
@@ -619,20 +716,93 @@ fn validate_shader_buffer(call: &'static str, b: &ShaderBuffer) -> Result<Shader
     })
 }
 
-/// Validates one image view (`pipe_image_view` of a texture).
-fn validate_shader_image(call: &'static str, v: &ImageView) -> Result<ShaderImageBinding> {
-    let t = v.resource.template();
-    if t.target == TextureTarget::Buffer {
-        return Err(Error::unsupported(call, "buffer images"));
+/// Validates one `set_global_binding` buffer.
+fn validate_global(call: &'static str, r: &Resource) -> Result<ShaderBufferBinding> {
+    let t = r.template();
+    if t.target != TextureTarget::Buffer {
+        return Err(Error::invalid(
+            call,
+            "resources",
+            format!("a {} is not a buffer", t.target),
+        ));
     }
-    require_bind(call, "resource", v.resource, BindFlags::SHADER_IMAGE)?;
-    if let Err(e) = caps::format_support(v.format, t.target, 0, 0, BindFlags::SHADER_IMAGE) {
-        return Err(if e.unimplemented {
+    require_bind(call, "resources", r, BindFlags::GLOBAL)?;
+    if t.width0 > MAX_GLOBAL_BUFFER_SIZE {
+        return Err(Error::invalid(
+            call,
+            "resources",
+            format!(
+                "{} bytes; GLOBAL handles address at most {MAX_GLOBAL_BUFFER_SIZE}",
+                t.width0
+            ),
+        ));
+    }
+    require_word_aligned(call, "resources", r)?;
+    Ok(ShaderBufferBinding {
+        buffer: r.shared().clone(),
+        offset: 0,
+        size: t.width0,
+    })
+}
+
+/// Checks a view format for `PIPE_BIND_SHADER_IMAGE` on `target`.
+fn check_image_format(call: &'static str, format: Format, target: TextureTarget) -> Result<()> {
+    caps::format_support(format, target, 0, 0, BindFlags::SHADER_IMAGE).map_err(|e| {
+        if e.unimplemented {
             Error::unsupported(call, e.what)
         } else {
             Error::invalid(call, "format", e.what)
-        });
+        }
+    })
+}
+
+/// Validates a buffer image (`pipe_image_view::u.buf`).
+fn validate_buffer_image(call: &'static str, v: &ImageView) -> Result<ShaderImageBinding> {
+    let t = v.resource.template();
+    check_image_format(call, v.format, TextureTarget::Buffer)?;
+    if !v.offset.is_multiple_of(4) {
+        return Err(Error::invalid(
+            call,
+            "offset",
+            format!("{} is not a multiple of 4", v.offset),
+        ));
     }
+    if u64::from(v.offset) + u64::from(v.size) > u64::from(t.width0) {
+        return Err(Error::invalid(
+            call,
+            "offset/size",
+            format!(
+                "{}+{} is past the {}-byte buffer",
+                v.offset, v.size, t.width0
+            ),
+        ));
+    }
+    if v.size > MAX_SHADER_BUFFER_SIZE {
+        return Err(Error::invalid(
+            call,
+            "size",
+            format!("{}; at most {MAX_SHADER_BUFFER_SIZE}", v.size),
+        ));
+    }
+    require_word_aligned(call, "resource", v.resource)?;
+    Ok(ShaderImageBinding {
+        resource: v.resource.shared().clone(),
+        format: v.format,
+        level: 0,
+        first_layer: 0,
+        last_layer: 0,
+        buffer_range: Some((v.offset, v.size)),
+    })
+}
+
+/// Validates one image view (`pipe_image_view`).
+fn validate_shader_image(call: &'static str, v: &ImageView) -> Result<ShaderImageBinding> {
+    let t = v.resource.template();
+    require_bind(call, "resource", v.resource, BindFlags::SHADER_IMAGE)?;
+    if t.target == TextureTarget::Buffer {
+        return validate_buffer_image(call, v);
+    }
+    check_image_format(call, v.format, t.target)?;
     if !views::formats_compatible(t.format, v.format) {
         return Err(Error::invalid(
             call,
@@ -641,7 +811,10 @@ fn validate_shader_image(call: &'static str, v: &ImageView) -> Result<ShaderImag
         ));
     }
     if t.nr_samples > 1 {
-        return Err(Error::unsupported(call, "multisampled images"));
+        return Err(Error::unsupported(
+            call,
+            "multisampled images (WGSL has no multisampled storage textures)",
+        ));
     }
     if v.level > t.last_level {
         return Err(Error::invalid(
@@ -670,5 +843,6 @@ fn validate_shader_image(call: &'static str, v: &ImageView) -> Result<ShaderImag
         level: v.level,
         first_layer: v.first_layer,
         last_layer: v.last_layer,
+        buffer_range: None,
     })
 }

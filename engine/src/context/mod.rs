@@ -26,8 +26,9 @@ mod views;
 pub use bind::{ConstantBuffer, FramebufferTemplate, IndexBuffer, VertexBuffer};
 pub use blit::{BlitInfo, BlitSide};
 pub use compute::{
-    ComputeBindings, ComputeState, CsHandle, GridInfo, ImageView, MAX_GRID_SIZE, MAX_INPUT_SIZE,
-    MAX_SHADER_BUFFER_SIZE, ShaderBuffer,
+    ComputeBindings, ComputeState, CsHandle, GLOBAL_HANDLE_OFFSET_MASK, GLOBAL_HANDLE_SLOT_SHIFT,
+    GLOBAL_HANDLE_VALID, GridInfo, ImageView, MAX_GLOBAL_BUFFER_SIZE, MAX_GRID_SIZE,
+    MAX_INPUT_SIZE, MAX_SHADER_BUFFER_SIZE, ShaderBuffer, global_handle,
 };
 pub use draw::DrawIndirectInfo;
 pub use draw::Fence;

@@ -190,7 +190,12 @@ fn init_exec(prog: &LaneProgram, file: &mut [Lanes], st: &mut State, io: &CallIo
             // fragment: helper lanes run too unless nothing needs them
             Some(live) if prog.dead_lanes_idle => live.get(gg).copied().unwrap_or(f32x8::ZERO),
             Some(_) => all,
-            // vertex: lanes past `count` are padding
+            // vertex: lanes past `count` are padding; compute: so are the
+            // invocations a partial last block leaves out
+            None if io.compute.is_some_and(|c| c.is_partial()) => {
+                let bits = memory::active_lanes(io.count, gg, io.compute);
+                lanemath::mask_from_bools(std::array::from_fn(|l| bits & (1 << l) != 0))
+            }
             None => {
                 let base = gg * 8;
                 lanemath::mask_from_bools(std::array::from_fn(|l| base + l < io.count))
@@ -318,8 +323,8 @@ fn run_ops(ops: &[Op], file: &mut [Lanes], st: &mut State, io: &mut CallIo<'_, '
                 io.compute,
             ),
             Op::MemAtomic(m) => memory::exec_atomic(file, st.nu, st.groups, m, io.compute),
-            Op::BufferLength { d, slot } => {
-                memory::exec_buffer_length(file, st.nu, st.groups, (*d, *slot), io.compute)
+            Op::BufferLength { d, space } => {
+                memory::exec_buffer_length(file, st.nu, st.groups, (*d, *space), io.compute)
             }
             Op::ImageLoad(i) => memory::exec_image_load(file, st.nu, st.groups, i, io.compute),
             Op::ImageStore(i) => memory::exec_image_store(file, st.nu, st.groups, i, io.compute),

@@ -306,9 +306,13 @@ pub enum ComputeValue {
 /// addresses: byte-addressed 32-bit words.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MemSpace {
-    /// Shader buffer slot `i` (`set_shader_buffers`, WGSL `var<storage>`):
-    /// Gallium's GLOBAL memory.
+    /// Shader buffer slot `i` (`set_shader_buffers`, WGSL `var<storage>`
+    /// in `@group(3)`): Gallium's GLOBAL memory as graphics APIs bind it.
     Buffer(u32),
+    /// Global binding slot `i` (`set_global_binding`, WGSL `var<storage>`
+    /// in `@group(6)`): Gallium's GLOBAL memory as pointer-based kernels
+    /// bind it (a `PIPE_BIND_GLOBAL` buffer, whole).
+    Global(u32),
     /// The workgroup's shared memory (WGSL `var<workgroup>`): LOCAL.
     Workgroup,
 }
@@ -329,6 +333,12 @@ pub enum AtomicFn {
     /// `atomicCompareExchangeWeak`: stores `value` where the old value
     /// equals `compare`; also writes the "exchanged" mask.
     CompareExchange,
+    /// `atomicAdd` on `atomic<f32>` (naga's `SHADER_FLOAT32_ATOMIC`,
+    /// storage buffers only): the word's bits as an f32, added with
+    /// round-to-nearest-even.
+    FAdd,
+    /// `atomicSub` on `atomic<f32>`.
+    FSub,
 }
 
 /// An atomic read-modify-write of one word per active lane, executed lane
@@ -495,10 +505,11 @@ pub enum Op {
         a: Reg,
     },
     MemAtomic(Box<AtomicOp>),
-    /// Bytes of shader buffer `slot` as bound (0 when unbound; uniform).
+    /// Bytes of the buffer `space` names as bound (0 when unbound;
+    /// uniform; never `Workgroup`).
     BufferLength {
         d: Reg,
-        slot: u32,
+        space: MemSpace,
     },
     /// `textureLoad` of a storage image (0 out of range).
     ImageLoad(Box<ImageOp>),
@@ -1071,6 +1082,8 @@ pub struct ComputeInfo {
     pub shared_bytes: u32,
     /// Shader buffer slots the program reads or writes (bit per slot).
     pub buffers_used: u32,
+    /// Global binding slots (`@group(6)`) the program reads or writes.
+    pub globals_used: u32,
     /// Shader image slots the program reads or writes (bit per slot).
     pub images_used: u32,
     /// Whether it reads the launch's INPUT memory (`@group(5) @binding(0)`).

@@ -75,6 +75,8 @@ pub struct StorageImage<'a> {
 pub struct ComputeCall<'a> {
     /// Shader buffer slots (`@group(3) @binding(i)`).
     pub buffers: &'a [Option<WordBuffer<'a>>],
+    /// Global binding slots (`@group(6) @binding(i)`, `set_global_binding`).
+    pub globals: &'a [Option<WordBuffer<'a>>],
     /// Shader image slots (`@group(4) @binding(i)`).
     pub images: &'a [Option<StorageImage<'a>>],
     /// This workgroup's `var<workgroup>` memory, zeroed before the call.
@@ -83,6 +85,13 @@ pub struct ComputeCall<'a> {
     pub workgroup_id: [u32; 3],
     pub num_workgroups: [u32; 3],
     pub workgroup_size: [u32; 3],
+    /// Invocations per dimension that run: `workgroup_size`, or fewer in
+    /// the last workgroup along a dimension of a launch with
+    /// `pipe_grid_info::last_block`.  Invocations with a local id at or
+    /// past it never enter the shader (they are padding, like the lanes
+    /// past the workgroup size), so they neither write nor take part in
+    /// barriers.
+    pub active: [u32; 3],
     /// Set when an invocation subset (neither all live invocations nor
     /// none) executed a barrier: WGSL forbids barriers in non-uniform
     /// control flow, naga 30 does not check it, so the launch reports it.
@@ -90,15 +99,39 @@ pub struct ComputeCall<'a> {
 }
 
 impl<'a> ComputeCall<'a> {
+    fn buffer(&self, space: MemSpace) -> Option<&WordBuffer<'a>> {
+        let (slots, i) = match space {
+            MemSpace::Buffer(i) => (self.buffers, i),
+            MemSpace::Global(i) => (self.globals, i),
+            MemSpace::Workgroup => return None,
+        };
+        slots.get(i as usize).and_then(|b| b.as_ref())
+    }
+
     fn words(&self, space: MemSpace) -> &'a [AtomicU32] {
         match space {
-            MemSpace::Buffer(i) => self
-                .buffers
-                .get(i as usize)
-                .and_then(|b| b.as_ref())
-                .map_or(&[], |b| b.words),
             MemSpace::Workgroup => self.shared,
+            _ => self.buffer(space).map_or(&[], |b| b.words),
         }
+    }
+
+    /// Local id of local invocation index `index`.
+    fn local_id(&self, index: u32) -> [u32; 3] {
+        let [sx, sy, _] = self.workgroup_size.map(|s| s.max(1));
+        [index % sx, (index / sx) % sy, index / (sx * sy)]
+    }
+
+    /// Whether invocation `index` (below the workgroup size) runs: its
+    /// local id is inside [`ComputeCall::active`].
+    pub fn is_active(&self, index: u32) -> bool {
+        let id = self.local_id(index);
+        (0..3).all(|k| id[k] < self.active[k])
+    }
+
+    /// Whether some invocations of this workgroup do not run (a partial
+    /// last block).
+    pub fn is_partial(&self) -> bool {
+        (0..3).any(|k| self.active[k] < self.workgroup_size[k])
     }
 }
 
@@ -196,6 +229,14 @@ fn rmw(w: &AtomicU32, f: AtomicFn, v: u32, cmp: u32) -> (u32, bool) {
             Ok(old) => (old, true),
             Err(old) => (old, false),
         },
+        AtomicFn::FAdd | AtomicFn::FSub => {
+            let v = f32::from_bits(v);
+            let old = w.fetch_update(o, o, |x| {
+                let x = f32::from_bits(x);
+                Some(if f == AtomicFn::FAdd { x + v } else { x - v }.to_bits())
+            });
+            (old.unwrap_or_else(|x| x), false)
+        }
     }
 }
 
@@ -243,13 +284,10 @@ pub fn exec_buffer_length(
     file: &mut [Lanes],
     nu: usize,
     groups: usize,
-    (d, slot): (Reg, u32),
+    (d, space): (Reg, MemSpace),
     call: Option<&ComputeCall<'_>>,
 ) {
-    let bytes = call
-        .and_then(|c| c.buffers.get(slot as usize))
-        .and_then(|b| b.as_ref())
-        .map_or(0, |b| b.bytes);
+    let bytes = call.and_then(|c| c.buffer(space)).map_or(0, |b| b.bytes);
     let (d0, dm) = loc(d, nu, groups);
     for g in 0..groups {
         file[d0 + (g & dm)] = from_u(u32x8::splat(bytes));
@@ -418,9 +456,24 @@ pub fn exec_image_query(
     }
 }
 
-/// `Op::Barrier`: the invocations in `EXEC` must be all `count` of the
-/// workgroup (a call is one chunk, so group `g` holds invocations
-/// `8g..8g + 8`) or none.
+/// The lanes of group `g` (invocations `8g..8g + 8`) that run: below
+/// `count` and, in a partial last block, inside [`ComputeCall::active`].
+pub fn active_lanes(count: usize, g: usize, call: Option<&ComputeCall<'_>>) -> u32 {
+    let live = count.saturating_sub(8 * g).min(8);
+    let mut bits = (1u32 << live) - 1;
+    if let Some(c) = call.filter(|c| c.is_partial()) {
+        for l in 0..live {
+            if !c.is_active((8 * g + l) as u32) {
+                bits &= !(1 << l);
+            }
+        }
+    }
+    bits
+}
+
+/// `Op::Barrier`: the invocations in `EXEC` must be all that run in the
+/// workgroup ([`active_lanes`]; a call is one chunk, so group `g` holds
+/// invocations `8g..8g + 8`) or none.
 pub fn exec_barrier(
     file: &[Lanes],
     nu: usize,
@@ -433,9 +486,8 @@ pub fn exec_barrier(
     let mut all = true;
     for g in 0..groups {
         let bits = file[e0 + g].to_bitmask();
-        let live = count.saturating_sub(8 * g).min(8);
         none &= bits == 0;
-        all &= bits == (1u32 << live) - 1;
+        all &= bits == active_lanes(count, g, call);
     }
     if !(none || all)
         && let Some(c) = call
@@ -461,8 +513,7 @@ pub fn exec_compute_input(
         }
         return;
     };
-    let [sx, sy, _] = c.workgroup_size.map(|s| s.max(1));
-    let local = |i: u32| [i % sx, (i / sx) % sy, i / (sx * sy)];
+    let local = |i: u32| c.local_id(i);
     for g in 0..groups {
         let vals: [u32; 8] = std::array::from_fn(|l| {
             let idx = ((g0 + g) * 8 + l) as u32;
@@ -506,5 +557,46 @@ mod tests {
         assert_eq!(rmw(&w, AtomicFn::CompareExchange, 9, 4), (3, false));
         assert_eq!(rmw(&w, AtomicFn::CompareExchange, 9, 3), (3, true));
         assert_eq!(w.load(Ordering::Relaxed), 9);
+    }
+
+    #[test]
+    fn float_atomics_add_the_bits_as_f32() {
+        let w = AtomicU32::new(1.5f32.to_bits());
+        let (old, _) = rmw(&w, AtomicFn::FAdd, 0.25f32.to_bits(), 0);
+        assert_eq!(f32::from_bits(old), 1.5);
+        assert_eq!(f32::from_bits(w.load(Ordering::Relaxed)), 1.75);
+        rmw(&w, AtomicFn::FSub, 2.0f32.to_bits(), 0);
+        assert_eq!(f32::from_bits(w.load(Ordering::Relaxed)), -0.25);
+        // an integer add of the same bits would give something else
+        assert_ne!(
+            w.load(Ordering::Relaxed),
+            (-0.25f32).to_bits().wrapping_add(1)
+        );
+    }
+
+    #[test]
+    fn partial_blocks_leave_lanes_out() {
+        let diverged = AtomicBool::new(false);
+        let call = ComputeCall {
+            buffers: &[],
+            globals: &[],
+            images: &[],
+            shared: &[],
+            workgroup_id: [0; 3],
+            num_workgroups: [1; 3],
+            workgroup_size: [4, 3, 1],
+            active: [3, 2, 1],
+            diverged: &diverged,
+        };
+        assert!(call.is_partial());
+        // local ids (x, y) of invocations 0..8: x < 3 and y < 2 run
+        assert_eq!(active_lanes(12, 0, Some(&call)), 0b0111_0111);
+        assert_eq!(active_lanes(12, 1, Some(&call)), 0);
+        let full = ComputeCall {
+            active: [4, 3, 1],
+            ..call
+        };
+        assert!(!full.is_partial());
+        assert_eq!(active_lanes(12, 1, Some(&full)), 0b1111);
     }
 }

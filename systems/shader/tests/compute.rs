@@ -46,11 +46,13 @@ fn run_with_images(
     let diverged = AtomicBool::new(false);
     let call = ComputeCall {
         buffers: &buffers,
+        globals: &[],
         images,
         shared: &shared,
         workgroup_id: wg,
         num_workgroups: num,
         workgroup_size: shader.info().workgroup_size,
+        active: shader.info().workgroup_size,
         diverged: &diverged,
     };
     shader.run_workgroup(&ShaderResources::default(), &call);
@@ -416,4 +418,171 @@ fn one_dimensional_and_signed_integer_images() {
         .map(|&v| v as u32)
         .collect();
     assert_eq!(values(&mem), want);
+}
+
+/// Runs one workgroup with explicit global bindings and active sizes.
+fn run_full(
+    shader: &ComputeShaderRef,
+    bufs: &[&[AtomicU32]],
+    globals: &[&[AtomicU32]],
+    active: [u32; 3],
+) -> bool {
+    fn slot<'a>(w: &&'a [AtomicU32]) -> Option<WordBuffer<'a>> {
+        Some(WordBuffer {
+            words: w,
+            bytes: (w.len() * 4) as u32,
+        })
+    }
+    let buffers: Vec<Option<WordBuffer>> = bufs.iter().map(slot).collect();
+    let globals: Vec<Option<WordBuffer>> = globals.iter().map(slot).collect();
+    let shared = words(&vec![0; shader.shared_words()]);
+    let diverged = AtomicBool::new(false);
+    let call = ComputeCall {
+        buffers: &buffers,
+        globals: &globals,
+        images: &[],
+        shared: &shared,
+        workgroup_id: [0; 3],
+        num_workgroups: [1; 3],
+        workgroup_size: shader.info().workgroup_size,
+        active,
+        diverged: &diverged,
+    };
+    shader.run_workgroup(&ShaderResources::default(), &call);
+    diverged.load(Ordering::Relaxed)
+}
+
+#[test]
+fn float_atomics_add_subtract_and_exchange_in_lane_order() {
+    let s = cs("
+        struct Acc { sum: atomic<f32>, diff: atomic<f32>, last: atomic<f32> }
+        @group(3) @binding(0) var<storage, read_write> acc: Acc;
+        @group(3) @binding(1) var<storage, read_write> seen: array<f32>;
+        @compute @workgroup_size(48)
+        fn main(@builtin(local_invocation_index) i: u32) {
+            let x = f32(i) * 0.75 - 3.0;
+            seen[i] = atomicAdd(&acc.sum, x);
+            atomicSub(&acc.diff, x);
+            atomicExchange(&acc.last, x);
+        }");
+    assert_eq!(s.info().buffers_used, 0b11);
+    let acc = words(&[0.5f32.to_bits(), 1.0f32.to_bits(), 0]);
+    let seen = words(&[0; 48]);
+    run(&s, &[&acc, &seen], [0; 3], [1, 1, 1]);
+    // the CPU, in the executor's lane order
+    let (mut sum, mut diff) = (0.5f32, 1.0f32);
+    let mut want_seen = Vec::new();
+    for i in 0..48 {
+        let x = i as f32 * 0.75 - 3.0;
+        want_seen.push(sum.to_bits());
+        sum += x;
+        diff -= x;
+    }
+    let v = values(&acc);
+    assert_eq!(f32::from_bits(v[0]), sum);
+    assert_eq!(f32::from_bits(v[1]), diff);
+    assert_eq!(f32::from_bits(v[2]), 47.0 * 0.75 - 3.0);
+    assert_eq!(values(&seen), want_seen);
+}
+
+#[test]
+fn atomics_naga_refuses_or_ferropipe_cannot_run_are_typed() {
+    // 64-bit atomics parse and validate (SHADER_INT64_ATOMIC_*), but the
+    // interpreter has no 64-bit integers
+    for src in [
+        "@group(3) @binding(0) var<storage, read_write> a: atomic<u64>;
+         @compute @workgroup_size(1) fn main() { atomicAdd(&a, 1lu); }",
+        "@group(3) @binding(0) var<storage, read_write> a: atomic<i64>;
+         @compute @workgroup_size(1) fn main() { atomicMax(&a, 1li); }",
+    ] {
+        match compile_compute(Language::Wgsl, src, "main") {
+            Err(ShaderError::Unsupported { construct }) => {
+                assert!(construct.contains("64-bit"), "{construct}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    // naga allows f32 atomics in storage buffers only, and only add,
+    // subtract and exchange
+    for src in [
+        "var<workgroup> a: atomic<f32>;
+         @compute @workgroup_size(1) fn main() { atomicAdd(&a, 1.0); }",
+        "@group(3) @binding(0) var<storage, read_write> a: atomic<f32>;
+         @compute @workgroup_size(1) fn main() { atomicMax(&a, 1.0); }",
+    ] {
+        assert!(
+            matches!(
+                compile_compute(Language::Wgsl, src, "main"),
+                Err(ShaderError::Validation { .. })
+            ),
+            "{src}"
+        );
+    }
+}
+
+#[test]
+fn global_bindings_are_their_own_slots() {
+    let s = cs("
+        @group(6) @binding(1) var<storage, read> src: array<u32>;
+        @group(6) @binding(0) var<storage, read_write> dst: array<u32>;
+        @group(3) @binding(0) var<storage, read_write> lens: array<u32>;
+        @compute @workgroup_size(8)
+        fn main(@builtin(local_invocation_index) i: u32) {
+            dst[i] = src[i] * 3u + 1u;
+            lens[0] = arrayLength(&dst);
+            lens[1] = arrayLength(&src);
+        }");
+    assert_eq!(s.info().globals_used, 0b11);
+    assert_eq!(s.info().buffers_used, 0b1);
+    let src = words(&[1, 2, 3, 4, 5]);
+    let dst = words(&[0; 8]);
+    let lens = words(&[0; 2]);
+    assert!(!run_full(&s, &[&lens], &[&dst, &src], [8, 1, 1]));
+    // src[5..8] is out of range: 0
+    assert_eq!(values(&dst), vec![4, 7, 10, 13, 16, 1, 1, 1]);
+    assert_eq!(values(&lens), vec![8, 5]);
+    // global slots above 15 are refused
+    assert!(matches!(
+        compile_compute(
+            Language::Wgsl,
+            "@group(6) @binding(16) var<storage, read_write> g: array<u32>;
+             @compute @workgroup_size(1) fn main() { g[0] = 1u; }",
+            "main"
+        ),
+        Err(ShaderError::Unsupported { .. })
+    ));
+}
+
+#[test]
+fn inactive_invocations_of_a_partial_block_do_nothing() {
+    // a 4x3 workgroup of which 3x2 run: the others must not write, count
+    // or break the barrier's uniformity check
+    let s = cs("
+        @group(3) @binding(0) var<storage, read_write> out: array<u32>;
+        @group(3) @binding(1) var<storage, read_write> count: atomic<u32>;
+        var<workgroup> tile: array<u32, 12>;
+        @compute @workgroup_size(4, 3)
+        fn main(@builtin(local_invocation_index) i: u32,
+                @builtin(local_invocation_id) l: vec3<u32>) {
+            tile[i] = l.x * 10u + l.y;
+            workgroupBarrier();
+            out[i] = tile[11u - i] + 100u;
+            atomicAdd(&count, 1u);
+        }");
+    let out = words(&[7; 12]);
+    let count = words(&[0]);
+    assert!(!run_full(&s, &[&out, &count], &[], [3, 2, 1]));
+    let mut want = vec![7u32; 12];
+    for y in 0..2u32 {
+        for x in 0..3u32 {
+            let i = y * 4 + x;
+            let j = 11 - i;
+            let (jx, jy) = (j % 4, j / 4);
+            // tile[j] was written only if invocation j ran
+            let t = if jx < 3 && jy < 2 { jx * 10 + jy } else { 0 };
+            want[i as usize] = t + 100;
+        }
+    }
+    assert_eq!(values(&out), want);
+    assert_eq!(values(&count), vec![6]);
 }

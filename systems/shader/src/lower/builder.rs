@@ -345,8 +345,8 @@ impl Builder {
     }
 
     /// Bytes bound to shader buffer `slot` (uniform, deduplicated).
-    pub fn buffer_length(&mut self, slot: u32) -> Reg {
-        self.pure1(&[], |_| None, |d| Op::BufferLength { d, slot })
+    pub fn buffer_length(&mut self, space: MemSpace) -> Reg {
+        self.pure1(&[], |_| None, |d| Op::BufferLength { d, space })
     }
 
     /// A memory word: always a body op, never hoisted or merged with

@@ -53,6 +53,12 @@ pub const INPUT_CONST_BUFFER: u32 = 32;
 pub const GROUP_SHADER_BUFFERS: u32 = 3;
 pub const GROUP_SHADER_IMAGES: u32 = 4;
 pub const GROUP_INPUT: u32 = 5;
+/// Global bindings (`set_global_binding`): `@group(6) @binding(i)` is
+/// global slot `i`, a whole `PIPE_BIND_GLOBAL` buffer.
+pub const GROUP_GLOBAL: u32 = 6;
+/// Global binding slots a compute shader may use (`@group(6)`): 16, so a
+/// slot fits the 4 bits `set_global_binding` handles give it.
+pub const MAX_GLOBAL_BINDINGS: u32 = 16;
 
 fn internal(what: &str) -> ShaderError {
     ShaderError::validation(format!("malformed module: {what}"))
@@ -122,14 +128,20 @@ impl<'m> Lowerer<'m> {
                     .binding
                     .as_ref()
                     .ok_or_else(|| internal("storage buffer without a binding"))?;
-                check_slot(
-                    rb,
-                    GROUP_SHADER_BUFFERS,
-                    MAX_SHADER_BUFFERS,
-                    "shader buffer",
-                )?;
-                self.compute.buffers_used |= 1 << rb.binding;
-                MemSpace::Buffer(rb.binding)
+                if rb.group == GROUP_GLOBAL {
+                    check_slot(rb, GROUP_GLOBAL, MAX_GLOBAL_BINDINGS, "global binding")?;
+                    self.compute.globals_used |= 1 << rb.binding;
+                    MemSpace::Global(rb.binding)
+                } else {
+                    check_slot(
+                        rb,
+                        GROUP_SHADER_BUFFERS,
+                        MAX_SHADER_BUFFERS,
+                        "shader buffer",
+                    )?;
+                    self.compute.buffers_used |= 1 << rb.binding;
+                    MemSpace::Buffer(rb.binding)
+                }
             }
             AddressSpace::WorkGroup => {
                 self.need_compute("workgroup variables")?;
@@ -139,7 +151,7 @@ impl<'m> Lowerer<'m> {
         };
         let off = match space {
             MemSpace::Workgroup => self.shared_offset(g)?,
-            MemSpace::Buffer(_) => 0,
+            MemSpace::Buffer(_) | MemSpace::Global(_) => 0,
         };
         Ok(LVal::Ptr(Place {
             root: Root::Mem(space),
@@ -277,12 +289,14 @@ impl<'m> Lowerer<'m> {
     /// Element count of the runtime-sized array at `place` (stride
     /// `stride`): `(max(bytes, off) - off) / stride`, uniform.
     fn runtime_len(&mut self, place: &Place, stride: u32) -> Result<Reg, ShaderError> {
-        let (Root::Mem(MemSpace::Buffer(slot)), None) = (place.root, place.dyn_bytes) else {
+        let (Root::Mem(space @ (MemSpace::Buffer(_) | MemSpace::Global(_))), None) =
+            (place.root, place.dyn_bytes)
+        else {
             return Err(unsupported(
                 "runtime-sized arrays outside a storage buffer's top level",
             ));
         };
-        let bytes = self.b.buffer_length(slot);
+        let bytes = self.b.buffer_length(space);
         let off = self.b.ku(place.off);
         let top = self.b.bin(BinOp::UMax, bytes, off);
         let avail = self.b.bin(BinOp::ISub, top, off);
@@ -374,18 +388,26 @@ impl<'m> Lowerer<'m> {
             TypeInner::Atomic(s) => s,
             _ => return Err(internal("atomic on a non-atomic")),
         };
-        let signed = match (scalar.kind, scalar.width) {
-            (naga::ScalarKind::Sint, 4) => true,
-            (naga::ScalarKind::Uint, 4) => false,
-            (naga::ScalarKind::Float, _) => {
+        let (signed, float) = match (scalar.kind, scalar.width) {
+            (naga::ScalarKind::Sint, 4) => (true, false),
+            (naga::ScalarKind::Uint, 4) => (false, false),
+            // naga's SHADER_FLOAT32_ATOMIC: add, sub and exchange, in
+            // storage buffers only (its validator refuses the rest)
+            (naga::ScalarKind::Float, 4) => (false, true),
+            _ => {
                 return Err(unsupported(
-                    "float atomics (results would depend on the order of workgroups)",
+                    "64-bit atomics (the interpreter has no 64-bit integers: PIPE_CAP_INT64 is 0)",
                 ));
             }
-            _ => return Err(unsupported("64-bit atomics")),
         };
         use naga::AtomicFunction as A;
         let (f, compare) = match fun {
+            A::Add if float => (AtomicFn::FAdd, None),
+            A::Subtract if float => (AtomicFn::FSub, None),
+            A::Exchange { compare: None } => (AtomicFn::Exchange, None),
+            _ if float => {
+                return Err(unsupported(format!("{fun:?} on atomic<f32>")));
+            }
             A::Add => (AtomicFn::Add, None),
             A::Subtract => (AtomicFn::Sub, None),
             A::And => (AtomicFn::And, None),
@@ -395,7 +417,6 @@ impl<'m> Lowerer<'m> {
             A::Min => (AtomicFn::UMin, None),
             A::Max if signed => (AtomicFn::SMax, None),
             A::Max => (AtomicFn::UMax, None),
-            A::Exchange { compare: None } => (AtomicFn::Exchange, None),
             A::Exchange { compare: Some(c) } => (AtomicFn::CompareExchange, Some(self.scalar(*c)?)),
         };
         let v = self.scalar(value)?;
@@ -628,11 +649,13 @@ mod tests {
              @compute @workgroup_size(8) fn main(@builtin(local_invocation_index) i: u32) { b[i] = 1u; }",
         );
         // the element count comes from the binding, once per call
-        assert!(
-            prologue
-                .iter()
-                .any(|op| matches!(op, Op::BufferLength { slot: 0, .. }))
-        );
+        assert!(prologue.iter().any(|op| matches!(
+            op,
+            Op::BufferLength {
+                space: MemSpace::Buffer(0),
+                ..
+            }
+        )));
         // the address is selected against u32::MAX for bad lanes
         assert!(body.iter().any(|op| matches!(
             op,
@@ -660,11 +683,13 @@ mod uniformity {
         let diverged = AtomicBool::new(false);
         let call = ComputeCall {
             buffers: &[],
+            globals: &[],
             images: &[],
             shared: &shared,
             workgroup_id: [0; 3],
             num_workgroups: [1; 3],
             workgroup_size: cs.info().workgroup_size,
+            active: cs.info().workgroup_size,
             diverged: &diverged,
         };
         cs.run_workgroup(&ShaderResources::default(), &call);
