@@ -1479,6 +1479,13 @@ impl QuadSampler<'_> {
         self.filter_quads(&quads, coord[0], coord[1])
     }
 
+    /// [`Self::sample`] before the view's swizzle.
+    #[inline(always)]
+    fn sample_channels(&self, coord: &[Lanes; 3]) -> Option<[Lanes; 4]> {
+        let quads = self.choose(coord);
+        self.filter_channels(&quads, coord[0], coord[1])
+    }
+
     /// Each quad's level choice: [`Texture::choose_quads`] (the test
     /// `quad_sampler_lods_match_the_scalar_choice` holds it to that), with
     /// the derivatives, `rho^2` and the usual `ilog2` level of both quads
@@ -1524,6 +1531,22 @@ impl QuadSampler<'_> {
     /// [`Texture::sample_aos_scalar`] (`wrap_linear_8` + `lerp8`).
     #[inline(always)]
     fn filter_quads(&self, quads: &[LevelChoice; 2], cx: f32x8, cy: f32x8) -> Option<[Lanes; 4]> {
+        let ch = self.filter_channels(quads, cx, cy)?;
+        Some(if self.identity_swizzle() {
+            ch
+        } else {
+            self.swizzle(ch)
+        })
+    }
+
+    /// [`Self::filter_quads`] before the view's swizzle.
+    #[inline(always)]
+    fn filter_channels(
+        &self,
+        quads: &[LevelChoice; 2],
+        cx: f32x8,
+        cy: f32x8,
+    ) -> Option<[Lanes; 4]> {
         if quads[0].filter != TexFilter::Linear || quads[1].filter != TexFilter::Linear {
             return None;
         }
@@ -1546,26 +1569,35 @@ impl QuadSampler<'_> {
         let lo = i32x8::splat(0xffff);
         let scale = f32x8::splat(1.0 / 255.0);
         let to_f = |v: i32x8| v.round_float() * scale;
-        let ch = [
+        Some([
             to_f(even & lo),
             to_f(odd & lo),
             to_f(even >> 16_i32),
             to_f(odd >> 16_i32),
-        ];
-        if self.out == [0, 1, 2, 3] {
-            return Some(ch);
-        }
+        ])
+    }
+
+    /// Whether [`Self::swizzle`] is the identity (the view's channels in
+    /// order): `exec_texture` then stores the filtered channels as they are.
+    #[inline(always)]
+    fn identity_swizzle(&self) -> bool {
+        self.out == [0, 1, 2, 3]
+    }
+
+    /// The view's swizzle applied to filtered channels `ch`.
+    #[inline(always)]
+    fn swizzle(&self, ch: [Lanes; 4]) -> [Lanes; 4] {
         let pick = |c: u8| match c {
             0..=3 => ch[c as usize],
             4 => f32x8::ZERO,
             _ => f32x8::ONE,
         };
-        Some([
+        [
             pick(self.out[0]),
             pick(self.out[1]),
             pick(self.out[2]),
             pick(self.out[3]),
-        ])
+        ]
     }
 
     /// Table entry of absolute level `l`, or `None` when `l` is outside
@@ -2184,105 +2216,160 @@ pub fn exec_texture(
             (0, 0)
         }
     });
-    for g in 0..groups {
-        let get = |r: crate::ir::Reg| {
-            let (b, m) = loc(r, nu, groups);
-            file[b + (g & m)]
-        };
+    let read_coord = |file: &[Lanes], g: usize| {
         let mut coord = [f32x8::ZERO; 3];
         for k in 0..n {
             let (b, m) = coord_loc[k];
             coord[k] = file[b + (g & m)];
         }
-        if let Some(q) = &quad
-            && let Some(result) = q.sample(&coord)
-        {
-            // Plain indexing: zipping the result array by value copied it
-            // through misaligned stack slots (~20 % of textured_mesh).
-            for k in 0..nres {
-                let (b, m) = dst_loc[k];
-                file[b + (g & m)] = result[k];
-            }
-            continue;
-        }
-        let layer = t.layer.map(get).unwrap_or(f32x8::ZERO);
-        if t.clamp_to_edge
-            && let Some(tex) = &tex
-        {
-            // textureSampleBaseClampToEdge: half a texel inside the edges
-            let size = tex.size(0);
-            for k in 0..n.min(2) {
-                let half = 0.5 / size[k].max(1) as f32;
-                coord[k] = coord[k]
-                    .max(f32x8::splat(half))
-                    .min(f32x8::splat(1.0 - half));
+        coord
+    };
+    if let Some(q) = &quad {
+        // The quad path's decisions are made once per op and its four
+        // results are stored from registers: a dynamic loop over `nres`
+        // indexing the result array (or zipping it by value) kept it in a
+        // misaligned stack slot, stored and reloaded every group, a
+        // store-forwarding stall at each of the 4 reloads.
+        let identity = q.identity_swizzle();
+        for g in 0..groups {
+            let coord = read_coord(file, g);
+            match q.sample_channels(&coord) {
+                Some(ch) if identity => store_results(file, &dst_loc, nres, g, ch),
+                Some(ch) => store_results(file, &dst_loc, nres, g, q.swizzle(ch)),
+                None => {
+                    let r = sample_group(t, file, nu, groups, g, coord, tex.as_ref(), sampler);
+                    store_results(file, &dst_loc, nres, g, r);
+                }
             }
         }
-        let result: [Lanes; 4] = match &tex {
-            None => [
-                f32x8::ZERO,
-                f32x8::ZERO,
-                f32x8::ZERO,
-                if t.kind == TexKind::Float {
-                    f32x8::ONE
-                } else {
-                    f32x8::ZERO
-                },
-            ],
-            Some(tex) => match t.func {
-                TexFn::Load => {
-                    let level = t.lod.map(get).unwrap_or(f32x8::ZERO);
-                    tex.load(coord, layer, level, t.sample.map(get))
-                }
-                TexFn::Gather => {
-                    let args = SampleArgs {
-                        coord,
-                        layer,
-                        lod: Lod::Level(f32x8::ZERO),
-                        depth_ref: t.depth_ref.map(get),
-                        offset: t.offset,
-                    };
-                    let r = tex.gather(sampler, &args, t.gather as usize);
-                    // integer textures gather integer values
-                    match t.kind {
-                        TexKind::Sint => {
-                            r.map(|v| from_u(as_u(crate::lanemath::un(crate::ir::UnOp::F2S, v))))
-                        }
-                        TexKind::Uint => r.map(|v| crate::lanemath::un(crate::ir::UnOp::F2U, v)),
-                        _ => r,
-                    }
-                }
-                _ => {
-                    let lod = match t.func {
-                        TexFn::SampleAuto => Lod::Implicit,
-                        TexFn::SampleBias => Lod::Bias(t.lod.map(get).unwrap_or(f32x8::ZERO)),
-                        TexFn::SampleLevel => Lod::Level(t.lod.map(get).unwrap_or(f32x8::ZERO)),
-                        _ => {
-                            let gr = t.grad.unwrap_or([[t.coord[0]; 3]; 2]);
-                            let mut dx = [f32x8::ZERO; 3];
-                            let mut dy = [f32x8::ZERO; 3];
-                            for k in 0..n {
-                                dx[k] = get(gr[0][k]);
-                                dy[k] = get(gr[1][k]);
-                            }
-                            Lod::Grad(dx, dy)
-                        }
-                    };
-                    let args = SampleArgs {
-                        coord,
-                        layer,
-                        lod,
-                        depth_ref: t.depth_ref.map(get),
-                        offset: t.offset,
-                    };
-                    tex.sample(sampler, &args)
-                }
+        return;
+    }
+    for g in 0..groups {
+        let coord = read_coord(file, g);
+        let r = sample_group(t, file, nu, groups, g, coord, tex.as_ref(), sampler);
+        store_results(file, &dst_loc, nres, g, r);
+    }
+}
+
+/// Stores the first `nres` of a group's results `r` at `dst` (register
+/// locations).
+#[inline(always)]
+fn store_results(
+    file: &mut [Lanes],
+    dst: &[(usize, usize); 4],
+    nres: usize,
+    g: usize,
+    r: [Lanes; 4],
+) {
+    let [r0, r1, r2, r3] = r;
+    let mut put = |k: usize, v: Lanes| {
+        let (b, m) = dst[k];
+        file[b + (g & m)] = v;
+    };
+    put(0, r0);
+    if nres > 1 {
+        put(1, r1);
+    }
+    if nres > 2 {
+        put(2, r2);
+    }
+    if nres > 3 {
+        put(3, r3);
+    }
+}
+
+/// The general path of [`exec_texture`] for group `g`: every texture
+/// function, format, filter and addressing mode.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn sample_group(
+    t: &TexOp,
+    file: &[Lanes],
+    nu: usize,
+    groups: usize,
+    g: usize,
+    mut coord: [Lanes; 3],
+    tex: Option<&Texture<'_>>,
+    sampler: Option<&SamplerState>,
+) -> [Lanes; 4] {
+    let n = t.coord_count();
+    let get = |r: crate::ir::Reg| {
+        let (b, m) = loc(r, nu, groups);
+        file[b + (g & m)]
+    };
+    let layer = t.layer.map(get).unwrap_or(f32x8::ZERO);
+    if t.clamp_to_edge
+        && let Some(tex) = tex
+    {
+        // textureSampleBaseClampToEdge: half a texel inside the edges
+        let size = tex.size(0);
+        for k in 0..n.min(2) {
+            let half = 0.5 / size[k].max(1) as f32;
+            coord[k] = coord[k]
+                .max(f32x8::splat(half))
+                .min(f32x8::splat(1.0 - half));
+        }
+    }
+    match tex {
+        None => [
+            f32x8::ZERO,
+            f32x8::ZERO,
+            f32x8::ZERO,
+            if t.kind == TexKind::Float {
+                f32x8::ONE
+            } else {
+                f32x8::ZERO
             },
-        };
-        for k in 0..nres {
-            let (b, m) = dst_loc[k];
-            file[b + (g & m)] = result[k];
-        }
+        ],
+        Some(tex) => match t.func {
+            TexFn::Load => {
+                let level = t.lod.map(get).unwrap_or(f32x8::ZERO);
+                tex.load(coord, layer, level, t.sample.map(get))
+            }
+            TexFn::Gather => {
+                let args = SampleArgs {
+                    coord,
+                    layer,
+                    lod: Lod::Level(f32x8::ZERO),
+                    depth_ref: t.depth_ref.map(get),
+                    offset: t.offset,
+                };
+                let r = tex.gather(sampler, &args, t.gather as usize);
+                // integer textures gather integer values
+                match t.kind {
+                    TexKind::Sint => {
+                        r.map(|v| from_u(as_u(crate::lanemath::un(crate::ir::UnOp::F2S, v))))
+                    }
+                    TexKind::Uint => r.map(|v| crate::lanemath::un(crate::ir::UnOp::F2U, v)),
+                    _ => r,
+                }
+            }
+            _ => {
+                let lod = match t.func {
+                    TexFn::SampleAuto => Lod::Implicit,
+                    TexFn::SampleBias => Lod::Bias(t.lod.map(get).unwrap_or(f32x8::ZERO)),
+                    TexFn::SampleLevel => Lod::Level(t.lod.map(get).unwrap_or(f32x8::ZERO)),
+                    _ => {
+                        let gr = t.grad.unwrap_or([[t.coord[0]; 3]; 2]);
+                        let mut dx = [f32x8::ZERO; 3];
+                        let mut dy = [f32x8::ZERO; 3];
+                        for k in 0..n {
+                            dx[k] = get(gr[0][k]);
+                            dy[k] = get(gr[1][k]);
+                        }
+                        Lod::Grad(dx, dy)
+                    }
+                };
+                let args = SampleArgs {
+                    coord,
+                    layer,
+                    lod,
+                    depth_ref: t.depth_ref.map(get),
+                    offset: t.offset,
+                };
+                tex.sample(sampler, &args)
+            }
+        },
     }
 }
 
