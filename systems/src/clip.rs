@@ -318,18 +318,62 @@ fn emit_vertices(
         let wx = x * inv_w * Lanes::splat(vp.scale[0]) + Lanes::splat(vp.translate[0]);
         let wy = y * inv_w * Lanes::splat(vp.scale[1]) + Lanes::splat(vp.translate[1]);
         let wz = z * inv_w * Lanes::splat(vp.scale[2]) + Lanes::splat(vp.translate[2]);
-        let (m, wx, wy, wz, iw) = (
-            m.to_array(),
+        let m = m.to_array();
+        let live = (n - g * LANES).min(LANES);
+        masks.extend_from_slice(&m[..live]);
+        let at = out.verts.len();
+        out.verts.resize(at + live * stride, 0.0);
+        let verts = &mut out.verts[at..at + live * stride];
+        // The record's columns as lanes (window position, 1/w, attributes,
+        // the smooth-primitive varying, zero padding), transposed 8 columns
+        // at a time into the 8 vertices' records: a scalar store per vertex
+        // and component cost ~45 instructions per vertex of tiny_tris_1m.
+        let mut cols = [Lanes::ZERO; 2 * LANES];
+        if stride <= cols.len() {
+            cols[..4].copy_from_slice(&[wx, wy, wz, inv_w]);
+            for (a, &slot) in ds.attrs.iter().enumerate() {
+                for c in 0..4 {
+                    cols[4 + 4 * a + c] = row(slot, c, g);
+                }
+            }
+            if let Some(aa) = ds.aa {
+                // The smooth-primitive varying, as in `emit_vertex`.
+                let o = 4 + 4 * aa.attr;
+                for (c, &v) in crate::aa_stage::AA_NEUTRAL.iter().enumerate() {
+                    cols[o + c] = Lanes::splat(v);
+                }
+            }
+            let lo = transpose8(std::array::from_fn(|j| cols[j]));
+            for (l, r) in lo.iter().enumerate().take(live) {
+                let r = r.to_array();
+                let v = &mut verts[l * stride..(l + 1) * stride];
+                // Fixed-size copies (a variable length is a memcpy call).
+                if stride >= LANES {
+                    v[..LANES].copy_from_slice(&r);
+                } else {
+                    v[..4].copy_from_slice(&r[..4]);
+                }
+            }
+            if stride > LANES {
+                let hi = transpose8(std::array::from_fn(|j| cols[LANES + j]));
+                for (l, r) in hi.iter().enumerate().take(live) {
+                    let r = r.to_array();
+                    let v = &mut verts[l * stride + LANES..(l + 1) * stride];
+                    if v.len() == LANES {
+                        v.copy_from_slice(&r);
+                    } else {
+                        v[..4].copy_from_slice(&r[..4]);
+                    }
+                }
+            }
+            continue;
+        }
+        let (wx, wy, wz, iw) = (
             wx.to_array(),
             wy.to_array(),
             wz.to_array(),
             inv_w.to_array(),
         );
-        let live = (n - g * LANES).min(LANES);
-        masks.extend_from_slice(&m[..live]);
-        let at = out.verts.len();
-        out.verts.resize(at + live * stride, 0.0);
-        let verts = &mut out.verts[at..];
         for l in 0..live {
             let v = &mut verts[l * stride..(l + 1) * stride];
             v[0] = wx[l];
@@ -346,13 +390,55 @@ fn emit_vertices(
             }
         }
         if let Some(aa) = ds.aa {
-            // The smooth-primitive varying, as in `emit_vertex`.
             let o = 4 + 4 * aa.attr;
             for l in 0..live {
                 verts[l * stride + o..l * stride + o + 4]
                     .copy_from_slice(&crate::aa_stage::AA_NEUTRAL);
             }
         }
+    }
+}
+
+/// Transposes 8 lanes of 8: `out[l]` holds lane `l` of each input in
+/// order (AVX2 unpacks and lane permutes; element moves only).
+#[inline(always)]
+fn transpose8(v: [Lanes; LANES]) -> [Lanes; LANES] {
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+    {
+        use safe_arch::{m256, permute2z_m256, shuffle_m256, unpack_hi_m256, unpack_lo_m256};
+        let r: [m256; LANES] = v.map(wide::bytemuck::cast);
+        let t0 = unpack_lo_m256(r[0], r[1]);
+        let t1 = unpack_hi_m256(r[0], r[1]);
+        let t2 = unpack_lo_m256(r[2], r[3]);
+        let t3 = unpack_hi_m256(r[2], r[3]);
+        let t4 = unpack_lo_m256(r[4], r[5]);
+        let t5 = unpack_hi_m256(r[4], r[5]);
+        let t6 = unpack_lo_m256(r[6], r[7]);
+        let t7 = unpack_hi_m256(r[6], r[7]);
+        let u0 = shuffle_m256::<0x44>(t0, t2);
+        let u1 = shuffle_m256::<0xee>(t0, t2);
+        let u2 = shuffle_m256::<0x44>(t1, t3);
+        let u3 = shuffle_m256::<0xee>(t1, t3);
+        let u4 = shuffle_m256::<0x44>(t4, t6);
+        let u5 = shuffle_m256::<0xee>(t4, t6);
+        let u6 = shuffle_m256::<0x44>(t5, t7);
+        let u7 = shuffle_m256::<0xee>(t5, t7);
+        [
+            permute2z_m256::<0x20>(u0, u4),
+            permute2z_m256::<0x20>(u1, u5),
+            permute2z_m256::<0x20>(u2, u6),
+            permute2z_m256::<0x20>(u3, u7),
+            permute2z_m256::<0x31>(u0, u4),
+            permute2z_m256::<0x31>(u1, u5),
+            permute2z_m256::<0x31>(u2, u6),
+            permute2z_m256::<0x31>(u3, u7),
+        ]
+        .map(wide::bytemuck::cast)
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+    {
+        let a = v.map(|x| x.to_array());
+        std::array::from_fn(|l| Lanes::new(std::array::from_fn(|k| a[k][l])))
     }
 }
 
@@ -685,6 +771,17 @@ mod tests {
                 fast.verts.iter().map(|f| f.to_bits()).collect::<Vec<_>>(),
                 slow.verts.iter().map(|f| f.to_bits()).collect::<Vec<_>>()
             );
+        }
+    }
+
+    #[test]
+    fn transpose8_moves_lane_l_of_input_k_to_lane_k_of_output_l() {
+        let v: [Lanes; LANES] =
+            std::array::from_fn(|k| Lanes::new(std::array::from_fn(|l| (10 * k + l) as f32)));
+        let t = transpose8(v);
+        for (l, row) in t.iter().enumerate() {
+            let want: [f32; LANES] = std::array::from_fn(|k| (10 * k + l) as f32);
+            assert_eq!(row.to_array(), want, "output {l}");
         }
     }
 }
