@@ -476,6 +476,33 @@ fn merge_rectangle(
     {
         return false;
     }
+    // Same plane equations (evaluated at a's reference pixel), tested
+    // before the corners: a mesh of screen-aligned cells with varying
+    // depth or attributes (textured_mesh) passes the right-angle filter on
+    // every triangle, and its depth plane already tells them apart.
+    let np = ds.planes_per_prim;
+    let (qa, qb) = (pa.planes as usize, pb.planes as usize);
+    if out.planes.len() < qb + np {
+        return false;
+    }
+    let (dx, dy) = ((pa.ref_x - pb.ref_x) as f32, (pa.ref_y - pb.ref_y) as f32);
+    let close = |u: f32, v: f32| (u - v).abs() <= 1e-6 * (1.0 + u.abs().max(v.abs()));
+    for k in 0..np {
+        let p = out.planes[qa + k];
+        let q = out.planes[qb + k];
+        let constant = |pl: &Plane| pl.dadx == 0.0 && pl.dady == 0.0;
+        let same = if constant(&p) && constant(&q) {
+            // Flat and constant inputs, integers among them (bit patterns
+            // that are tiny or non-finite as floats): exact bits only.
+            p.a0.to_bits() == q.a0.to_bits()
+        } else {
+            let q0 = q.a0 + q.dadx * dx + q.dady * dy;
+            close(p.a0, q0) && close(p.dadx, q.dadx) && close(p.dady, q.dady)
+        };
+        if !same {
+            return false;
+        }
+    }
     // Four distinct corners of an axis-aligned rectangle, each triangle
     // missing a different, opposite one.
     // Stack arrays: `concat` allocated a Vec per triangle (4 % of
@@ -514,30 +541,6 @@ fn merge_rectangle(
     };
     if (ma + 2) % 4 != mb {
         return false;
-    }
-    // Same plane equations (evaluated at a's reference pixel).
-    let np = ds.planes_per_prim;
-    let (qa, qb) = (pa.planes as usize, pb.planes as usize);
-    if out.planes.len() < qb + np {
-        return false;
-    }
-    let (dx, dy) = ((pa.ref_x - pb.ref_x) as f32, (pa.ref_y - pb.ref_y) as f32);
-    let close = |u: f32, v: f32| (u - v).abs() <= 1e-6 * (1.0 + u.abs().max(v.abs()));
-    for k in 0..np {
-        let p = out.planes[qa + k];
-        let q = out.planes[qb + k];
-        let constant = |pl: &Plane| pl.dadx == 0.0 && pl.dady == 0.0;
-        let same = if constant(&p) && constant(&q) {
-            // Flat and constant inputs, integers among them (bit patterns
-            // that are tiny or non-finite as floats): exact bits only.
-            p.a0.to_bits() == q.a0.to_bits()
-        } else {
-            let q0 = q.a0 + q.dadx * dx + q.dady * dy;
-            close(p.a0, q0) && close(p.dadx, q.dadx) && close(p.dady, q.dady)
-        };
-        if !same {
-            return false;
-        }
     }
     // Counter-clockwise (y down): top-left, bottom-left, bottom-right,
     // top-right; the fill rule's bias comes out of `edge` as for triangles.
