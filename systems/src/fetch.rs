@@ -497,10 +497,16 @@ pub fn assemble_part(
             slot
         };
         let mut local = [0u16; 3];
+        let mut provoking = None;
         for k in 0..verts_per {
             local[k] = slot_of(elems[k]);
+            if elems[k] == pv_elem {
+                provoking = Some(local[k]);
+            }
         }
-        let provoking = slot_of(pv_elem);
+        // The provoking vertex is one of the primitive's own but for quads
+        // (the quad's last vertex): look it up only then.
+        let provoking = provoking.unwrap_or_else(|| slot_of(pv_elem));
         seg.prims.push(AssembledPrim {
             v: local,
             provoking,
