@@ -532,7 +532,9 @@ fn stipple_masks(rows: &[u32; 32]) -> Box<[u8; 128]> {
 ///
 /// The offset is added to the interpolated window z of every fragment,
 /// before depth clamping and the depth test (llvmpipe adds it in the
-/// fragment shader's position interpolation).
+/// fragment shader's position interpolation, after evaluating the plane;
+/// ferropipe's setup folds it into the depth plane's `a0`, the same value
+/// up to the last bit of the sum).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PolygonOffset {
     /// The constant part (already scaled by the mrd unless `float_depth`).

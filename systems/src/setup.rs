@@ -1081,13 +1081,40 @@ fn setup_triangle_as(
     if let Some(o) = ds.offset_tri.as_ref().filter(|_| !smooth)
         && let Some(zp) = out.planes.get_mut(first_plane)
     {
-        zp.a0 += o.zoffset(zp.dadx, zp.dady, [v[0][2], v[1][2], v[2][2]]);
+        let (dzdx, dzdy) = offset_slopes(&v).unwrap_or((zp.dadx, zp.dady));
+        zp.a0 += o.zoffset(dzdx, dzdy, [v[0][2], v[1][2], v[2][2]]);
     }
     out.prims.push(sp);
     Some(TriCorners {
         x: [x[0], x[1], x[2], 0],
         y: [y[0], y[1], y[2], 0],
     })
+}
+
+/// The depth slopes polygon offset scales, as llvmpipe's triangle setup
+/// computes them (`lp_do_offset_tri` in lp_state_setup.c, Mesa 22.3): from
+/// the window positions themselves, in setup's (counter-clockwise) vertex
+/// order, with `d01 = v0 - v1` and `d20 = v2 - v0`:
+/// `dzdx = (dz20 dy01 - dy20 dz01) / (dx01 dy20 - dy01 dx20)` and
+/// `dzdy = (dx20 dz01 - dz20 dx01) / (...)`, the quotient taken as a product
+/// with the reciprocal.  Only the magnitudes matter ([`PolygonOffset::zoffset`]
+/// takes `|dzdx|`, `|dzdy|`).  The depth plane's gradients are the same
+/// expressions of the positions shifted by the pixel centre; that shift
+/// rounds for positions below 1/2 (negative or in the guard band), so the
+/// plane's values would differ there in the last bits.  `None` when the
+/// unshifted positions give no finite reciprocal (llvmpipe would offset by
+/// NaN; the caller keeps the plane's gradients).
+#[inline]
+fn offset_slopes(v: &[&[f32]; 3]) -> Option<(f32, f32)> {
+    let d01 = [v[0][0] - v[1][0], v[0][1] - v[1][1], v[0][2] - v[1][2]];
+    let d20 = [v[2][0] - v[0][0], v[2][1] - v[0][1], v[2][2] - v[0][2]];
+    let ooa = 1.0 / (d01[0] * d20[1] - d01[1] * d20[0]);
+    if !ooa.is_finite() {
+        return None;
+    }
+    let dzdx = (d20[2] * d01[1] - d20[1] * d01[2]) * ooa;
+    let dzdy = (d20[0] * d01[2] - d20[2] * d01[0]) * ooa;
+    Some((dzdx, dzdy))
 }
 
 /// Twice the area of the triangle `vi` snapped to a grid `bits` (x, y)
@@ -1735,6 +1762,75 @@ mod tests {
                 assert_eq!(bits(a), bits(b), "plane {k}, back {back}");
             }
         }
+    }
+
+    /// Polygon offset's slopes are llvmpipe's (`lp_do_offset_tri`): from the
+    /// unshifted window positions.  The expected bits were computed in
+    /// float32 with llvmpipe's order (d01 = v0 - v1, d20 = v2 - v0, cross
+    /// product times the reciprocal of the area); for these triangles, with
+    /// a vertex left of x = 0, the depth plane's gradients (positions
+    /// shifted by the half-pixel centre first) differ in the last bits.
+    #[test]
+    fn offset_slopes_are_llvmpipes() {
+        use crate::derived::PolygonOffset;
+        use ferropipe_components::format::Format;
+        use ferropipe_components::state::RasterizerState;
+        let tris: [([[u32; 3]; 3], [u32; 3]); 2] = [
+            (
+                [
+                    [0xbed956db, 0x40c0ed41, 0x3f01f56c],
+                    [0x403b1290, 0x4121f4f5, 0x3f3c0175],
+                    [0x423e49b9, 0x42785d56, 0x3f3fcc6a],
+                ],
+                // |dzdx|, |dzdy|, offset (Z24, units 2, scale 1.5)
+                [0x3faa8ea7, 0x3f929212, 0x3fffd5fc],
+            ),
+            (
+                [
+                    [0xbf1ae3c9, 0x3ea5b0a6, 0x3f2323aa],
+                    [0x416caf08, 0x4275af68, 0x3f21521c],
+                    [0x41fe0e6c, 0x40f1abe4, 0x3e8c4f34],
+                ],
+                [0x3c42681f, 0x3b3c5b5a, 0x3c91ce97],
+            ),
+        ];
+        let rast = RasterizerState {
+            offset_tri: true,
+            offset_units: 2.0,
+            offset_scale: 1.5,
+            ..Default::default()
+        };
+        let o = PolygonOffset::new(&rast, Some(Format::Z24_UNORM_S8_UINT));
+        for (pos, [dzdx, dzdy, zo]) in tris {
+            let v = pos.map(|p| p.map(f32::from_bits));
+            let z = [v[0][2], v[1][2], v[2][2]];
+            let (sx, sy) = offset_slopes(&[&v[0][..], &v[1][..], &v[2][..]]).unwrap();
+            assert_eq!([sx.abs().to_bits(), sy.abs().to_bits()], [dzdx, dzdy]);
+            assert_eq!(o.zoffset(sx, sy, z).to_bits(), zo);
+            // The depth plane's gradients (centre-shifted positions).
+            let fx = |k: usize| v[k][0] - 0.5;
+            let fy = |k: usize| v[k][1] - 0.5;
+            let (e1x, e1y, e2x, e2y) = (fx(1) - fx(0), fy(1) - fy(0), fx(2) - fx(0), fy(2) - fy(0));
+            let g = TriGrad {
+                x0: fx(0),
+                y0: fy(0),
+                e1x,
+                e1y,
+                e2x,
+                e2y,
+                inv_det: 1.0 / (e1x * e2y - e2x * e1y),
+                ref_x: 0.0,
+                ref_y: 0.0,
+            };
+            let zp = g.plane(z);
+            assert_ne!(o.zoffset(zp.dadx, zp.dady, z).to_bits(), zo);
+        }
+        // No finite reciprocal of the area: no slopes (the plane's stay).
+        let flat = [[1.0, 2.0, 0.5], [3.0, 4.0, 0.25], [5.0, 6.0, 0.75]];
+        assert_eq!(
+            offset_slopes(&[&flat[0][..], &flat[1][..], &flat[2][..]]),
+            None
+        );
     }
 
     /// Coverage of pixel (px, py) by a triangle given in fixed point.
