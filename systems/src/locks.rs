@@ -126,8 +126,19 @@ pub struct PreparedStage<'a> {
 
 impl<'a> PreparedStage<'a> {
     pub fn new(s: &'a StageResources, locks: &'a LockSet<'a>) -> Self {
-        let constants = s
-            .constant_buffers
+        // Only up to the last bound slot of each kind (consumers index with
+        // `get`; a slot past the end reads as unbound): the full slot arrays
+        // (128 sampler views) cost ~6 KB of allocation per state block, a
+        // page-fault storm on scenes with thousands of blocks (many_draws).
+        let used = |n: Option<usize>| n.map_or(0, |i| i + 1);
+        let n_cb = used(
+            s.constant_buffers
+                .iter()
+                .rposition(|c| c.user_buffer.is_some() || c.buffer.is_some()),
+        );
+        let n_sv = used(s.sampler_views.iter().rposition(Option::is_some));
+        let n_s = used(s.samplers.iter().rposition(Option::is_some));
+        let constants = s.constant_buffers[..n_cb]
             .iter()
             .map(|c| {
                 if let Some(u) = &c.user_buffer {
@@ -146,8 +157,7 @@ impl<'a> PreparedStage<'a> {
                 &bytes[start..end]
             })
             .collect();
-        let textures = s
-            .sampler_views
+        let textures = s.sampler_views[..n_sv]
             .iter()
             .map(|v| {
                 v.as_ref().map(|v| BoundTexture {
@@ -158,7 +168,7 @@ impl<'a> PreparedStage<'a> {
                 })
             })
             .collect();
-        let samplers = s.samplers.iter().map(|s| s.as_deref()).collect();
+        let samplers = s.samplers[..n_s].iter().map(|s| s.as_deref()).collect();
         PreparedStage {
             constants,
             textures,

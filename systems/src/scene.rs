@@ -640,12 +640,19 @@ pub fn rasterize_tiles(
                 pipe_format: s.desc.format,
             })
         });
-        let prepared: Vec<PreparedStage<'_>> = exec
-            .states
-            .iter()
-            .map(|ds| PreparedStage::new(&ds.block.fs_resources, &locks))
-            .collect();
-        let fs_resources: Vec<_> = prepared.iter().map(|p| p.resources()).collect();
+        // One prepared stage per run of state blocks with the very same
+        // fragment bindings (blocks that differ in vertex-stage state only,
+        // e.g. a constant buffer per draw, share it).
+        let mut prepared: Vec<PreparedStage<'_>> = Vec::new();
+        let mut which = Vec::with_capacity(exec.states.len());
+        for (i, ds) in exec.states.iter().enumerate() {
+            let fs = &ds.block.fs_resources;
+            if i == 0 || !fs.same_as(&exec.states[i - 1].block.fs_resources) {
+                prepared.push(PreparedStage::new(fs, &locks));
+            }
+            which.push(prepared.len() - 1);
+        }
+        let fs_resources: Vec<_> = which.iter().map(|&k| prepared[k].resources()).collect();
         let ctx = TileContext {
             grid: exec.grid,
             jobs: &exec.binned,
