@@ -103,9 +103,74 @@ pub enum ClipPlane {
     Distance { slot: usize, comp: usize },
 }
 
-/// Everything derived from one state block.
+/// Everything derived from one state block: the block, and the derived
+/// part shared (one `Arc`) by consecutive blocks that differ only in
+/// bindings the derivation does not read ([`same_shape_inputs`]: vertex
+/// and index buffers, stage resources, stream-output targets).  Fields of
+/// [`DerivedShape`] read through `Deref`.
 pub struct DerivedState {
     pub block: Arc<StateBlock>,
+    /// Floats per clipped vertex: `[x, y, z, 1/w]` + 4 per attribute (+ 4
+    /// for the smooth-primitive varying), padded to the scene's largest
+    /// (`scene::begin_scene`), so the draws sharing a job share a layout.
+    pub stride: usize,
+    shape: Arc<DerivedShape>,
+}
+
+impl std::ops::Deref for DerivedState {
+    type Target = DerivedShape;
+
+    fn deref(&self) -> &DerivedShape {
+        &self.shape
+    }
+}
+
+/// Whether deriving `a` and `b` gives the same [`DerivedShape`]: every
+/// field of the block but the bindings the derivation never reads.  The
+/// destructuring is exhaustive, so a new `StateBlock` field does not
+/// compile until it is placed on one side or the other.
+pub fn same_shape_inputs(a: &StateBlock, b: &StateBlock) -> bool {
+    let StateBlock {
+        rasterizer,
+        dsa,
+        blend,
+        velems,
+        vs,
+        fs,
+        framebuffer,
+        vertex_buffers: _,
+        index_buffer: _,
+        vs_resources: _,
+        fs_resources: _,
+        blend_color,
+        stencil_ref,
+        sample_mask,
+        min_samples,
+        clip,
+        poly_stipple,
+        viewports,
+        scissors,
+        stream_output: _,
+    } = a;
+    Arc::ptr_eq(rasterizer, &b.rasterizer)
+        && Arc::ptr_eq(dsa, &b.dsa)
+        && Arc::ptr_eq(blend, &b.blend)
+        && Arc::ptr_eq(velems, &b.velems)
+        && Arc::ptr_eq(vs, &b.vs)
+        && Arc::ptr_eq(fs, &b.fs)
+        && Arc::ptr_eq(framebuffer, &b.framebuffer)
+        && *blend_color == b.blend_color
+        && *stencil_ref == b.stencil_ref
+        && *sample_mask == b.sample_mask
+        && *min_samples == b.min_samples
+        && *clip == b.clip
+        && *poly_stipple == b.poly_stipple
+        && *viewports == b.viewports
+        && *scissors == b.scissors
+}
+
+/// The part of [`DerivedState`] computed from a block's state objects.
+pub struct DerivedShape {
     pub vs_info: ShaderInfo,
     /// The fragment shader the pipeline runs: the block's, or with smooth
     /// lines / points the block's wrapped in the coverage multiply
@@ -137,10 +202,6 @@ pub struct DerivedState {
     /// Interpolation of each attribute (for clipping `Linear` ones in
     /// window space).
     pub attr_interp: Vec<Interpolation>,
-    /// Floats per clipped vertex: `[x, y, z, 1/w]` + 4 per attribute (+ 4
-    /// for the smooth-primitive varying), padded to the scene's largest
-    /// (`scene::begin_scene`), so the draws sharing a job share a layout.
-    pub stride: usize,
     /// `line_smooth` / `point_smooth` without multisample rasterization
     /// (aa_stage.rs, draw's aaline / aapoint stages); its varying is
     /// attribute `attrs.len()` of the clipped vertices.
@@ -418,7 +479,7 @@ impl DerivedState {
         let opaque =
             !kills && !fs_info.writes_depth() && fb.zsbuf.is_none() && merge.overwrites_color();
 
-        DerivedState {
+        let shape = DerivedShape {
             vs_info,
             // (Before `fs` moves into its field.)
             fs_writes_all_outputs: fs.writes_all_outputs(),
@@ -435,7 +496,6 @@ impl DerivedState {
             clip_far: rast.depth_clip_far,
             attrs,
             attr_interp,
-            stride,
             tri_planes: [
                 crate::setup::PlanePlan::new(&fs_inputs, false),
                 crate::setup::PlanePlan::new(&fs_inputs, true),
@@ -489,7 +549,26 @@ impl DerivedState {
             merge,
             early_depth,
             opaque,
+        };
+        DerivedState {
             block,
+            stride,
+            shape: Arc::new(shape),
+        }
+    }
+
+    /// The derived state of `block`, sharing this one's derived part when
+    /// [`same_shape_inputs`] says deriving it would give the same (a draw
+    /// per constant-buffer update, many_draws: 10,000 blocks per frame).
+    pub fn for_next_block(&self, block: Arc<StateBlock>) -> Self {
+        if same_shape_inputs(&self.block, &block) {
+            DerivedState {
+                block,
+                stride: self.stride,
+                shape: self.shape.clone(),
+            }
+        } else {
+            DerivedState::new(block)
         }
     }
 
@@ -741,5 +820,45 @@ mod offset_tests {
             PolygonOffset::new(&r, None).zoffset(-0.25, 0.125, [0.0; 3]),
             -0.1
         );
+    }
+}
+
+#[cfg(test)]
+mod shape_tests {
+    use super::*;
+    use crate::tests::Setup;
+    use ferropipe_components::draw::ConstantBufferBinding;
+
+    /// Blocks that differ only in bindings the derivation does not read
+    /// share one derived part; any other difference derives anew.
+    #[test]
+    fn derived_parts_are_shared_only_across_binding_changes() {
+        let base = Arc::new(Setup::new(32, 32, None).block);
+        let first = DerivedState::new(base.clone());
+
+        let mut cb = (*base).clone();
+        let mut slots = (*cb.vs_resources.constant_buffers).clone();
+        slots[0] = ConstantBufferBinding {
+            user_buffer: Some(Arc::from(vec![1u8; 16])),
+            ..Default::default()
+        };
+        cb.vs_resources.constant_buffers = Arc::new(slots);
+        let next = first.for_next_block(Arc::new(cb));
+        assert!(Arc::ptr_eq(&first.shape, &next.shape), "constants only");
+
+        let mut color = (*base).clone();
+        color.blend_color.color = [0.5; 4];
+        let next = first.for_next_block(Arc::new(color));
+        assert!(!Arc::ptr_eq(&first.shape, &next.shape), "blend colour");
+        assert_eq!(next.merge.blend_color, [0.5; 4]);
+
+        let mut rast = (*base).clone();
+        rast.rasterizer = Arc::new(RasterizerState {
+            cull_face: Face::Back,
+            ..*base.rasterizer
+        });
+        let next = first.for_next_block(Arc::new(rast));
+        assert!(!Arc::ptr_eq(&first.shape, &next.shape), "rasterizer");
+        assert_eq!(next.cull_face, Face::Back);
     }
 }

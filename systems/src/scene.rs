@@ -153,8 +153,13 @@ impl SceneExecution {
 /// resource lists to lock.
 pub fn begin_scene(scene: &RecordedScene, exec: &mut SceneExecution, counted: &[bool]) {
     exec.states.clear();
-    exec.states
-        .extend(scene.states.iter().map(|b| DerivedState::new(b.clone())));
+    for b in &scene.states {
+        let ds = match exec.states.last() {
+            Some(prev) => prev.for_next_block(b.clone()),
+            None => DerivedState::new(b.clone()),
+        };
+        exec.states.push(ds);
+    }
     // One clipped-vertex layout per scene: draws of different blocks share
     // a job's vertex buffer (clip pads every vertex to it).
     let stride = exec.states.iter().map(|s| s.stride).max().unwrap_or(4);
