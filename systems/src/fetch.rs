@@ -740,90 +740,59 @@ pub fn fetch_segment(
                 vb.stride as u64,
             ))
         };
+        let src = ElementRows {
+            flat,
+            row_len,
+            vids,
+            addr,
+            bytes: vb.bytes,
+            n_bytes,
+            el,
+        };
         match el.decode {
             Decode::F32(n) => {
                 let n = (n as usize).min(4);
                 let defaults = default_bits(false).map(f32::from_bits);
                 let words = words_of(WordDecode::F32(n as u8));
-                decode_rows(
-                    flat,
-                    row_len,
-                    vids,
-                    &addr,
-                    vb.bytes,
-                    n_bytes,
-                    el,
-                    words,
-                    |px| {
-                        let mut v = defaults;
-                        for (c, d) in v.iter_mut().enumerate().take(n) {
-                            if let Some(b) = px.get(4 * c..4 * c + 4) {
-                                *d = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-                            }
+                decode_rows(src, words, |px| {
+                    let mut v = defaults;
+                    for (c, d) in v.iter_mut().enumerate().take(n) {
+                        if let Some(b) = px.get(4 * c..4 * c + 4) {
+                            *d = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
                         }
-                        v
-                    },
-                );
+                    }
+                    v
+                });
             }
             Decode::Unorm8(n) => {
                 let n = (n as usize).min(4);
                 const K: f32 = 1.0 / 255.0;
                 let words = (n == 4).then_some(WordDecode::Unorm8x4).and_then(words_of);
-                decode_rows(
-                    flat,
-                    row_len,
-                    vids,
-                    &addr,
-                    vb.bytes,
-                    n_bytes,
-                    el,
-                    words,
-                    |px| {
-                        // RGBA8 colours, the common case, without the loop.
-                        if let (4, &[r, g, b, a, ..]) = (n, px) {
-                            return [r as f32 * K, g as f32 * K, b as f32 * K, a as f32 * K];
-                        }
-                        let mut v = [0.0, 0.0, 0.0, 1.0];
-                        for (d, &b) in v.iter_mut().zip(px).take(n) {
-                            *d = b as f32 * K;
-                        }
-                        v
-                    },
-                );
+                decode_rows(src, words, |px| {
+                    // RGBA8 colours, the common case, without the loop.
+                    if let (4, &[r, g, b, a, ..]) = (n, px) {
+                        return [r as f32 * K, g as f32 * K, b as f32 * K, a as f32 * K];
+                    }
+                    let mut v = [0.0, 0.0, 0.0, 1.0];
+                    for (d, &b) in v.iter_mut().zip(px).take(n) {
+                        *d = b as f32 * K;
+                    }
+                    v
+                });
             }
             Decode::Unorm16(n) => {
                 let words = (n == 2).then_some(WordDecode::Unorm16x2).and_then(words_of);
-                decode_rows(
-                    flat,
-                    row_len,
-                    vids,
-                    &addr,
-                    vb.bytes,
-                    n_bytes,
-                    el,
-                    words,
-                    |px| {
-                        // Two-channel positions and texture coordinates first.
-                        if let (2, &[x0, x1, y0, y1, ..]) = (n, px) {
-                            let ch = |lo, hi| u16::from_le_bytes([lo, hi]) as f32 / 65535.0;
-                            return [ch(x0, x1), ch(y0, y1), 0.0, 1.0];
-                        }
-                        decode_unorm16(px, n)
-                    },
-                );
+                decode_rows(src, words, |px| {
+                    // Two-channel positions and texture coordinates first.
+                    if let (2, &[x0, x1, y0, y1, ..]) = (n, px) {
+                        let ch = |lo, hi| u16::from_le_bytes([lo, hi]) as f32 / 65535.0;
+                        return [ch(x0, x1), ch(y0, y1), 0.0, 1.0];
+                    }
+                    decode_unorm16(px, n)
+                });
             }
             Decode::Generic(d) => {
-                decode_rows(
-                    flat,
-                    row_len,
-                    vids,
-                    &addr,
-                    vb.bytes,
-                    n_bytes,
-                    el,
-                    None,
-                    |px| decode_generic(d, px).map(f32::from_bits),
-                );
+                decode_rows(src, None, |px| decode_generic(d, px).map(f32::from_bits));
             }
         }
         // Padding lanes repeat vertex 0 so shaders never see garbage.
@@ -834,6 +803,19 @@ pub fn fetch_segment(
             }
         }
     }
+}
+
+/// One vertex element's source (the vertex ids, where each one's bytes are
+/// and the buffer) and destination (four component rows of `row_len`
+/// floats in `flat`), for [`decode_rows`].
+struct ElementRows<'a, A> {
+    flat: &'a mut [f32],
+    row_len: usize,
+    vids: &'a [i64],
+    addr: A,
+    bytes: &'a [u8],
+    n_bytes: usize,
+    el: &'a ElementFetch,
 }
 
 /// Decodes element `el` of each of `vids` (`addr` gives its byte offset,
@@ -852,16 +834,19 @@ pub fn fetch_segment(
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn decode_rows(
-    flat: &mut [f32],
-    row_len: usize,
-    vids: &[i64],
-    addr: &impl Fn(i64) -> Option<usize>,
-    bytes: &[u8],
-    n_bytes: usize,
-    el: &ElementFetch,
+    src: ElementRows<'_, impl Fn(i64) -> Option<usize>>,
     words: Option<(WordDecode, u64, u64)>,
     decode: impl Fn(&[u8]) -> [f32; 4],
 ) {
+    let ElementRows {
+        flat,
+        row_len,
+        vids,
+        addr,
+        bytes,
+        n_bytes,
+        el,
+    } = src;
     let zeros = [0u8; 16];
     let d = el.format.desc();
     let oob = decode_generic(d, &zeros[..(d.block_bytes as usize).min(16)]).map(f32::from_bits);
