@@ -234,6 +234,18 @@ pub fn run(
     crate::execute_scene(world, &vec![false; n]);
 }
 
+/// Runs `cmds` against `fb` on a fresh pipeline with `threads` workers
+/// and returns the colour buffer's bytes.
+pub fn render(
+    fb: &Arc<FramebufferState>,
+    threads: usize,
+    cmds: Vec<(Option<StateBlock>, Command)>,
+) -> Vec<u8> {
+    let mut w = world(threads);
+    run(&mut w, fb, cmds);
+    pixels(fb.cbufs[0].as_ref().unwrap())
+}
+
 pub fn draw(mode: PrimType, start: u32, count: u32) -> Command {
     Command::Draw {
         state: 0,
@@ -366,17 +378,15 @@ mod cases {
             pts.push((c.0 + 30.3 * a1.cos(), c.1 + 29.7 * a1.sin(), 0.0, one));
         }
         let s = additive(Setup::new(w, h, None)).with_vertices(&verts(&pts, w, h));
-        let mut world = world(2);
         let fb = s.fb.clone();
-        run(
-            &mut world,
+        let p = render(
             &fb,
+            2,
             vec![
                 (None, clear([0.0; 4])),
                 (Some(s.block), draw(PrimType::Triangles, 0, 3 * n)),
             ],
         );
-        let p = pixels(fb.cbufs[0].as_ref().unwrap());
         assert!(p.iter().all(|&v| v <= 1), "a pixel was hit twice");
         // Pixels well inside the polygon are all hit.
         for y in 20..61 {
@@ -990,17 +1000,15 @@ mod cases {
                 line_rectangular: smooth,
                 ..Default::default()
             });
-            let mut world = world(1);
             let fb = s.fb.clone();
-            run(
-                &mut world,
+            render(
                 &fb,
+                1,
                 vec![
                     (None, clear([0.1, 0.2, 0.3, 1.0])),
                     (Some(s.block), draw(PrimType::Triangles, 0, 3)),
                 ],
-            );
-            pixels(fb.cbufs[0].as_ref().unwrap())
+            )
         };
         let plain = image(false);
         assert!(plain.chunks(4).any(|p| p[0] > 100), "the triangle is drawn");
@@ -1081,11 +1089,10 @@ mod cases {
                 ..Default::default()
             });
         }
-        let mut world = world(1);
         let fb = s.fb.clone();
-        run(
-            &mut world,
+        render(
             &fb,
+            1,
             vec![
                 (None, clear(BLACK)),
                 (
@@ -1093,8 +1100,7 @@ mod cases {
                     draw(PrimType::Triangles, 0, pts.len() as u32),
                 ),
             ],
-        );
-        pixels(fb.cbufs[0].as_ref().unwrap())
+        )
     }
 
     #[test]
@@ -1284,17 +1290,15 @@ mod cases {
         });
         // -x >= 0 keeps the left half.
         s.block.clip.ucp[0] = [-1.0, 0.0, 0.0, 0.0];
-        let mut world = world(1);
         let fb = s.fb.clone();
-        run(
-            &mut world,
+        render(
             &fb,
+            1,
             vec![
                 (None, clear(BLACK)),
                 (Some(s.block), draw(PrimType::Triangles, 0, 3)),
             ],
-        );
-        pixels(fb.cbufs[0].as_ref().unwrap())
+        )
     }
 
     #[test]
