@@ -684,36 +684,55 @@ fn validate_shader_buffer(call: &'static str, b: &ShaderBuffer) -> Result<Shader
         ));
     }
     require_bind(call, "buffer", b.buffer, BindFlags::SHADER_BUFFER)?;
-    if !b.offset.is_multiple_of(4) {
-        return Err(Error::invalid(
-            call,
-            "buffer_offset",
-            format!("{} is not a multiple of 4", b.offset),
-        ));
-    }
-    if u64::from(b.offset) + u64::from(b.size) > u64::from(t.width0) {
-        return Err(Error::invalid(
-            call,
-            "buffer_offset/buffer_size",
-            format!(
-                "{}+{} is past the {}-byte buffer",
-                b.offset, b.size, t.width0
-            ),
-        ));
-    }
-    if b.size > MAX_SHADER_BUFFER_SIZE {
-        return Err(Error::invalid(
-            call,
-            "buffer_size",
-            format!("{}; at most {MAX_SHADER_BUFFER_SIZE}", b.size),
-        ));
-    }
+    check_buffer_range(
+        call,
+        ["buffer_offset", "buffer_offset/buffer_size", "buffer_size"],
+        b.offset,
+        b.size,
+        t.width0,
+    )?;
     require_word_aligned(call, "buffer", b.buffer)?;
     Ok(ShaderBufferBinding {
         buffer: b.buffer.shared().clone(),
         offset: b.offset,
         size: b.size,
     })
+}
+
+/// Checks a byte range of a `width0`-byte buffer bound to a shader (a
+/// shader buffer or a buffer image): offset a multiple of 4, inside the
+/// buffer, at most `PIPE_CAP_MAX_SHADER_BUFFER_SIZE` bytes.  `fields`
+/// names the offset, the range and the size in the caller's terms.
+fn check_buffer_range(
+    call: &'static str,
+    fields: [&'static str; 3],
+    offset: u32,
+    size: u32,
+    width0: u32,
+) -> Result<()> {
+    let [offset_field, range_field, size_field] = fields;
+    if !offset.is_multiple_of(4) {
+        return Err(Error::invalid(
+            call,
+            offset_field,
+            format!("{offset} is not a multiple of 4"),
+        ));
+    }
+    if u64::from(offset) + u64::from(size) > u64::from(width0) {
+        return Err(Error::invalid(
+            call,
+            range_field,
+            format!("{offset}+{size} is past the {width0}-byte buffer"),
+        ));
+    }
+    if size > MAX_SHADER_BUFFER_SIZE {
+        return Err(Error::invalid(
+            call,
+            size_field,
+            format!("{size}; at most {MAX_SHADER_BUFFER_SIZE}"),
+        ));
+    }
+    Ok(())
 }
 
 /// Validates one `set_global_binding` buffer.
@@ -760,30 +779,13 @@ fn check_image_format(call: &'static str, format: Format, target: TextureTarget)
 fn validate_buffer_image(call: &'static str, v: &ImageView) -> Result<ShaderImageBinding> {
     let t = v.resource.template();
     check_image_format(call, v.format, TextureTarget::Buffer)?;
-    if !v.offset.is_multiple_of(4) {
-        return Err(Error::invalid(
-            call,
-            "offset",
-            format!("{} is not a multiple of 4", v.offset),
-        ));
-    }
-    if u64::from(v.offset) + u64::from(v.size) > u64::from(t.width0) {
-        return Err(Error::invalid(
-            call,
-            "offset/size",
-            format!(
-                "{}+{} is past the {}-byte buffer",
-                v.offset, v.size, t.width0
-            ),
-        ));
-    }
-    if v.size > MAX_SHADER_BUFFER_SIZE {
-        return Err(Error::invalid(
-            call,
-            "size",
-            format!("{}; at most {MAX_SHADER_BUFFER_SIZE}", v.size),
-        ));
-    }
+    check_buffer_range(
+        call,
+        ["offset", "offset/size", "size"],
+        v.offset,
+        v.size,
+        t.width0,
+    )?;
     require_word_aligned(call, "resource", v.resource)?;
     Ok(ShaderImageBinding {
         resource: v.resource.shared().clone(),
