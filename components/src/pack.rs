@@ -68,22 +68,16 @@ use crate::state::ColorUnion;
 // Scalar helpers
 // ---------------------------------------------------------------------------
 
-/// Converts an `f32` to IEEE half bits, rounding to nearest even.
+/// Converts an `f32` to IEEE half bits, rounding to nearest even (the
+/// `half` crate's conversion: overflow to infinity, NaN stays a quiet NaN
+/// with the top mantissa bits kept).
 pub fn f32_to_f16(f: f32) -> u16 {
-    let x = f.to_bits();
-    let sign = ((x >> 16) & 0x8000) as u16;
-    let abs = x & 0x7fff_ffff;
-    if abs > 0x7f80_0000 {
-        // NaN: keep it a (quiet) NaN.
-        return sign | 0x7e00 | ((abs >> 13) as u16 & 0x1ff);
-    }
-    sign | encode_small_float(abs, 10, true) as u16
+    half::f16::from_f32(f).to_bits()
 }
 
 /// Converts IEEE half bits to `f32` (exact).
 pub fn f16_to_f32(h: u16) -> f32 {
-    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
-    sign * decode_small_float(u32::from(h & 0x7fff), 10)
+    half::f16::from_bits(h).to_f32()
 }
 
 /// Encodes the absolute value bits `abs` (a non-negative, non-NaN f32) as an
