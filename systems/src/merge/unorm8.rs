@@ -14,11 +14,12 @@
 //!   a bitwise not), `SRC_ALPHA_SATURATE` `min(As, 255 - Ad)` (alpha: 255);
 //! * each term is `lp_build_mul` of normalized bytes, `lp_build_mul_norm`:
 //!   `t = a * b; (t + (t >> 8) + 0x80) >> 8` (an approximation of
-//!   `a * b / 255` that is off by one for some products, e.g. 3 * 170
-//!   gives 3, not 2), rounded *per term*;
+//!   `a * b / 255` that rounds 24 of the 65,536 products down, e.g.
+//!   152 * 229 gives 136 for 136.502), rounded *per term*;
 //! * `ADD` / `SUBTRACT` / `REVERSE_SUBTRACT` are saturating byte adds and
 //!   subtracts (`paddusb` / `psubusb`); `MIN` / `MAX` compare bytes (the GL
 //!   state tracker sets their factors to `ONE`, which multiplies exactly).
+//!
 //! A float blend rounded once at the end, which this store did before,
 //! differs from that by up to 2/255 where blends stack (issue 17: constant
 //! colours, `INV_SRC_ALPHA`, `REVERSE_SUBTRACT` alpha).  llvmpipe's
