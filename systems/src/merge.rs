@@ -1214,7 +1214,18 @@ fn store_group_generic(
         if g.clamp {
             clamp01(&mut dst);
         }
-        blend(blend_state, src, src1, &dst, cc).map(|l| l.to_array())
+        if let ColorFormat::Unorm8x4 { srgb: false, .. } = target.kind {
+            // llvmpipe's byte arithmetic, as the batch store: the
+            // destination reads k / 255 exactly, so it converts back to
+            // its bytes, and the result bytes k / 255 encode to k again.
+            let b = unorm8::BlendBytes::new(blend_state);
+            let dst = dst.map(unorm8::unit_to_byte);
+            let k = 1.0 / 255.0;
+            unorm8::blend_bytes(&b, src, src1, &dst, cc)
+                .map(|v| (Lanes::from_i32x8(v) * Lanes::splat(k)).to_array())
+        } else {
+            blend(blend_state, src, src1, &dst, cc).map(|l| l.to_array())
+        }
     } else {
         src.map(|l| l.to_array())
     };
