@@ -12,13 +12,11 @@
 //!
 //! # Cost
 //! Writers never touch an atomic per pixel, per fragment group or per
-//! primitive.  A stage counts into a plain [`Counts`] on its stack (one
-//! `u64` add, no synchronisation) and commits it once per job — a tile, a
-//! vertex chunk, a system run — with [`CounterSet::commit`]: one relaxed
-//! `fetch_add` per non-zero counter.  At ~100 tile jobs per frame that is a
-//! few microseconds a frame, independent of resolution.  Each counter sits on
-//! its own cache line so workers committing different counters at once do
-//! not false-share.
+//! primitive.  The pipeline counts into plain integers per job or tile and
+//! commits the sums once per system run with [`CounterSet::commit`]: one
+//! relaxed `fetch_add` per non-zero counter.  Each counter sits on its own
+//! cache line so threads committing different counters at once do not
+//! false-share.  `docs/profiling.md` lists who counts what.
 //!
 //! # Sets
 //! A [`CounterSet`] belongs to whatever wants separate numbers (a context,
