@@ -92,8 +92,6 @@ struct DemoApp {
     texture: Option<egui::TextureHandle>,
     error: Option<String>,
     report: Option<FrameReport>,
-    /// Counters ever reported non-zero (the pipeline feeds them).
-    counters_live: bool,
     smoothed: Smoothed,
     last_update: Option<Instant>,
     frames: u64,
@@ -123,7 +121,6 @@ impl DemoApp {
             texture: None,
             error: None,
             report: None,
-            counters_live: false,
             smoothed: Smoothed::default(),
             last_update: None,
             frames: 0,
@@ -183,7 +180,6 @@ impl DemoApp {
         match renderer.render(&self.settings, &self.camera, &self.params, time) {
             Ok(report) => {
                 self.error = None;
-                self.counters_live |= !report.counters.is_zero();
                 self.rendered_frames += 1;
                 if let Some((pixels, w, h)) = renderer.pixels() {
                     profiling::scope!("upload_texture");
@@ -395,44 +391,39 @@ impl DemoApp {
                 self.settings.height,
                 if self.settings.msaa { " 4xMSAA" } else { "" }
             ));
+            // The pipeline's own counters over this frame
+            // (docs/profiling.md).
             let c = &r.counters;
-            let stats = r.statistics.as_ref();
-            let tris_in = stats
-                .map(|s| s.c_invocations)
-                .or(self.counters_live.then(|| c.get(Counter::PrimitivesIn)))
-                .unwrap_or(r.submitted_triangles);
-            lines.push(format!("triangles in      {}", thousands(tris_in)));
-            let after = self
-                .counters_live
-                .then(|| c.get(Counter::PrimitivesSetup))
-                .map(thousands)
-                .unwrap_or_else(|| "n/a".into());
-            let clipped = stats
-                .map(|s| thousands(s.c_primitives))
-                .unwrap_or_else(|| "n/a".into());
-            lines.push(format!("after clipping    {clipped}"));
-            lines.push(format!("after culling     {after}"));
-            let frags = stats
-                .map(|s| s.ps_invocations)
-                .or(self.counters_live.then(|| c.get(Counter::FragmentsShaded)));
+            let n = |k: Counter| thousands(c.get(k));
+            lines.push(format!("triangles in      {}", n(Counter::PrimitivesIn)));
             lines.push(format!(
-                "fragments shaded  {}",
-                frags.map(thousands).unwrap_or_else(|| "n/a".into())
+                "after clipping    {}",
+                n(Counter::PrimitivesAfterClip)
             ));
-            if self.counters_live {
-                lines.push(format!(
-                    "tiles touched     {}",
-                    thousands(c.get(Counter::TilesTouched))
-                ));
-                let stages: Vec<String> = Stage::ALL
-                    .iter()
-                    .map(|s| format!("{} {:.2}", s.name(), c.get(s.time_counter()) as f64 / 1e6))
-                    .collect();
-                lines.push(format!("wall ms: {}", stages[..6].join("  ")));
-                lines.push(format!("thread ms: {}", stages[6..].join("  ")));
-            } else {
-                lines.push("tiles / per-stage ms: n/a (pipeline reports no counters)".into());
-            }
+            lines.push(format!(
+                "after culling     {}",
+                n(Counter::PrimitivesAfterCull)
+            ));
+            lines.push(format!(
+                "fragments shaded  {}   killed {}",
+                n(Counter::FragmentsShaded),
+                n(Counter::FragmentsKilled)
+            ));
+            lines.push(format!(
+                "tiles touched     {}   fully covered {}   bins {}",
+                n(Counter::TilesTouched),
+                n(Counter::TilesFullyCovered),
+                n(Counter::BinsEmitted)
+            ));
+            // Wall time of each stage's system runs; raster's includes the
+            // fragment shading and merging fused into the tile pass.
+            let stages: Vec<String> = Stage::ALL
+                .iter()
+                .map(|s| format!("{} {:.2}", s.name(), c.get(s.time_counter()) as f64 / 1e6))
+                .collect();
+            let (front, back) = stages.split_at(6);
+            lines.push(format!("front ms: {}", front.join("  ")));
+            lines.push(format!("back ms:  {}", back.join("  ")));
         }
         let text = lines.join("\n");
         let painter = ui.painter();
@@ -567,6 +558,22 @@ fn save_screenshot(
         "frame_width": app.settings.width,
         "frame_height": app.settings.height,
         "rendered_frames": app.rendered_frames,
+        // The last frame's pipeline counters, and its pipeline-statistics
+        // query (an independent count the window test checks them with).
+        "counters": app.report.as_ref().map(|r| {
+            r.counters
+                .iter()
+                .map(|(k, v)| (k.name().to_owned(), serde_json::Value::from(v)))
+                .collect::<serde_json::Map<_, _>>()
+        }),
+        "statistics": app.report.as_ref().and_then(|r| r.statistics.as_ref()).map(|s| {
+            serde_json::json!({
+                "c_invocations": s.c_invocations,
+                "c_primitives": s.c_primitives,
+                "vs_invocations": s.vs_invocations,
+            })
+        }),
+        "submitted_triangles": app.report.as_ref().map(|r| r.submitted_triangles),
         "error": app.error,
     });
     let json = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;

@@ -152,7 +152,47 @@ fn window_shows_the_frame_and_the_flamegraph() {
     if let Some(err) = layout["error"].as_str() {
         panic!("the demo reported an error: {err}");
     }
+    check_counters(&layout);
     check_frame(&img, &layout, &dir);
+}
+
+/// The overlay's pipeline counters of the captured frame: live, and equal
+/// to what the frame's `PIPE_QUERY_PIPELINE_STATISTICS` query (counted per
+/// command, a separate path) says where both count the same thing.
+fn check_counters(layout: &serde_json::Value) {
+    let c = &layout["counters"];
+    let get = |name: &str| {
+        c[name]
+            .as_u64()
+            .unwrap_or_else(|| panic!("counter {name} missing: {c}"))
+    };
+    let stats = &layout["statistics"];
+    let stat = |name: &str| stats[name].as_u64().unwrap_or_else(|| panic!("{stats}"));
+    let flushes = get("flushes");
+    assert!(flushes >= 1);
+    assert!(get("draws") > 0);
+    assert_eq!(get("primitives-in"), stat("c_invocations"));
+    assert_eq!(get("primitives-after-clip"), stat("c_primitives"));
+    assert_eq!(get("vertices-shaded"), stat("vs_invocations"));
+    let after_cull = get("primitives-after-cull");
+    assert!(after_cull > 0 && after_cull <= get("primitives-after-clip"));
+    let (w, h) = (
+        layout["frame_width"].as_u64().unwrap(),
+        layout["frame_height"].as_u64().unwrap(),
+    );
+    let tiles = w.div_ceil(64) * h.div_ceil(64);
+    let touched = get("tiles-touched");
+    // Counted once per flush and tile.
+    assert!(
+        touched > 0 && touched <= flushes * tiles,
+        "{touched} of {tiles}"
+    );
+    assert!(get("tiles-fully-covered") <= touched);
+    assert!(get("bins-emitted") >= touched);
+    let shaded = get("fragments-shaded");
+    assert!(shaded > 0, "no fragments shaded");
+    assert!(get("fragments-killed") <= shaded);
+    assert!(get("raster-time") > 0 && get("fetch-time") > 0);
 }
 
 /// The frame shown in the window must be the frame ferropipe renders

@@ -4,9 +4,21 @@
 //! `pipe_driver_query_info` / `pipe_driver_query_group_info` describe them,
 //! so a Gallium HUD-style tool finds them by name.  The demo overlay reads
 //! the same counters directly.
+//!
+//! The pipeline commits them per flush (`ferropipe_systems::PipelineCounters`)
+//! to the context's set and to the process-wide one:
+//! [`Screen::get_driver_query_value`] reads the process's totals,
+//! [`Context::get_driver_query_value`] one context's, and a driver query
+//! object ([`Context::create_driver_query`], the HUD's
+//! `create_query(PIPE_QUERY_DRIVER_SPECIFIC + i)`) the difference between
+//! its `begin` and `end`, each of which first executes recorded work.
 
-use ferropipe_profiling::{Counter, CounterGroup, CounterResultType, CounterUnit};
+use bevy_ecs::component::Component;
+use ferropipe_profiling::{Counter, CounterGroup, CounterResultType, CounterUnit, Counts};
+use ferropipe_systems::PipelineCounters;
 
+use crate::context::{Context, Handle};
+use crate::error::{Error, Result};
 use crate::screen::Screen;
 
 /// `PIPE_QUERY_DRIVER_SPECIFIC` (p_defines.h): driver query `i` has query
@@ -105,13 +117,132 @@ impl Screen {
     /// since start, in the query's unit): what a HUD samples and
     /// differences over its period.
     pub fn get_driver_query_value(&self, query_type: u32) -> Option<u64> {
-        let index = query_type.checked_sub(PIPE_QUERY_DRIVER_SPECIFIC)?;
-        let c = *Counter::ALL.get(index as usize)?;
-        let v = ferropipe_profiling::global().snapshot().get(c);
-        Some(match c.unit() {
-            CounterUnit::Count => v,
-            CounterUnit::Nanoseconds => v / 1000,
-        })
+        let c = driver_counter(query_type)?;
+        Some(in_query_unit(c, ferropipe_profiling::global().get(c)))
+    }
+}
+
+/// The counter behind driver query type `query_type`.
+fn driver_counter(query_type: u32) -> Option<Counter> {
+    let index = query_type.checked_sub(PIPE_QUERY_DRIVER_SPECIFIC)?;
+    Counter::ALL.get(index as usize).copied()
+}
+
+/// A counter value in its query's unit (time counters keep nanoseconds,
+/// `PIPE_DRIVER_QUERY_TYPE_MICROSECONDS` reports microseconds).
+fn in_query_unit(c: Counter, v: u64) -> u64 {
+    match c.unit() {
+        CounterUnit::Count => v,
+        CounterUnit::Nanoseconds => v / 1000,
+    }
+}
+
+/// A driver query object: `create_query(PIPE_QUERY_DRIVER_SPECIFIC + i)`.
+#[derive(Component, Debug, Clone)]
+pub struct DriverQueryObject {
+    counter: Counter,
+    /// The counter's value at `begin`, while active.
+    begun: Option<u64>,
+    /// The difference at `end`.
+    result: Option<u64>,
+}
+
+/// Handle to a driver query object.
+pub type DriverQueryHandle = Handle<DriverQueryObject>;
+
+impl Context {
+    /// The totals of this context's pipeline counters: everything its
+    /// flushes have executed so far (recorded, unflushed work is not in
+    /// them).
+    pub fn counters(&self) -> Counts {
+        self.world.resource::<PipelineCounters>().0.snapshot()
+    }
+
+    /// The current value of driver query `query_type` for this context's
+    /// work alone (in the query's unit), or `None` for a type that is not
+    /// a driver query.  Like [`Context::counters`], without flushing.
+    pub fn get_driver_query_value(&self, query_type: u32) -> Option<u64> {
+        let c = driver_counter(query_type)?;
+        let v = self.world.resource::<PipelineCounters>().0.get(c);
+        Some(in_query_unit(c, v))
+    }
+
+    /// `create_query(PIPE_QUERY_DRIVER_SPECIFIC + i, 0)`: a query over one
+    /// of [`Screen::get_driver_query_info`]'s counters.
+    pub fn create_driver_query(&mut self, query_type: u32) -> Result<DriverQueryHandle> {
+        let counter = driver_counter(query_type).ok_or_else(|| {
+            Error::invalid(
+                "create_query",
+                "query_type",
+                format!(
+                    "{query_type}; driver queries are PIPE_QUERY_DRIVER_SPECIFIC ({}) + 0..{}",
+                    PIPE_QUERY_DRIVER_SPECIFIC,
+                    Counter::COUNT
+                ),
+            )
+        })?;
+        Ok(self.spawn(DriverQueryObject {
+            counter,
+            begun: None,
+            result: None,
+        }))
+    }
+
+    /// `destroy_query` of a driver query.
+    pub fn destroy_driver_query(&mut self, query: DriverQueryHandle) -> Result<()> {
+        self.despawn("destroy_query", query)
+    }
+
+    /// `begin_query` of a driver query: executes recorded work (it belongs
+    /// before the query), then remembers the counter's value.
+    pub fn begin_driver_query(&mut self, query: DriverQueryHandle) -> Result<()> {
+        const CALL: &str = "begin_query";
+        let q = self.get(CALL, "query", query)?;
+        if q.begun.is_some() {
+            return Err(Error::invalid(CALL, "query", "already active"));
+        }
+        let counter = q.counter;
+        self.flush_recorded()?;
+        let now = self.world.resource::<PipelineCounters>().0.get(counter);
+        let mut q = self.driver_query_mut(query);
+        q.begun = Some(now);
+        q.result = None;
+        Ok(())
+    }
+
+    /// `end_query` of a driver query: executes recorded work, then stores
+    /// how far the counter moved since `begin`.
+    pub fn end_driver_query(&mut self, query: DriverQueryHandle) -> Result<()> {
+        const CALL: &str = "end_query";
+        let q = self.get(CALL, "query", query)?;
+        let (Some(begun), counter) = (q.begun, q.counter) else {
+            return Err(Error::invalid(CALL, "query", "not active"));
+        };
+        self.flush_recorded()?;
+        let now = self.world.resource::<PipelineCounters>().0.get(counter);
+        let mut q = self.driver_query_mut(query);
+        q.begun = None;
+        q.result = Some(in_query_unit(counter, now.wrapping_sub(begun)));
+        Ok(())
+    }
+
+    /// `get_query_result` of a driver query: `None` until it has been
+    /// ended (the result is final at `end`, so `wait` changes nothing).
+    pub fn get_driver_query_result(&self, query: DriverQueryHandle) -> Result<Option<u64>> {
+        let q = self.get("get_query_result", "query", query)?;
+        if q.begun.is_some() {
+            return Err(Error::invalid("get_query_result", "query", "still active"));
+        }
+        Ok(q.result)
+    }
+
+    fn driver_query_mut(
+        &mut self,
+        q: DriverQueryHandle,
+    ) -> bevy_ecs::world::Mut<'_, DriverQueryObject> {
+        self.world
+            .get_mut::<DriverQueryObject>(q.entity)
+            .expect("handle checked by the caller")
     }
 }
 

@@ -417,3 +417,56 @@ fn out_of_range_reads_are_zeros_and_never_crash() {
     s.screen.resource_destroy(vb1);
     assert_eq!(indexed(&mut s, 3, 2, 0), truth, "destroyed while bound");
 }
+
+/// The pipeline counters as driver queries (screen.rst
+/// `get_driver_query_info`): a full-screen quad shades every pixel once,
+/// in one whole-tile primitive; a query object sees only what ran between
+/// its begin and end; the context's totals are in the process's.
+#[test]
+fn driver_queries_report_the_pipeline_counters() {
+    let mut s = scene(2);
+    let n = s.screen.get_driver_query_count();
+    let query = |name: &str| {
+        (0..n)
+            .map(|i| s.screen.get_driver_query_info(i).unwrap())
+            .find(|q| q.name == name)
+            .unwrap_or_else(|| panic!("no driver query {name}"))
+            .query_type
+    };
+    let (shaded, tiles, full, prims_in) = (
+        query("fragments-shaded"),
+        query("tiles-touched"),
+        query("tiles-fully-covered"),
+        query("primitives-in"),
+    );
+    s.clear();
+    s.ctx.flush().unwrap();
+    let q = s.ctx.create_driver_query(shaded).unwrap();
+    assert!(s.ctx.create_driver_query(n + 256).is_err());
+    assert!(s.ctx.end_driver_query(q).is_err(), "end before begin");
+    let before_shaded = s.ctx.get_driver_query_value(shaded).unwrap();
+    let before_tiles = s.ctx.get_driver_query_value(tiles).unwrap();
+    let before_full = s.ctx.get_driver_query_value(full).unwrap();
+    s.ctx.begin_driver_query(q).unwrap();
+    s.vertices(&quad(-1.0, -1.0, 1.0, 1.0, 0.5, RED));
+    s.draw(PrimType::Triangles, 6);
+    assert_eq!(s.ctx.get_driver_query_result(q).unwrap(), None);
+    s.ctx.end_driver_query(q).unwrap();
+    assert_eq!(
+        s.ctx.get_driver_query_result(q).unwrap(),
+        Some((W * H) as u64)
+    );
+    let ctx_value = |s: &Scene, t: u32| s.ctx.get_driver_query_value(t).unwrap();
+    assert_eq!(ctx_value(&s, shaded) - before_shaded, (W * H) as u64);
+    // 64 x 48: one tile, covered whole by the merged quad.
+    assert_eq!(ctx_value(&s, tiles) - before_tiles, 1);
+    assert_eq!(ctx_value(&s, full) - before_full, 1);
+    assert!(ctx_value(&s, prims_in) >= 2);
+    // The process-wide totals include this context's.
+    assert!(s.screen.get_driver_query_value(shaded).unwrap() >= ctx_value(&s, shaded));
+    // Nothing ran since: a second query reads zero.
+    s.ctx.begin_driver_query(q).unwrap();
+    s.ctx.end_driver_query(q).unwrap();
+    assert_eq!(s.ctx.get_driver_query_result(q).unwrap(), Some(0));
+    s.ctx.destroy_driver_query(q).unwrap();
+}

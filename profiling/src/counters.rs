@@ -12,13 +12,11 @@
 //!
 //! # Cost
 //! Writers never touch an atomic per pixel, per fragment group or per
-//! primitive.  A stage counts into a plain [`Counts`] on its stack (one
-//! `u64` add, no synchronisation) and commits it once per job — a tile, a
-//! vertex chunk, a system run — with [`CounterSet::commit`]: one relaxed
-//! `fetch_add` per non-zero counter.  At ~100 tile jobs per frame that is a
-//! few microseconds a frame, independent of resolution.  Each counter sits on
-//! its own cache line so workers committing different counters at once do
-//! not false-share.
+//! primitive.  The pipeline counts into plain integers per job or tile and
+//! commits the sums once per system run with [`CounterSet::commit`]: one
+//! relaxed `fetch_add` per non-zero counter.  Each counter sits on its own
+//! cache line so threads committing different counters at once do not
+//! false-share.  `docs/profiling.md` lists who counts what.
 //!
 //! # Sets
 //! A [`CounterSet`] belongs to whatever wants separate numbers (a context,
@@ -130,53 +128,57 @@ macro_rules! counters {
 }
 
 counters! {
-    /// Draw calls executed (after render-condition culling).
-    Draws = ("draws", Count, Pipeline, "draw_vbo calls executed"),
     /// Pipeline schedule runs (flushes that had recorded work).
-    Flushes = ("flushes", Count, Pipeline, "pipeline schedule runs"),
-    /// Vertices run through the vertex shader (after index dedup).
+    Flushes = ("flushes", Count, Pipeline, "pipeline schedule runs (flushes with recorded work)"),
+    /// Draw commands executed (after render-condition culling).
+    Draws = ("draws", Count, Pipeline, "draw_vbo calls executed"),
+    /// Vertices run through the vertex shader (after per-segment index
+    /// dedup): `PIPE_QUERY_PIPELINE_STATISTICS`'s `vs_invocations`.
     VerticesShaded = ("vertices-shaded", Count, Pipeline, "vertex shader invocations"),
-    /// Primitives assembled from the draws (before clipping and culling).
-    PrimitivesIn = ("primitives-in", Count, Pipeline, "primitives assembled, before clipping and culling"),
-    /// Primitives removed by the near/far/user clip planes entirely.
-    PrimitivesClipped = ("primitives-clipped", Count, Pipeline, "primitives entirely outside the clip volume"),
-    /// Primitives removed by face culling or zero area.
-    PrimitivesCulled = ("primitives-culled", Count, Pipeline, "primitives removed by face culling or zero area"),
-    /// Primitives set up for rasterization (after clipping and culling;
-    /// a clipped polygon counts once per triangle it became).
-    PrimitivesSetup = ("primitives-setup", Count, Pipeline, "primitives set up for rasterization"),
-    /// Tiles whose bin received at least one command in a flush.
-    TilesTouched = ("tiles-touched", Count, Pipeline, "64x64 tiles with work"),
-    /// Commands appended to tile bins.
-    BinCommands = ("bin-commands", Count, Pipeline, "commands binned into tiles"),
-    /// Covered fragments sent to the fragment shader (live lanes; helper
-    /// lanes are not counted).
+    /// Primitives assembled and entering the clipper, before clipping and
+    /// culling (`c_invocations`).
+    PrimitivesIn = ("primitives-in", Count, Pipeline, "primitives entering the clipper"),
+    /// Primitives leaving the clipper (`c_primitives`): those entirely
+    /// outside the clip volume are gone, a clipped polygon counts once per
+    /// triangle of its fan.
+    PrimitivesAfterClip = ("primitives-after-clip", Count, Pipeline, "primitives leaving the clipper"),
+    /// Clipped primitives that setup kept: not culled by facing, not of
+    /// zero area, not discarded (`rasterizer_discard`), not outside the
+    /// scissored viewport.
+    PrimitivesAfterCull = ("primitives-after-cull", Count, Pipeline, "primitives set up after culling"),
+    /// Bin entries emitted: one per (primitive or clear, 64x64 tile) pair.
+    BinsEmitted = ("bins-emitted", Count, Pipeline, "tile bin entries emitted"),
+    /// 64x64 tiles whose bins held at least one primitive in a flush.
+    TilesTouched = ("tiles-touched", Count, Pipeline, "64x64 tiles with primitives"),
+    /// Tiles that at least one primitive covers entirely (a whole-tile bin
+    /// entry: no edge test in that tile).
+    TilesFullyCovered = ("tiles-fully-covered", Count, Pipeline, "64x64 tiles a primitive covers entirely"),
+    /// Fragments run through the fragment shader (live lanes; helper lanes
+    /// are not counted; with sample shading once per sample).
     FragmentsShaded = ("fragments-shaded", Count, Pipeline, "fragments shaded (live lanes)"),
-    /// Fragments killed by early depth before shading.
-    FragmentsEarlyZKilled = ("fragments-early-z-killed", Count, Pipeline, "fragments rejected by early depth"),
-    /// Samples written to render targets by the merge stage.
-    SamplesWritten = ("samples-written", Count, Pipeline, "samples written by output merge"),
-    /// Fetch stage wall time.
+    /// Shaded fragments the fragment shader killed (`discard`).
+    FragmentsKilled = ("fragments-killed", Count, Pipeline, "fragments killed by the fragment shader"),
+    /// Wall time of the `Fetch` set's system.
     FetchNs = ("fetch-time", Nanoseconds, StageTime, "vertex fetch"),
-    /// Vertex shading wall time.
+    /// Wall time of the `Shade` set's system.
     ShadeNs = ("shade-time", Nanoseconds, StageTime, "vertex shading"),
-    /// Clipping/culling/viewport wall time.
-    ClipNs = ("clip-time", Nanoseconds, StageTime, "primitive assembly, clipping, culling"),
-    /// Triangle/line/point setup wall time.
-    SetupNs = ("setup-time", Nanoseconds, StageTime, "primitive setup"),
-    /// Binning wall time.
+    /// Wall time of the `StreamOut` set's system.
+    StreamOutNs = ("stream-out-time", Nanoseconds, StageTime, "stream output"),
+    /// Wall time of the `Clip` set's system.
+    ClipNs = ("clip-time", Nanoseconds, StageTime, "clipping, viewport, linkage"),
+    /// Wall time of the `Setup` set's system.
+    SetupNs = ("setup-time", Nanoseconds, StageTime, "primitive setup and culling"),
+    /// Wall time of the `Bin` set's system.
     BinNs = ("bin-time", Nanoseconds, StageTime, "binning into tiles"),
-    /// Tile pass wall time (all passes).  When the back end fuses raster,
-    /// fragment and merge per batch (so fragments never leave the cache),
-    /// this is the wall time of the whole fused pass.
-    RasterNs = ("raster-time", Nanoseconds, StageTime, "tile pass (raster, and fused fragment/merge)"),
-    /// Fragment shading time.  Inside a fused tile pass this is *thread*
-    /// time summed over workers (measured per batch of pixels, never per
-    /// pixel), so it can exceed the frame's wall time.
-    FragmentNs = ("fragment-time", Nanoseconds, StageTime, "fragment shading (thread time when fused)"),
-    /// Output merge time; thread time summed over workers when fused, as
-    /// `FragmentNs`.
-    MergeNs = ("merge-time", Nanoseconds, StageTime, "depth/stencil, blending, writes (thread time when fused)"),
+    /// Wall time of the `Raster` set's system: the tile pass, which runs
+    /// raster, fragment shading and output merge fused per batch of pixels.
+    RasterNs = ("raster-time", Nanoseconds, StageTime, "tile pass (raster with fused fragment and merge)"),
+    /// Wall time of the `Fragment` set's system (its per-command
+    /// bookkeeping; the shading itself is in the tile pass).
+    FragmentNs = ("fragment-time", Nanoseconds, StageTime, "fragment bookkeeping after the tile pass"),
+    /// Wall time of the `Merge` set's system (occlusion counts, bin
+    /// recycling; the stores themselves are in the tile pass).
+    MergeNs = ("merge-time", Nanoseconds, StageTime, "merge bookkeeping after the tile pass"),
 }
 
 impl Counter {
@@ -206,12 +208,18 @@ impl Counter {
     }
 }
 
-/// The pipeline stages that have a time counter, in pipeline order; the
-/// same stages as `ferropipe_systems::PipelineSet`.
+/// The pipeline stages that have a time counter, in pipeline order.
+///
+/// One per `ferropipe_systems::PipelineSet` variant.  This crate sits below
+/// the systems crate (the systems commit counters), so it cannot name
+/// `PipelineSet` itself; instead `PipelineSet::stage` maps every set here
+/// with an exhaustive match, and a systems test checks that the two lists
+/// agree in order and length.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Stage {
     Fetch,
     Shade,
+    StreamOut,
     Clip,
     Setup,
     Bin,
@@ -222,9 +230,10 @@ pub enum Stage {
 
 impl Stage {
     /// Every stage, in pipeline order.
-    pub const ALL: [Stage; 8] = [
+    pub const ALL: [Stage; 9] = [
         Stage::Fetch,
         Stage::Shade,
+        Stage::StreamOut,
         Stage::Clip,
         Stage::Setup,
         Stage::Bin,
@@ -238,6 +247,7 @@ impl Stage {
         match self {
             Stage::Fetch => Counter::FetchNs,
             Stage::Shade => Counter::ShadeNs,
+            Stage::StreamOut => Counter::StreamOutNs,
             Stage::Clip => Counter::ClipNs,
             Stage::Setup => Counter::SetupNs,
             Stage::Bin => Counter::BinNs,
@@ -247,11 +257,12 @@ impl Stage {
         }
     }
 
-    /// The stage's short name (also its puffin scope name).
+    /// The stage's short name.
     pub const fn name(self) -> &'static str {
         match self {
             Stage::Fetch => "fetch",
             Stage::Shade => "shade",
+            Stage::StreamOut => "stream-out",
             Stage::Clip => "clip",
             Stage::Setup => "setup",
             Stage::Bin => "bin",
@@ -402,20 +413,20 @@ impl CounterSet {
     }
 
     /// Starts timing `stage`: the returned guard adds the elapsed
-    /// nanoseconds to the stage's time counter when dropped, and holds a
-    /// puffin scope named after the stage while profiling is on.
+    /// nanoseconds to the stage's time counter when dropped.
     ///
-    /// Open it once around a stage system's body (not per job: per-job
-    /// times would add up thread time, not wall time).  For stages fused
-    /// into another stage's jobs (fragment and merge inside the tile pass)
-    /// time each batch and [`CounterSet::commit`] the summed thread time.
+    /// Open it once around a stage system's body, not per job: the stages
+    /// run one after another (each system joins its workers before the
+    /// next starts), so the wall times of the system runs partition the
+    /// time a flush spends in the pipeline and add up to it.  A front-end
+    /// stage runs once per wave and a back-end stage once per tile pass;
+    /// the runs add up.  Two clock reads and two relaxed atomic adds per
+    /// system run.  (The systems open their own puffin scopes.)
     pub fn time_stage(&self, stage: Stage) -> StageTimer<'_> {
         StageTimer {
             set: self,
             stage,
             start: Instant::now(),
-            _scope: crate::puffin::are_scopes_on()
-                .then(|| crate::puffin::ProfilerScope::new(crate::stage_scope_id(stage), "")),
         }
     }
 }
@@ -425,7 +436,6 @@ pub struct StageTimer<'a> {
     set: &'a CounterSet,
     stage: Stage,
     start: Instant,
-    _scope: Option<crate::puffin::ProfilerScope>,
 }
 
 impl Drop for StageTimer<'_> {
@@ -492,13 +502,13 @@ mod tests {
                 s.spawn(|| {
                     for _ in 0..1000 {
                         let mut c = Counts::new();
-                        c.add(Counter::BinCommands, 3);
+                        c.add(Counter::BinsEmitted, 3);
                         set.commit(&c);
                     }
                 });
             }
         });
-        assert_eq!(set.get(Counter::BinCommands), 12_000);
+        assert_eq!(set.get(Counter::BinsEmitted), 12_000);
     }
 
     #[test]

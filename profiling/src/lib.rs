@@ -7,8 +7,9 @@
 //!   system and tile-job granularity, never per pixel: a puffin scope costs
 //!   tens of nanoseconds.
 //! * **Counters** ([`counters`]): monotonically increasing totals
-//!   (primitives in / set up, fragments shaded, tiles touched, time per
-//!   stage) that jobs accumulate locally and commit once per job.  The demo
+//!   (primitives in / after clipping / after culling, fragments shaded and
+//!   killed, tiles touched, time per stage) that the pipeline accumulates
+//!   in plain integers per job or tile and commits once per system run.  The demo
 //!   overlay reads them per frame; the engine exposes them as Gallium driver
 //!   queries (`get_driver_query_info` / `get_driver_query_group_info`,
 //!   screen.rst).  See `docs/profiling.md` for what each stage reports.
@@ -27,8 +28,6 @@ pub use puffin;
 
 #[cfg(feature = "egui")]
 pub use puffin_egui;
-
-use std::sync::OnceLock;
 
 /// Opens a profiling scope for the rest of the enclosing block.
 ///
@@ -56,17 +55,6 @@ pub fn is_enabled() -> bool {
 /// Marks the end of a frame for the profiler UI.
 pub fn new_frame() {
     puffin::GlobalProfiler::lock().new_frame();
-}
-
-/// The puffin scope id of a stage timer, registered on first use.
-fn stage_scope_id(stage: Stage) -> puffin::ScopeId {
-    static IDS: [OnceLock<puffin::ScopeId>; 8] = [const { OnceLock::new() }; 8];
-    let i = Stage::ALL.iter().position(|&s| s == stage).unwrap_or(0);
-    *IDS[i].get_or_init(|| {
-        puffin::ThreadProfiler::call(|tp| {
-            tp.register_named_scope(stage.name(), "StageTimer", "counters.rs", 0)
-        })
-    })
 }
 
 /// A running `puffin_http` server; stops when dropped.

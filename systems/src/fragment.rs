@@ -64,6 +64,20 @@ pub struct FragBatch {
     /// Sample shading: where in the pixel inputs are interpolated and
     /// `frag_coord` points, relative to the pixel's centre, in pixels.
     pub sample_offset: (f32, f32),
+    /// Running totals over every batch shaded with this value (not reset
+    /// by [`FragBatch::clear`]; the tile job takes them, see
+    /// `raster::TileTotals`).
+    pub counts: FragCounts,
+}
+
+/// What [`shade_batch`] counts: popcounts of the groups' masks, per group,
+/// never per pixel.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FragCounts {
+    /// Live lanes sent to the fragment shader.
+    pub shaded: u64,
+    /// Of those, lanes the shader killed (`discard`).
+    pub killed: u64,
 }
 
 impl FragBatch {
@@ -232,9 +246,12 @@ pub fn shade_batch(
     } = batch;
     let lx = lane_x() + Lanes::splat(0.5);
     let ly = lane_y() + Lanes::splat(0.5);
+    let mut shaded = 0u32;
     for (g, grp) in groups.iter().enumerate() {
         masks[g] = mask_lanes(grp.mask);
+        shaded += grp.mask.count_ones();
     }
+    batch.counts.shaded += shaded as u64;
     // Runs of groups from one primitive share its planes: load and splat
     // them once per run, then two FMAs per group and component, writing
     // each value-major row contiguously.
@@ -355,8 +372,12 @@ pub fn shade_batch(
         ds.fs.run(resources, &mut io);
     }
     if ds.fs_info.uses_discard {
+        let mut killed = 0u32;
         for (g, grp) in batch.groups.iter_mut().enumerate() {
-            grp.mask &= batch.masks[g].to_bitmask() as u8;
+            let kept = grp.mask & batch.masks[g].to_bitmask() as u8;
+            killed += (grp.mask ^ kept).count_ones();
+            grp.mask = kept;
         }
+        batch.counts.killed += killed as u64;
     }
 }

@@ -59,7 +59,7 @@ pub mod stream_out;
 #[cfg(test)]
 mod tests;
 
-pub use scene::{PipelineExecutor, SceneExecution, execute_scene};
+pub use scene::{PipelineCounters, PipelineExecutor, SceneExecution, execute_scene};
 
 /// The stages of the draw pipeline, in order.
 ///
@@ -117,6 +117,41 @@ pub enum PipelineSet {
     Merge,
 }
 
+impl PipelineSet {
+    /// Every set, in pipeline order (the order [`configure_pipeline`]
+    /// chains them).
+    pub const ALL: [PipelineSet; 9] = [
+        PipelineSet::Fetch,
+        PipelineSet::Shade,
+        PipelineSet::StreamOut,
+        PipelineSet::Clip,
+        PipelineSet::Setup,
+        PipelineSet::Bin,
+        PipelineSet::Raster,
+        PipelineSet::Fragment,
+        PipelineSet::Merge,
+    ];
+
+    /// The profiling stage whose time counter this set's system adds to
+    /// (`ferropipe-profiling` sits below this crate and cannot name the
+    /// sets; the match is exhaustive, so a new set does not compile
+    /// without its stage, and a test checks the lists agree in order).
+    pub const fn stage(self) -> ferropipe_profiling::Stage {
+        use ferropipe_profiling::Stage;
+        match self {
+            PipelineSet::Fetch => Stage::Fetch,
+            PipelineSet::Shade => Stage::Shade,
+            PipelineSet::StreamOut => Stage::StreamOut,
+            PipelineSet::Clip => Stage::Clip,
+            PipelineSet::Setup => Stage::Setup,
+            PipelineSet::Bin => Stage::Bin,
+            PipelineSet::Raster => Stage::Raster,
+            PipelineSet::Fragment => Stage::Fragment,
+            PipelineSet::Merge => Stage::Merge,
+        }
+    }
+}
+
 /// The schedule of the front-end sets (`Fetch` … `Bin`), run per wave.
 #[derive(ScheduleLabel, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct FrontEnd;
@@ -167,6 +202,7 @@ pub fn configure_pipeline(world: &mut World, executor: pool::ExecutorRef) {
     compute::configure_compute(world);
     world.insert_resource(scene::PipelineExecutor(executor));
     world.init_resource::<SceneExecution>();
+    world.init_resource::<PipelineCounters>();
     world.init_resource::<stream_out::StreamOutCarry>();
     world.init_resource::<ferropipe_components::batch::RecordedScene>();
 }

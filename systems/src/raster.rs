@@ -37,8 +37,8 @@ use ferropipe_components::shader::{
 use crate::bin::TileGrid;
 use crate::derived::{DerivedState, Rect};
 use crate::fragment::{
-    BatchPrimRef, FragBatch, FragGroup, MAX_BATCH_GROUPS, clamp_depth, group_depth, sample_depth,
-    shade_batch,
+    BatchPrimRef, FragBatch, FragCounts, FragGroup, MAX_BATCH_GROUPS, clamp_depth, group_depth,
+    sample_depth, shade_batch,
 };
 use crate::merge::{
     DepthTarget, GroupColors, StoreGroup, Targets, alpha_test, clear_color, clear_depth_stencil,
@@ -340,16 +340,28 @@ impl ScratchPool {
     }
 }
 
+/// What one tile job reports to the pipeline counters
+/// (`PipelineCounters`; scene.rs sums them in tile order).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TileTotals {
+    /// The tile's bins held at least one primitive entry.
+    pub touched: bool,
+    /// One of them was a whole-tile entry (`bin_flags::FULL_TILE`).
+    pub fully_covered: bool,
+    /// Fragments shaded and killed in the tile.
+    pub frags: FragCounts,
+}
+
 /// Renders tile `t`: walks its bin from the last opaque entry on.
 pub fn rasterize_tile(
     ctx: &TileContext<'_>,
     t: usize,
     scratch: &mut TileScratch,
     stats: &mut Vec<TileCount>,
-) {
+) -> TileTotals {
     let rect = ctx.grid.tile_rect(t);
     if rect.is_empty() {
-        return;
+        return TileTotals::default();
     }
     // The tile's entries across all jobs, in submission order, starting at
     // the last opaque entry not preceded by a counted one: nothing before it
@@ -361,9 +373,21 @@ pub fn rasterize_tile(
     } = scratch;
     walk.clear();
     let mut counted_seen = false;
+    // Counters, from every entry (before the opaque skip, so a flush split
+    // into several tile passes counts the same): primitive entries and
+    // their flags; a job is all clears or all primitives.
+    let (mut prim_entries, mut prim_flags) = (0usize, 0u16);
     for (j, job) in ctx.jobs.iter().enumerate() {
         prefetch_tile_entries(ctx.jobs, j, t);
-        for e in job.tile_entries(t) {
+        let entries = job.tile_entries(t);
+        let prims_mask = if job.bins.clears.is_empty() {
+            prim_entries += entries.len();
+            u16::MAX
+        } else {
+            0
+        };
+        for e in entries {
+            prim_flags |= e.flags & prims_mask;
             if e.flags & bin_flags::OPAQUE != 0 && !counted_seen {
                 walk.clear();
             }
@@ -375,6 +399,7 @@ pub fn rasterize_tile(
     }
 
     batch.clear();
+    batch.counts = FragCounts::default();
     for k in 0..walk.len() {
         prefetch_ahead(ctx.jobs, walk, k);
         let (j, e) = walk[k];
@@ -388,6 +413,11 @@ pub fn rasterize_tile(
         }
     }
     flush_batch(ctx, batch, stats);
+    TileTotals {
+        touched: prim_entries > 0,
+        fully_covered: prim_flags & bin_flags::FULL_TILE != 0,
+        frags: batch.counts,
+    }
 }
 
 /// Rasterizes one bin entry of job `j` into the batch (flushing it when it

@@ -20,7 +20,9 @@ use ferropipe_components::batch::{
 use ferropipe_components::draw::DrawInfo;
 use ferropipe_components::enums::{ClearFlags, PrimType};
 use ferropipe_components::resource::ResourceRef;
+use ferropipe_profiling::{Counter, CounterSet, Counts};
 
+use crate::PipelineSet;
 use crate::bin::{BinScratch, TileGrid, bin_clear, bin_prims, order_prims_by_tile};
 use crate::clip::{ClipCounters, ClipScratch, clip_segment};
 use crate::derived::DerivedState;
@@ -31,7 +33,7 @@ use crate::fetch::{
 use crate::locks::{LockSet, PreparedStage, stage_resource_refs};
 use crate::merge::{ColorTarget, DepthFormat, DepthTarget, TargetMemory, Targets};
 use crate::pool::ExecutorRef;
-use crate::raster::{ScratchPool, TileContext, TileCount, TileScratch, rasterize_tile};
+use crate::raster::{ScratchPool, TileContext, TileCount, TileScratch, TileTotals, rasterize_tile};
 use crate::setup::setup_prims;
 use crate::shade::shade_batch;
 
@@ -55,6 +57,18 @@ pub struct SceneBinBudget(pub usize);
 #[derive(Resource, Clone)]
 pub struct PipelineExecutor(pub ExecutorRef);
 
+/// Where the pipeline commits its counters (`docs/profiling.md`): the
+/// owner's [`CounterSet`] (a context's, so its driver queries see its own
+/// work), whose commits also reach the process-wide
+/// `ferropipe_profiling::global()` set.
+///
+/// Counts are integer sums taken per job or tile into plain integers and
+/// added up in job / tile index order once per system run, so they are
+/// exact and the same for any thread count; the stage times are each
+/// system run's wall time (`CounterSet::time_stage`).
+#[derive(Resource, Clone, Default)]
+pub struct PipelineCounters(pub Arc<CounterSet>);
+
 /// A front-end job: its plan, then each stage's output.
 #[derive(Default)]
 pub struct FrontJob {
@@ -71,6 +85,8 @@ pub struct FrontJob {
     pub out: BinnedJob,
     /// Per-command counters collected by the front end.
     pub counters: Vec<(u32, DrawCounters)>,
+    /// Setup: clipped primitives that survived culling.
+    pub kept: u64,
     dedup: VertexDedup,
     clip_scratch: ClipScratch,
     bin_scratch: BinScratch,
@@ -84,6 +100,7 @@ impl FrontJob {
         self.clipped.verts.clear();
         self.clipped.prims.clear();
         self.counters.clear();
+        self.kept = 0;
     }
 
     fn count(&mut self, command: u32, f: impl FnOnce(&mut DrawCounters)) {
@@ -127,6 +144,11 @@ pub struct SceneExecution {
     pub planned_all: bool,
     /// Per-tile counts of the last back-end pass.
     pub tile_counts: Vec<Vec<TileCount>>,
+    /// Per-tile pipeline-counter totals of the last back-end pass.
+    pub tile_totals: Vec<TileTotals>,
+    /// Per tile over the whole scene (all passes): bit 0 touched, bit 1
+    /// fully covered (see [`TileTotals`]).
+    tile_seen: Vec<u8>,
     /// Per-command counters of the scene.
     pub counters: Vec<DrawCounters>,
     planner: Planner,
@@ -177,6 +199,8 @@ pub fn begin_scene(scene: &RecordedScene, exec: &mut SceneExecution, counted: &[
     exec.planner = Planner::default();
     exec.planned_all = scene.commands.is_empty();
     exec.binned_bytes = 0;
+    exec.tile_seen.clear();
+    exec.tile_seen.resize(exec.grid.tiles(), 0);
 
     let mut vr = Vec::new();
     let mut vsr = Vec::new();
@@ -372,8 +396,10 @@ pub fn fetch_vertices(
     pool: Res<PipelineExecutor>,
     scene: Res<RecordedScene>,
     mut exec: ResMut<SceneExecution>,
+    counters: Res<PipelineCounters>,
 ) {
     ferropipe_profiling::scope!("fetch_vertices");
+    let _time = counters.0.time_stage(PipelineSet::Fetch.stage());
     let exec = &mut *exec;
     let resources = std::mem::take(&mut exec.vertex_resources);
     {
@@ -448,8 +474,13 @@ pub fn fetch_vertices(
 }
 
 /// Shade: runs the vertex shader over every segment of the wave.
-pub fn shade_vertices(pool: Res<PipelineExecutor>, mut exec: ResMut<SceneExecution>) {
+pub fn shade_vertices(
+    pool: Res<PipelineExecutor>,
+    mut exec: ResMut<SceneExecution>,
+    counters: Res<PipelineCounters>,
+) {
     ferropipe_profiling::scope!("shade_vertices");
+    let _time = counters.0.time_stage(PipelineSet::Shade.stage());
     let exec = &mut *exec;
     let resources = std::mem::take(&mut exec.vs_resources);
     {
@@ -481,8 +512,13 @@ pub fn shade_vertices(pool: Res<PipelineExecutor>, mut exec: ResMut<SceneExecuti
 }
 
 /// Clip: clips, culls trivially, applies the viewport, links attributes.
-pub fn clip_primitives(pool: Res<PipelineExecutor>, mut exec: ResMut<SceneExecution>) {
+pub fn clip_primitives(
+    pool: Res<PipelineExecutor>,
+    mut exec: ResMut<SceneExecution>,
+    counters: Res<PipelineCounters>,
+) {
     ferropipe_profiling::scope!("clip_primitives");
+    let _time = counters.0.time_stage(PipelineSet::Clip.stage());
     let exec = &mut *exec;
     let states = &exec.states;
     for_each_job(&pool.0, &mut exec.wave, &|job: &mut FrontJob| {
@@ -518,20 +554,31 @@ pub fn clip_primitives(pool: Res<PipelineExecutor>, mut exec: ResMut<SceneExecut
 }
 
 /// Setup: fixed-point edges and plane equations.
-pub fn setup_primitives(pool: Res<PipelineExecutor>, mut exec: ResMut<SceneExecution>) {
+pub fn setup_primitives(
+    pool: Res<PipelineExecutor>,
+    mut exec: ResMut<SceneExecution>,
+    counters: Res<PipelineCounters>,
+) {
     ferropipe_profiling::scope!("setup_primitives");
+    let _time = counters.0.time_stage(PipelineSet::Setup.stage());
     let exec = &mut *exec;
     let states = &exec.states;
     for_each_job(&pool.0, &mut exec.wave, &|job: &mut FrontJob| {
         job.out.prims.clear();
-        setup_prims(&job.clipped, states, &mut job.out.prims);
+        job.kept = setup_prims(&job.clipped, states, &mut job.out.prims);
     });
 }
 
 /// Bin: sorts each job's primitives into tiles, then hands the jobs to the
-/// back end in submission order.
-pub fn bin_primitives(pool: Res<PipelineExecutor>, mut exec: ResMut<SceneExecution>) {
+/// back end in submission order, adding up the wave's front-end counters
+/// in job order.
+pub fn bin_primitives(
+    pool: Res<PipelineExecutor>,
+    mut exec: ResMut<SceneExecution>,
+    counters: Res<PipelineCounters>,
+) {
     ferropipe_profiling::scope!("bin_primitives");
+    let _time = counters.0.time_stage(PipelineSet::Bin.stage());
     let exec = &mut *exec;
     let states = &exec.states;
     let grid = exec.grid;
@@ -581,18 +628,25 @@ pub fn bin_primitives(pool: Res<PipelineExecutor>, mut exec: ResMut<SceneExecuti
         order_prims_by_tile(&mut out.prims, states, &mut out.bins, bin_scratch);
     });
     // Hand over in order.
+    let mut wave = Counts::new();
     for mut job in exec.wave.drain(..) {
         for (cmd, c) in job.counters.drain(..) {
+            wave.add(Counter::VerticesShaded, c.vs_invocations);
+            wave.add(Counter::PrimitivesIn, c.c_invocations);
+            wave.add(Counter::PrimitivesAfterClip, c.c_primitives);
             if let Some(d) = exec.counters.get_mut(cmd as usize) {
                 d.accumulate(&c);
             }
         }
+        wave.add(Counter::PrimitivesAfterCull, job.kept);
+        wave.add(Counter::BinsEmitted, job.out.bins.entries.len() as u64);
         let mut binned = exec.spare_binned.pop().unwrap_or_default();
         std::mem::swap(&mut binned, &mut job.out);
         exec.binned_bytes += binned_size(&binned);
         exec.binned.push(binned);
         exec.spare_jobs.push(job);
     }
+    counters.0.commit(&wave);
 }
 
 fn binned_size(b: &BinnedJob) -> usize {
@@ -612,8 +666,10 @@ pub fn rasterize_tiles(
     pool: Res<PipelineExecutor>,
     scene: Res<RecordedScene>,
     mut exec: ResMut<SceneExecution>,
+    counters: Res<PipelineCounters>,
 ) {
     ferropipe_profiling::scope!("rasterize_tiles");
+    let _time = counters.0.time_stage(PipelineSet::Raster.stage());
     let exec = &mut *exec;
     if exec.binned.is_empty() {
         return;
@@ -667,28 +723,38 @@ pub fn rasterize_tiles(
         };
         let n = exec.grid.tiles();
         exec.tile_counts.resize_with(n, Vec::new);
-        let slots: Vec<std::sync::Mutex<&mut Vec<TileCount>>> = exec
+        exec.tile_totals.clear();
+        exec.tile_totals.resize(n, TileTotals::default());
+        type Slot<'s> = (&'s mut Vec<TileCount>, &'s mut TileTotals);
+        let slots: Vec<std::sync::Mutex<Slot<'_>>> = exec
             .tile_counts
             .iter_mut()
+            .zip(exec.tile_totals.iter_mut())
             .map(std::sync::Mutex::new)
             .collect();
         let pool_scratch = exec.scratch.clone();
         pool.0.for_each(n, &|t| {
             ferropipe_profiling::scope!("rasterize_tile");
             let mut scratch: TileScratch = pool_scratch.take();
-            let mut stats = slots[t].lock().unwrap_or_else(|e| e.into_inner());
+            let mut slot = slots[t].lock().unwrap_or_else(|e| e.into_inner());
+            let (stats, totals) = &mut *slot;
             stats.clear();
-            rasterize_tile(&ctx, t, &mut scratch, &mut stats);
+            **totals = rasterize_tile(&ctx, t, &mut scratch, stats);
             pool_scratch.give(scratch);
         });
+        for (seen, t) in exec.tile_seen.iter_mut().zip(&exec.tile_totals) {
+            *seen |= t.touched as u8 | (t.fully_covered as u8) << 1;
+        }
     }
     exec.targets = targets_res;
     exec.fs_resources = fs_res;
 }
 
 /// Fragment: attributes the tile pass's fragment-shader invocations to
-/// their commands (`ps_invocations`).
-pub fn reduce_fragment_counts(mut exec: ResMut<SceneExecution>) {
+/// their commands (`ps_invocations`), and adds up the fragments shaded and
+/// killed, in tile order.
+pub fn reduce_fragment_counts(mut exec: ResMut<SceneExecution>, counters: Res<PipelineCounters>) {
+    let _time = counters.0.time_stage(PipelineSet::Fragment.stage());
     let exec = &mut *exec;
     for tile in &exec.tile_counts {
         for c in tile {
@@ -697,11 +763,18 @@ pub fn reduce_fragment_counts(mut exec: ResMut<SceneExecution>) {
             }
         }
     }
+    let mut pass = Counts::new();
+    for t in exec.tile_totals.drain(..) {
+        pass.add(Counter::FragmentsShaded, t.frags.shaded);
+        pass.add(Counter::FragmentsKilled, t.frags.killed);
+    }
+    counters.0.commit(&pass);
 }
 
 /// Merge: attributes passed samples (occlusion) to their commands, and
 /// recycles the bins for the rest of the scene.
-pub fn reduce_merge_counts(mut exec: ResMut<SceneExecution>) {
+pub fn reduce_merge_counts(mut exec: ResMut<SceneExecution>, counters: Res<PipelineCounters>) {
+    let _time = counters.0.time_stage(PipelineSet::Merge.stage());
     let exec = &mut *exec;
     for tile in &mut exec.tile_counts {
         for c in tile.iter() {
@@ -719,12 +792,21 @@ pub fn reduce_merge_counts(mut exec: ResMut<SceneExecution>) {
 /// Runs a recorded scene: front-end waves until the bins are full or the
 /// scene is exhausted, then the back end, until done.  `counted[i]` marks
 /// commands whose samples an active query counts.  Counters end up in
-/// `RecordedScene::counters`.
+/// `RecordedScene::counters` (per command, for queries) and in
+/// [`PipelineCounters`] (per flush, for the driver queries and overlay).
 pub fn execute_scene(world: &mut World, counted: &[bool]) {
     ferropipe_profiling::scope!("execute_scene");
     if world.resource::<RecordedScene>().is_empty() {
         return;
     }
+    let draws = {
+        let scene = world.resource::<RecordedScene>();
+        scene
+            .commands
+            .iter()
+            .filter(|c| matches!(c, Command::Draw { .. }))
+            .count() as u64
+    };
     world.resource_scope(|world, mut exec: Mut<SceneExecution>| {
         let scene = world.resource::<RecordedScene>();
         begin_scene(scene, &mut exec, counted);
@@ -732,24 +814,67 @@ pub fn execute_scene(world: &mut World, counted: &[bool]) {
     let budget = world
         .get_resource::<SceneBinBudget>()
         .map_or(SCENE_BIN_BUDGET, |b| b.0);
+    let mut passes = 0u32;
     loop {
         world.run_schedule(crate::FrontEnd);
-        let (done, full) = {
+        passes += run_full_passes(world, budget);
+        let (done, left) = {
             let e = world.resource::<SceneExecution>();
-            (e.front_done(), e.binned_bytes >= budget)
+            (e.front_done(), !e.binned.is_empty())
         };
-        if done || full {
-            world.run_schedule(crate::BackEnd);
-        }
         if done {
+            if left || passes == 0 {
+                world.run_schedule(crate::BackEnd);
+            }
             break;
         }
     }
+    let mut scene_counts = Counts::new();
+    scene_counts.add(Counter::Flushes, 1);
+    scene_counts.add(Counter::Draws, draws);
     world.resource_scope(|world, mut exec: Mut<SceneExecution>| {
+        for &seen in &exec.tile_seen {
+            scene_counts.add(Counter::TilesTouched, (seen & 1) as u64);
+            scene_counts.add(Counter::TilesFullyCovered, (seen >> 1) as u64);
+        }
         let mut scene = world.resource_mut::<RecordedScene>();
         scene.counters = std::mem::take(&mut exec.counters);
         end_scene(&mut exec);
     });
+    world.resource::<PipelineCounters>().0.commit(&scene_counts);
+}
+
+/// While the binned jobs reach `budget`, runs the back end on the shortest
+/// prefix of them that does and keeps the rest for later.  Cutting at a
+/// job, not at the end of a wave (whose size depends on the thread count),
+/// makes the tile passes, and so what they count, the same for any thread
+/// count.  Returns how many passes ran.
+fn run_full_passes(world: &mut World, budget: usize) -> u32 {
+    let mut passes = 0;
+    loop {
+        let rest = {
+            let mut e = world.resource_mut::<SceneExecution>();
+            if e.binned.is_empty() || e.binned_bytes < budget {
+                return passes;
+            }
+            let mut sum = 0;
+            let mut cut = e.binned.len();
+            for (k, b) in e.binned.iter().enumerate() {
+                sum += binned_size(b);
+                if sum >= budget {
+                    cut = k + 1;
+                    break;
+                }
+            }
+            e.binned_bytes = sum;
+            e.binned.split_off(cut)
+        };
+        world.run_schedule(crate::BackEnd);
+        passes += 1;
+        let mut e = world.resource_mut::<SceneExecution>();
+        e.binned_bytes = rest.iter().map(binned_size).sum();
+        e.binned = rest;
+    }
 }
 
 #[allow(dead_code)]

@@ -160,8 +160,13 @@ fn ms_grow(ds: &DerivedState, bb: Rect) -> Rect {
     }
 }
 
-/// Sets up every primitive of `clipped` into `out`.
-pub fn setup_prims(clipped: &ClippedPrims, states: &[DerivedState], out: &mut SetupPrims) {
+/// Sets up every primitive of `clipped` into `out`.  Returns how many of
+/// them survived culling: produced at least one record (before a
+/// rectangle merge folds two triangles' records into one), i.e. were not
+/// culled by facing, of zero area, discarded, outside the scissored
+/// viewport or (lines) entirely in stipple gaps.  One compare per primitive.
+pub fn setup_prims(clipped: &ClippedPrims, states: &[DerivedState], out: &mut SetupPrims) -> u64 {
+    let mut kept = 0u64;
     // The last triangle set up (its fixed-point corners), while it is the
     // last record: candidate for merging with the next into a rectangle.
     let mut last_tri: Option<TriCorners> = None;
@@ -185,14 +190,17 @@ pub fn setup_prims(clipped: &ClippedPrims, states: &[DerivedState], out: &mut Se
         if ds.rasterizer_discard {
             continue;
         }
+        let before = out.prims.len();
         match prim.kind {
             PrimKind::Triangle if ds.unfilled => {
                 setup_unfilled(clipped, prim, ds, out, &mut scratch, &mut stipple);
                 last_tri = None;
             }
             PrimKind::Triangle => {
-                let before = out.prims.len();
                 let corners = setup_triangle(clipped, prim, ds, out);
+                // Counted here: the merge below may fold this record into
+                // the previous one.
+                kept += (out.prims.len() > before) as u64;
                 last_tri = match (corners, last_tri) {
                     // (Conservative edges are dilated and multisampled ones
                     // carry per-sample records: no rectangle merge.)
@@ -229,7 +237,11 @@ pub fn setup_prims(clipped: &ClippedPrims, states: &[DerivedState], out: &mut Se
                 last_tri = None;
             }
         }
+        if prim.kind != PrimKind::Triangle || ds.unfilled {
+            kept += (out.prims.len() > before) as u64;
+        }
     }
+    kept
 }
 
 /// Unfilled polygons (draw's `draw_pipe_unfilled.c`, with its cull and

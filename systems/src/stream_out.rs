@@ -281,7 +281,9 @@ pub fn emit_stream_output(
     scene: Res<RecordedScene>,
     mut exec: ResMut<SceneExecution>,
     mut carry: ResMut<StreamOutCarry>,
+    counters: Res<crate::PipelineCounters>,
 ) {
+    let _time = counters.0.time_stage(crate::PipelineSet::StreamOut.stage());
     let exec = &mut *exec;
     if !exec.states.iter().any(|s| s.block.stream_output.is_some()) {
         return;

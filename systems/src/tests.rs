@@ -1378,3 +1378,329 @@ mod cases {
         }
     }
 }
+
+/// The pipeline counters (`PipelineCounters`, docs/profiling.md): exact
+/// counts on scenes whose answers are known, the same for any thread
+/// count and any tile-pass split.
+mod counters {
+    use super::*;
+    use ferropipe_profiling::{Counter, CounterGroup, Counts};
+
+    const RED: [f32; 4] = [1.0, 0.0, 0.0, 1.0];
+    const BLACK: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
+
+    /// Writes input 0 to colour 0 and kills the lanes whose input x (red)
+    /// is below 1/2.
+    struct KillFs {
+        info: ShaderInfo,
+    }
+
+    impl KillFs {
+        fn new() -> Arc<Self> {
+            let mut info = ShaderInfo {
+                stage: ShaderType::Fragment,
+                ..Default::default()
+            };
+            let mut slot = IoSlot::new(Semantic::Generic(0), 0);
+            slot.interpolation = Interpolation::Perspective;
+            info.inputs.push(slot);
+            info.outputs.push(IoSlot::new(Semantic::Color(0), 0));
+            info.uses_discard = true;
+            Arc::new(KillFs { info })
+        }
+    }
+
+    impl FragmentShader for KillFs {
+        fn info(&self) -> &ShaderInfo {
+            &self.info
+        }
+        fn run(&self, _r: &ShaderResources<'_>, io: &mut FragmentIo<'_>) {
+            let n = 4 * io.groups;
+            io.outputs[..n].copy_from_slice(&io.inputs[..n]);
+            for g in 0..io.groups {
+                let keep = io.inputs[g].simd_ge(Lanes::splat(0.5));
+                io.mask[g] = io.mask[g] & keep;
+            }
+        }
+    }
+
+    /// Runs `cmds` on a fresh pipeline with `threads` workers (and a bin
+    /// budget); returns the flush's counters, times zeroed.
+    fn counts(
+        fb: &Arc<FramebufferState>,
+        threads: usize,
+        budget: Option<usize>,
+        cmds: Vec<(Option<StateBlock>, Command)>,
+    ) -> Counts {
+        let mut w = world(threads);
+        if let Some(b) = budget {
+            w.insert_resource(crate::scene::SceneBinBudget(b));
+        }
+        let set = w.resource::<crate::PipelineCounters>().0.clone();
+        let before = set.snapshot();
+        run(&mut w, fb, cmds);
+        let mut out = Counts::new();
+        for (c, v) in set.snapshot().since(&before).iter() {
+            if c.group() != CounterGroup::StageTime {
+                out.add(c, v);
+            }
+        }
+        out
+    }
+
+    /// Two triangles making a `x0..x1` x `y0..y1` pixel rectangle (pixel
+    /// edges on sample-free lines: exactly its pixels are covered).
+    fn rect_pts(x0: f32, y0: f32, x1: f32, y1: f32, c: [f32; 4]) -> Vec<(f32, f32, f32, [f32; 4])> {
+        vec![
+            (x0, y0, 0.0, c),
+            (x1, y0, 0.0, c),
+            (x0, y1, 0.0, c),
+            (x1, y0, 0.0, c),
+            (x1, y1, 0.0, c),
+            (x0, y1, 0.0, c),
+        ]
+    }
+
+    fn red_pixels(fb: &FramebufferState) -> u64 {
+        pixels(fb.cbufs[0].as_ref().unwrap())
+            .chunks(4)
+            .filter(|c| c[0] == 255)
+            .count() as u64
+    }
+
+    #[test]
+    fn two_triangles_shade_exactly_their_pixels() {
+        let (w, h) = (100, 80);
+        // A 37 x 23 rectangle, and a right triangle of 48 px legs whose
+        // hypotenuse runs through sample centres (48 * 47 / 2 pixels).
+        let mut pts = rect_pts(10.0, 5.0, 47.0, 28.0, RED);
+        pts.extend([
+            (50.0, 30.0, 0.0, RED),
+            (98.0, 30.0, 0.0, RED),
+            (50.0, 78.0, 0.0, RED),
+        ]);
+        let s = Setup::new(w, h, None).with_vertices(&verts(&pts, w, h));
+        let fb = s.fb.clone();
+        let cmds = || {
+            vec![
+                (None, clear(BLACK)),
+                (Some(s.block.clone()), draw(PrimType::Triangles, 0, 9)),
+            ]
+        };
+        let c = counts(&fb, 1, None, cmds());
+        let pixels = 37 * 23 + 48 * 47 / 2;
+        assert_eq!(red_pixels(&fb), pixels);
+        assert_eq!(c.get(Counter::FragmentsShaded), pixels);
+        assert_eq!(c.get(Counter::FragmentsKilled), 0);
+        assert_eq!(c.get(Counter::Flushes), 1);
+        assert_eq!(c.get(Counter::Draws), 1);
+        assert_eq!(c.get(Counter::VerticesShaded), 9);
+        assert_eq!(c.get(Counter::PrimitivesIn), 3);
+        assert_eq!(c.get(Counter::PrimitivesAfterClip), 3);
+        assert_eq!(c.get(Counter::PrimitivesAfterCull), 3);
+        // The rectangle lies in tile (0, 0); the triangle's box spans
+        // tiles (0..=1, 0..=1), but its hypotenuse (x + y = 128) rejects
+        // tile (1, 1).  Neither covers a whole tile.
+        assert_eq!(c.get(Counter::TilesTouched), 3);
+        assert_eq!(c.get(Counter::TilesFullyCovered), 0);
+        // The clear: one entry per tile (2 x 2); the merged rectangle one;
+        // the triangle one per tile it touches.
+        assert_eq!(c.get(Counter::BinsEmitted), 4 + 1 + 3);
+        for threads in [2, 8] {
+            assert_eq!(counts(&fb, threads, None, cmds()), c, "{threads} threads");
+        }
+    }
+
+    #[test]
+    fn fully_clipped_draw_touches_no_tiles() {
+        let (w, h) = (100, 80);
+        // Beyond the far plane (z > w), whatever x and y.
+        let pts = [
+            (10.0, 10.0, 2.0, RED),
+            (60.0, 10.0, 2.0, RED),
+            (10.0, 60.0, 2.0, RED),
+        ];
+        let s = Setup::new(w, h, None).with_vertices(&verts(&pts, w, h));
+        let fb = s.fb.clone();
+        let c = counts(
+            &fb,
+            2,
+            None,
+            vec![(Some(s.block), draw(PrimType::Triangles, 0, 3))],
+        );
+        assert_eq!(c.get(Counter::Draws), 1);
+        assert_eq!(c.get(Counter::PrimitivesIn), 1);
+        assert_eq!(c.get(Counter::PrimitivesAfterClip), 0);
+        assert_eq!(c.get(Counter::PrimitivesAfterCull), 0);
+        assert_eq!(c.get(Counter::BinsEmitted), 0);
+        assert_eq!(c.get(Counter::TilesTouched), 0);
+        assert_eq!(c.get(Counter::TilesFullyCovered), 0);
+        assert_eq!(c.get(Counter::FragmentsShaded), 0);
+    }
+
+    #[test]
+    fn culling_counts_back_faces_and_zero_area() {
+        let (w, h) = (64, 64);
+        // One triangle each way round, and one of zero area.
+        let pts = [
+            (4.0, 4.0, 0.0, RED),
+            (30.0, 4.0, 0.0, RED),
+            (4.0, 30.0, 0.0, RED),
+            (34.0, 34.0, 0.0, RED),
+            (34.0, 60.0, 0.0, RED),
+            (60.0, 34.0, 0.0, RED),
+            (10.0, 40.0, 0.0, RED),
+            (20.0, 50.0, 0.0, RED),
+            (30.0, 60.0, 0.0, RED),
+        ];
+        for (cull, kept) in [(Face::None, 2), (Face::Back, 1), (Face::FrontAndBack, 0)] {
+            let mut s = Setup::new(w, h, None).with_vertices(&verts(&pts, w, h));
+            s.block.rasterizer = Arc::new(RasterizerState {
+                cull_face: cull,
+                ..Default::default()
+            });
+            let fb = s.fb.clone();
+            let c = counts(
+                &fb,
+                2,
+                None,
+                vec![
+                    (None, clear(BLACK)),
+                    (Some(s.block), draw(PrimType::Triangles, 0, 9)),
+                ],
+            );
+            assert_eq!(c.get(Counter::PrimitivesIn), 3, "{cull:?}");
+            assert_eq!(c.get(Counter::PrimitivesAfterClip), 3, "{cull:?}");
+            assert_eq!(c.get(Counter::PrimitivesAfterCull), kept, "{cull:?}");
+            // 26-px legs with the hypotenuse through sample centres:
+            // 26 * 25 / 2 pixels each.
+            assert_eq!(c.get(Counter::FragmentsShaded), kept * 26 * 25 / 2);
+            assert_eq!(red_pixels(&fb), kept * 26 * 25 / 2, "{cull:?}");
+        }
+    }
+
+    #[test]
+    fn discarded_fragments_are_counted_killed() {
+        let (w, h) = (100, 80);
+        let mut pts = rect_pts(3.0, 3.0, 40.0, 20.0, RED);
+        pts.extend(rect_pts(50.0, 10.0, 61.0, 77.0, [0.0, 1.0, 0.0, 1.0]));
+        let mut s = Setup::new(w, h, None).with_vertices(&verts(&pts, w, h));
+        s.block.fs = KillFs::new();
+        let fb = s.fb.clone();
+        let c = counts(
+            &fb,
+            2,
+            None,
+            vec![
+                (None, clear(BLACK)),
+                (Some(s.block), draw(PrimType::Triangles, 0, 12)),
+            ],
+        );
+        assert_eq!(c.get(Counter::FragmentsShaded), 37 * 17 + 11 * 67);
+        assert_eq!(c.get(Counter::FragmentsKilled), 11 * 67);
+        assert_eq!(red_pixels(&fb), 37 * 17);
+    }
+
+    #[test]
+    fn full_screen_quad_and_triangle_cover_every_tile() {
+        // 4 x 3 tiles, the last column and row partial.
+        let (w, h) = (200, 150);
+        let quad = rect_pts(0.0, 0.0, w as f32, h as f32, RED);
+        let tri = vec![
+            (0.0, 0.0, 0.0, RED),
+            (2.0 * w as f32 + 8.0, 0.0, 0.0, RED),
+            (0.0, 2.0 * h as f32 + 8.0, 0.0, RED),
+        ];
+        for pts in [quad, tri] {
+            let s = Setup::new(w, h, None).with_vertices(&verts(&pts, w, h));
+            let fb = s.fb.clone();
+            let n = pts.len() as u32;
+            let c = counts(
+                &fb,
+                2,
+                None,
+                vec![(Some(s.block), draw(PrimType::Triangles, 0, n))],
+            );
+            assert_eq!(c.get(Counter::TilesTouched), 12, "{n} vertices");
+            assert_eq!(c.get(Counter::TilesFullyCovered), 12, "{n} vertices");
+            assert_eq!(c.get(Counter::FragmentsShaded), (w * h) as u64);
+            assert_eq!(red_pixels(&fb), (w * h) as u64);
+        }
+    }
+
+    /// Many small triangles (several jobs and waves), then an opaque
+    /// full-screen quad, then more triangles: the quad lets a single tile
+    /// pass skip what lies under it, so the counts depend on where the
+    /// passes are cut.  Cutting at jobs, not waves, keeps them the same
+    /// for any thread count.
+    #[test]
+    fn counts_do_not_depend_on_thread_count_or_pass_cuts() {
+        let (w, h) = (200, 150);
+        let mut rng = 777u32;
+        let mut rand = || {
+            rng ^= rng << 13;
+            rng ^= rng >> 17;
+            rng ^= rng << 5;
+            (rng % 10000) as f32 / 10000.0
+        };
+        let mut pts = Vec::new();
+        for _ in 0..3000 {
+            let (cx, cy) = (rand() * 220.0 - 10.0, rand() * 170.0 - 10.0);
+            for _ in 0..3 {
+                pts.push((cx + rand() * 16.0 - 8.0, cy + rand() * 16.0 - 8.0, 0.0, RED));
+            }
+        }
+        let first = pts.len() as u32;
+        pts.extend(rect_pts(0.0, 0.0, w as f32, h as f32, BLACK));
+        let s = Setup::new(w, h, None).with_vertices(&verts(&pts, w, h));
+        let fb = s.fb.clone();
+        let cmds = || {
+            let mut v = vec![(None, clear(BLACK))];
+            for _ in 0..4 {
+                v.push((Some(s.block.clone()), draw(PrimType::Triangles, 0, first)));
+            }
+            v.push((Some(s.block.clone()), draw(PrimType::Triangles, first, 6)));
+            v.push((Some(s.block.clone()), draw(PrimType::Triangles, 0, 300)));
+            v
+        };
+        for budget in [None, Some(1), Some(300_000)] {
+            let one = counts(&fb, 1, budget, cmds());
+            assert_eq!(one.get(Counter::PrimitivesIn), 4 * 3000 + 2 + 100);
+            assert!(one.get(Counter::FragmentsShaded) > 0);
+            for threads in [2, 3, 8] {
+                assert_eq!(
+                    counts(&fb, threads, budget, cmds()),
+                    one,
+                    "{threads} threads, budget {budget:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_pipeline_set_has_its_stage_in_order() {
+        let stages: Vec<_> = crate::PipelineSet::ALL.iter().map(|s| s.stage()).collect();
+        assert_eq!(stages, ferropipe_profiling::Stage::ALL);
+    }
+
+    #[test]
+    fn every_stage_time_is_recorded() {
+        let (w, h) = (64, 64);
+        let s = Setup::new(w, h, None).with_vertices(&verts(
+            &rect_pts(1.0, 1.0, 60.0, 60.0, RED),
+            w,
+            h,
+        ));
+        let mut world = world(2);
+        let set = world.resource::<crate::PipelineCounters>().0.clone();
+        let fb = s.fb.clone();
+        run(
+            &mut world,
+            &fb,
+            vec![(Some(s.block), draw(PrimType::Triangles, 0, 6))],
+        );
+        for stage in ferropipe_profiling::Stage::ALL {
+            assert!(set.get(stage.time_counter()) > 0, "{stage:?}");
+        }
+    }
+}
