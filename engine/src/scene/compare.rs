@@ -243,7 +243,7 @@ fn compare_bytes(
         ));
     }
     match f32_tol {
-        Some(tol) if ours.len() % 4 == 0 => {
+        Some(tol) if ours.len().is_multiple_of(4) => {
             let f = |c: &[u8]| f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]]));
             let mut exceed = 0;
             let mut max = 0f64;
