@@ -137,8 +137,7 @@ fn run(shader: &dyn FragmentShader, inp: &Inputs, outputs: &mut [Lanes], mask: &
     let cb: [&[u8]; 1] = [&inp.constants];
     let res = ShaderResources {
         constants: &cb,
-        textures: &[],
-        samplers: &[],
+        ..Default::default()
     };
     mask.fill(Lanes::splat(f32::from_bits(!0)));
     let mut io = FragmentIo {

@@ -64,19 +64,6 @@ fn run(path: &Path, threads: usize) -> Result<ReplayReport, SceneError> {
     )
 }
 
-/// The llvmpipe reference for `name`: a corrected one from
-/// `scenes/ref-corrections/` where the stored reference was shown not to be
-/// what llvmpipe renders for the scene (see that directory's README),
-/// otherwise the stored copy.
-fn reference_dir(name: &str) -> PathBuf {
-    let corrected = root().join("scenes/ref-corrections").join(name);
-    if corrected.join("manifest.json").is_file() {
-        corrected
-    } else {
-        root().join("scenes/conformance/ref").join(name)
-    }
-}
-
 #[test]
 fn conformance_scenes_match_llvmpipe() {
     let expected = expected_failures();
@@ -85,7 +72,7 @@ fn conformance_scenes_match_llvmpipe() {
     let mut summary = Vec::new();
     let all = scenes();
     for (name, path) in &all {
-        let ref_dir = reference_dir(name);
+        let ref_dir = root().join("scenes/conformance/ref").join(name);
         let verdict: Result<(), String> = match run(path, 2) {
             Err(e) => Err(format!("exit {}: {e}", e.exit_code())),
             Ok(report) => {

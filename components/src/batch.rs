@@ -25,6 +25,8 @@ use crate::draw::{
     VertexBufferBinding,
 };
 use crate::enums::ClearFlags;
+use crate::format::Format;
+use crate::resource::ResourceRef;
 use crate::shader::{FragmentShaderRef, Lanes, VertexShaderRef};
 use crate::state::*;
 use crate::view::SamplerViewRef;
@@ -58,13 +60,49 @@ pub type SamplerSlots = [Option<Arc<SamplerState>>; MAX_SAMPLERS];
 /// Vertex buffer slots (index = `vertex_buffer_index`).
 pub type VertexBufferSlots = [VertexBufferBinding; MAX_VERTEX_BUFFERS];
 
-/// What one shader stage may read: the `Arc`s of the bound slot arrays, so
-/// snapshotting a stage is three pointer copies.
+/// One `set_shader_buffers` slot (`struct pipe_shader_buffer`), validated.
+#[derive(Clone, Debug)]
+pub struct ShaderBufferBinding {
+    pub buffer: ResourceRef,
+    /// Byte offset (a multiple of 4: `PIPE_CAP_SHADER_BUFFER_OFFSET_ALIGNMENT`).
+    pub offset: u32,
+    pub size: u32,
+}
+
+/// One `set_shader_images` slot (`struct pipe_image_view`), validated.
+#[derive(Clone, Debug)]
+pub struct ShaderImageBinding {
+    pub resource: ResourceRef,
+    /// The view's format (texel size 4, 8 or 16 bytes; for a texture
+    /// size-compatible with the resource's).
+    pub format: Format,
+    /// Textures: the viewed level and layers (cube faces are layers).
+    pub level: u32,
+    pub first_layer: u32,
+    pub last_layer: u32,
+    /// Buffer images (`texture_storage_1d` over a `PIPE_BUFFER`): the
+    /// viewed bytes, `(offset, size)`, offset a multiple of 4; the image
+    /// is `size / texel bytes` texels wide.
+    pub buffer_range: Option<(u32, u32)>,
+}
+
+/// Shader buffer slots of a stage, up to the last one ever bound.
+pub type ShaderBufferSlots = Vec<Option<ShaderBufferBinding>>;
+/// Shader image slots of a stage, up to the last one ever bound.
+pub type ShaderImageSlots = Vec<Option<ShaderImageBinding>>;
+
+/// What one shader stage may read (and write): the `Arc`s of the bound
+/// slot arrays, so snapshotting a stage is five pointer copies.
 #[derive(Clone, Debug)]
 pub struct StageResources {
     pub constant_buffers: Arc<ConstantBufferSlots>,
     pub sampler_views: Arc<SamplerViewSlots>,
     pub samplers: Arc<SamplerSlots>,
+    /// Vertex and fragment stages' shader buffers (the compute stage's
+    /// live in the façade's `ComputeBindings`).
+    pub shader_buffers: Arc<ShaderBufferSlots>,
+    /// Vertex and fragment stages' shader images.
+    pub shader_images: Arc<ShaderImageSlots>,
 }
 
 impl Default for StageResources {
@@ -73,6 +111,8 @@ impl Default for StageResources {
             constant_buffers: Arc::new(std::array::from_fn(|_| ConstantBufferBinding::default())),
             sampler_views: Arc::new(std::array::from_fn(|_| None)),
             samplers: Arc::new(std::array::from_fn(|_| None)),
+            shader_buffers: Arc::default(),
+            shader_images: Arc::default(),
         }
     }
 }
@@ -83,6 +123,18 @@ impl StageResources {
         Arc::ptr_eq(&self.constant_buffers, &o.constant_buffers)
             && Arc::ptr_eq(&self.sampler_views, &o.sampler_views)
             && Arc::ptr_eq(&self.samplers, &o.samplers)
+            && Arc::ptr_eq(&self.shader_buffers, &o.shader_buffers)
+            && Arc::ptr_eq(&self.shader_images, &o.shader_images)
+    }
+
+    /// The resources bound as shader buffers and images: what the stage
+    /// may write.
+    pub fn storage_refs(&self) -> impl Iterator<Item = &ResourceRef> {
+        self.shader_buffers
+            .iter()
+            .flatten()
+            .map(|b| &b.buffer)
+            .chain(self.shader_images.iter().flatten().map(|i| &i.resource))
     }
 }
 
@@ -399,8 +451,10 @@ pub mod bin_flags {
     pub const OPAQUE: u16 = 1 << 1;
     /// The entry is a clear (`prim` indexes [`super::JobBins::clears`]).
     pub const CLEAR: u16 = 1 << 2;
-    /// The entry's draw counts samples or pipeline statistics: earlier
-    /// entries must not be skipped past it... and it may not be skipped.
+    /// The entry's draw counts samples or pipeline statistics, or its
+    /// fragment shader has side effects (shader buffer or image writes):
+    /// earlier entries must not be skipped past it... and it may not be
+    /// skipped.
     pub const COUNTED: u16 = 1 << 3;
 }
 

@@ -29,6 +29,7 @@
 //! A 4x4 raster block is two groups: rows 0-1, then rows 2-3.
 
 use std::sync::Arc;
+use std::sync::atomic::AtomicU32;
 
 use crate::enums::ShaderType;
 use crate::format::Format;
@@ -224,6 +225,22 @@ pub struct ShaderInfo {
     pub reads_vertex_id: bool,
     /// VS: reads `instance_index`.
     pub reads_instance_id: bool,
+    /// Bit i: shader buffer i (`@group(3) @binding(i)`) is read or written.
+    pub shader_buffers_used: u32,
+    /// Bit i: shader image i (`@group(4) @binding(i)`) is read or written.
+    pub shader_images_used: u32,
+    /// The shader has side effects: it stores to shader buffers or images
+    /// or runs atomics on them.  A fragment shader that does runs for every
+    /// covered fragment before the depth test (late depth), unless it asks
+    /// for [`ShaderInfo::early_fragment_tests`] (GL 4.6 section 14.9: early
+    /// tests only when the shader cannot tell; llvmpipe's `lp_state_fs.c`
+    /// decides the same way from `info.writes_memory`).
+    pub writes_memory: bool,
+    /// FS: `@early_depth_test(force)` / `layout(early_fragment_tests) in`:
+    /// depth, stencil and occlusion counting happen before the shader, and
+    /// its depth output and discards do not change them (GL 4.6 section
+    /// 15.2.4).
+    pub early_fragment_tests: bool,
     /// Per output slot, what each of its 4 components is (filled by the
     /// shader compiler; empty means every output is `Computed`).  Lets the
     /// pipeline detect pass-through shaders, see [`OutputValue`] and
@@ -281,6 +298,7 @@ impl ShaderInfo {
     /// calling `run`.
     pub fn is_passthrough(&self) -> bool {
         !self.uses_discard
+            && !self.writes_memory
             && !self.outputs.is_empty()
             && self.output_values.len() == self.outputs.len()
             && self
@@ -301,7 +319,44 @@ pub struct BoundTexture<'a> {
     pub data: &'a [u8],
 }
 
-/// The resources a shader invocation may read.
+/// One bound shader buffer (`set_shader_buffers`): the words of its range.
+///
+/// Shader memory is 32-bit words: every location WGSL can name in storage
+/// is 4-byte aligned, and invocations on different threads may touch the
+/// same words (atomics, or racy shaders), which relaxed atomics make
+/// defined behaviour (plain `mov`s on x86-64).
+#[derive(Clone, Copy, Debug)]
+pub struct WordBuffer<'a> {
+    /// `floor(bytes / 4)` words; a trailing partial word is unreachable.
+    pub words: &'a [AtomicU32],
+    /// The bound size in bytes (what `arrayLength` divides).
+    pub bytes: u32,
+}
+
+/// One bound storage image (`set_shader_images`): a level (and a range of
+/// layers) of a texture, or a range of a buffer.
+#[derive(Clone, Copy, Debug)]
+pub struct StorageImage<'a> {
+    /// The whole resource's words.
+    pub words: &'a [AtomicU32],
+    /// The view's format (its texel size is a multiple of 4 bytes; the
+    /// façade refuses others).
+    pub format: Format,
+    pub width: u32,
+    pub height: u32,
+    /// Depth of a 3D level, or the number of layers of the view.
+    pub depth: u32,
+    /// Byte offset of texel (0, 0) of the first layer of the level.
+    pub offset: usize,
+    pub row_stride: usize,
+    /// Bytes between layers (or 3D slices).
+    pub slice_stride: usize,
+    /// Bytes per texel.
+    pub bpp: usize,
+}
+
+/// The resources a shader invocation may read (and, for shader buffers
+/// and images, write).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ShaderResources<'a> {
     /// Constant buffer bytes per slot (empty when unbound).
@@ -310,6 +365,11 @@ pub struct ShaderResources<'a> {
     pub textures: &'a [Option<BoundTexture<'a>>],
     /// Sampler states per slot.
     pub samplers: &'a [Option<&'a SamplerState>],
+    /// Shader buffers per slot (`@group(3)`; a slot past the end is
+    /// unbound).
+    pub buffers: &'a [Option<WordBuffer<'a>>],
+    /// Shader images per slot (`@group(4)`).
+    pub images: &'a [Option<StorageImage<'a>>],
 }
 
 /// The lanes of one vertex-shader call.

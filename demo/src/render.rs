@@ -154,6 +154,12 @@ impl FilePlayer {
                 let rgba = grey.iter().flat_map(|&g| [g, g, g, 255]).collect();
                 self.frame = Some((rgba, out.width, out.height));
             }
+            OutputPixels::Bytes(_) => {
+                return Err(SceneError::Unsupported(format!(
+                    "output {:?} is a buffer (written as {}.bin; nothing to show)",
+                    out.name, out.name
+                )));
+            }
         }
         Ok(())
     }

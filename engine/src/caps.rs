@@ -185,8 +185,14 @@ pub fn get_param(cap: Cap) -> i32 {
         Compute | CsDerivedSystemValuesSupported | ComputeGridInfoLastBlock => 1,
         ComputeShaderDerivative => 0,
         MaxShaderBufferSize => crate::context::MAX_SHADER_BUFFER_SIZE as i32,
-        MaxCombinedShaderBuffers => MAX_SHADER_BUFFERS as i32,
-        MaxCombinedShaderOutputResources => (MAX_SHADER_BUFFERS + MAX_SHADER_IMAGES) as i32,
+        // Vertex and fragment shaders have their own 32 + 32 slots too
+        // (context.rst: shader buffers and images of every stage): a draw
+        // combines both stages' (8 colour buffers count as output
+        // resources as well).
+        MaxCombinedShaderBuffers => 2 * MAX_SHADER_BUFFERS as i32,
+        MaxCombinedShaderOutputResources => {
+            (2 * (MAX_SHADER_BUFFERS + MAX_SHADER_IMAGES)) as i32 + MAX_COLOR_BUFS as i32
+        }
         // Kernels address 32-bit words.
         ShaderBufferOffsetAlignment => 4,
         // Atomic counters are shader-buffer atomics (0 = none separate).
@@ -305,11 +311,14 @@ pub fn get_shader_param(shader: ShaderType, cap: ShaderCap) -> i32 {
         return 0;
     }
     match cap {
-        // Compute has no varyings; shader buffers and images are
-        // compute-only (vertex and fragment shaders refuse them).
+        // Compute has no varyings.  Shader buffers and images exist in
+        // every stage (vertex and fragment: storage reads, writes and
+        // atomics; helper and killed fragments never write; a fragment
+        // shader with side effects tests depth late unless it forces early
+        // fragment tests).
         MaxInputs | MaxOutputs if compute => 0,
-        MaxShaderBuffers if compute => MAX_SHADER_BUFFERS as i32,
-        MaxShaderImages if compute => MAX_SHADER_IMAGES as i32,
+        MaxShaderBuffers => MAX_SHADER_BUFFERS as i32,
+        MaxShaderImages => MAX_SHADER_IMAGES as i32,
         MaxInstructions | MaxAluInstructions | MaxTexInstructions | MaxTexIndirections => i32::MAX,
         MaxControlFlowDepth => i32::MAX,
         MaxInputs => MAX_ATTRIBS as i32,
@@ -591,10 +600,10 @@ mod tests {
             get_shader_param(ShaderType::Compute, ShaderCap::MaxShaderBuffers),
             32
         );
-        assert_eq!(
-            get_shader_param(ShaderType::Fragment, ShaderCap::MaxShaderImages),
-            0
-        );
+        for stage in [ShaderType::Vertex, ShaderType::Fragment] {
+            assert_eq!(get_shader_param(stage, ShaderCap::MaxShaderBuffers), 32);
+            assert_eq!(get_shader_param(stage, ShaderCap::MaxShaderImages), 32);
+        }
     }
 
     #[test]

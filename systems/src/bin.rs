@@ -105,7 +105,10 @@ pub fn bin_prims(
         let tx1 = ((p.x1 - 1) >> TILE_ORDER).min(grid.cols as i32 - 1);
         let ty1 = ((p.y1 - 1) >> TILE_ORDER).min(grid.rows as i32 - 1);
         let n_edges = p.num_edges as usize;
-        let counted_flag = if counted(p.command) {
+        // Entries whose fragment shader has side effects must run even
+        // under a later opaque entry: they are never skipped, as counted
+        // ones.
+        let counted_flag = if counted(p.command) || ds.fs_info.writes_memory {
             bin_flags::COUNTED
         } else {
             0

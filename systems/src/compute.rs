@@ -31,13 +31,11 @@ use bevy_ecs::schedule::{IntoScheduleConfigs, Schedule, ScheduleLabel, SystemSet
 use bevy_ecs::system::{Res, ResMut};
 use bevy_ecs::world::World;
 use ferropipe_components::batch::StageResources;
-use ferropipe_components::format::Format;
-use ferropipe_components::resource::ResourceRef;
 use ferropipe_components::shader::ShaderResources;
 use ferropipe_shader::ComputeShaderRef;
 use ferropipe_shader::memory::{ComputeCall, StorageImage, WordBuffer};
 
-use crate::locks::{LockSet, PreparedStage, stage_resource_refs};
+use crate::locks::{LockSet, PreparedStage, stage_resource_refs, view_storage_image, word_buffer};
 use crate::scene::PipelineExecutor;
 
 /// A compute-state CSO (`create_compute_state`): the compiled shader and
@@ -51,31 +49,9 @@ pub struct ComputeShaderCso {
     pub req_local_mem: u32,
 }
 
-/// One `set_shader_buffers` slot (`struct pipe_shader_buffer`).
-#[derive(Clone, Debug)]
-pub struct ShaderBufferBinding {
-    pub buffer: ResourceRef,
-    /// Byte offset (a multiple of 4: `PIPE_CAP_SHADER_BUFFER_OFFSET_ALIGNMENT`).
-    pub offset: u32,
-    pub size: u32,
-}
-
-/// One `set_shader_images` slot (`struct pipe_image_view`).
-#[derive(Clone, Debug)]
-pub struct ShaderImageBinding {
-    pub resource: ResourceRef,
-    /// The view's format (texel size 4, 8 or 16 bytes; for a texture
-    /// size-compatible with the resource's).
-    pub format: Format,
-    /// Textures: the viewed level and layers (cube faces are layers).
-    pub level: u32,
-    pub first_layer: u32,
-    pub last_layer: u32,
-    /// Buffer images (`texture_storage_1d` over a `PIPE_BUFFER`): the
-    /// viewed bytes, `(offset, size)`, offset a multiple of 4; the image
-    /// is `size / texel bytes` texels wide.
-    pub buffer_range: Option<(u32, u32)>,
-}
+/// The bindings' types live in `components` (the draw stages' state blocks
+/// hold them too); named here as before.
+pub use ferropipe_components::batch::{ShaderBufferBinding, ShaderImageBinding};
 
 /// A validated launch, ready to run.
 #[derive(Resource, Clone)]
@@ -138,30 +114,6 @@ pub fn dispatch_workgroups(
     }
 }
 
-/// Views `len` bytes at `ptr` as words.
-///
-/// # Safety
-/// `ptr` must be 4-byte aligned and valid for reads and writes of `len`
-/// bytes for `'a`, with no non-atomic access to them during `'a`.
-unsafe fn view_atomic_words<'a>(ptr: *mut u8, len: usize) -> &'a [AtomicU32] {
-    // SAFETY: the caller guarantees alignment, validity and exclusivity;
-    // `AtomicU32` has the size and alignment of `u32`.
-    unsafe { std::slice::from_raw_parts(ptr.cast::<AtomicU32>(), len / 4) }
-}
-
-/// The words of a resource locked for writing, or `None` when it is not
-/// 4-byte aligned (host memory; the façade refuses such bindings).
-fn view_locked_words<'a>(locks: &'a LockSet<'a>, r: &ResourceRef) -> Option<&'a [AtomicU32]> {
-    let (ptr, len) = locks.target(r)?;
-    if !(ptr as usize).is_multiple_of(4) {
-        return None;
-    }
-    // SAFETY: `locks` holds the resource's write lock for `'a`, so nothing
-    // else reads or writes these bytes meanwhile; from here on the
-    // workgroups touch them only through atomics; alignment checked above.
-    Some(unsafe { view_atomic_words(ptr, len) })
-}
-
 /// Runs every workgroup of `d` on `exec`.
 pub fn run_grid(exec: &dyn crate::pool::Executor, d: &ComputeDispatch) -> ComputeOutcome {
     let writes = d
@@ -186,17 +138,7 @@ pub fn run_grid(exec: &dyn crate::pool::Executor, d: &ComputeDispatch) -> Comput
         constants: &constants,
         ..base
     };
-    let word_buffer = |b: &Option<ShaderBufferBinding>| {
-        let b = b.as_ref()?;
-        let words = view_locked_words(&locks, &b.buffer)?;
-        let first = (b.offset / 4) as usize;
-        let end = (b.offset as usize + b.size as usize) / 4;
-        let words = words.get(first.min(words.len())..end.min(words.len()))?;
-        Some(WordBuffer {
-            words,
-            bytes: b.size,
-        })
-    };
+    let word_buffer = |b: &Option<ShaderBufferBinding>| word_buffer(&locks, b.as_ref()?);
     let buffers: Vec<Option<WordBuffer>> = d.buffers.iter().map(word_buffer).collect();
     let globals: Vec<Option<WordBuffer>> = d.globals.iter().map(word_buffer).collect();
     let images: Vec<Option<StorageImage>> = d
@@ -254,51 +196,4 @@ pub fn run_grid(exec: &dyn crate::pool::Executor, d: &ComputeDispatch) -> Comput
     ComputeOutcome {
         divergent_barrier: diverged.into_inner(),
     }
-}
-
-/// The storage-image view of a bound image.
-fn view_storage_image<'a>(
-    locks: &'a LockSet<'a>,
-    i: &'a ShaderImageBinding,
-) -> Option<StorageImage<'a>> {
-    let words = view_locked_words(locks, &i.resource)?;
-    let bpp = i.format.desc().block_bytes as usize;
-    if let Some((offset, size)) = i.buffer_range {
-        // a buffer image: one row of `size / bpp` texels at `offset`
-        return Some(StorageImage {
-            words,
-            format: i.format,
-            width: size / bpp.max(1) as u32,
-            height: 1,
-            depth: 1,
-            offset: offset as usize,
-            row_stride: size as usize,
-            slice_stride: size as usize,
-            bpp,
-        });
-    }
-    let layout = &i.resource.layout;
-    let level = layout.levels.get(i.level as usize)?;
-    let is_3d = i.resource.templ.target == ferropipe_components::enums::TextureTarget::Texture3D;
-    let (offset, depth) = if is_3d {
-        (level.offset, level.depth)
-    } else {
-        let first = i.first_layer.min(level.depth.saturating_sub(1));
-        let last = i.last_layer.min(level.depth.saturating_sub(1)).max(first);
-        (
-            level.offset + first as usize * level.slice_stride,
-            last - first + 1,
-        )
-    };
-    Some(StorageImage {
-        words,
-        format: i.format,
-        width: level.width,
-        height: level.height,
-        depth,
-        offset,
-        row_stride: level.row_stride,
-        slice_stride: level.slice_stride,
-        bpp,
-    })
 }

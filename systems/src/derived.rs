@@ -283,8 +283,9 @@ pub struct DerivedShape {
     // --- raster / merge --------------------------------------------------
     pub merge: MergePlan,
     /// Depth/stencil may be tested (and written) before shading: the shader
-    /// neither discards nor writes depth, and no alpha test or
-    /// alpha-to-coverage can kill fragments afterwards.
+    /// neither discards nor writes depth nor has side effects, and no alpha
+    /// test or alpha-to-coverage can kill fragments afterwards; or the
+    /// shader forces early fragment tests.
     pub early_depth: bool,
     /// A full-tile primitive with this state overwrites everything earlier
     /// commands could have left in the tile (see bin.rs).
@@ -475,9 +476,17 @@ impl DerivedState {
             || block.dsa.alpha_enabled
             || block.blend.alpha_to_coverage
             || fs_info.output_slot(Semantic::SampleMask).is_some();
-        let early_depth = !fs_info.writes_depth() && !kills;
-        let opaque =
-            !kills && !fs_info.writes_depth() && fb.zsbuf.is_none() && merge.overwrites_color();
+        // A fragment shader with side effects runs before the depth test
+        // (so every covered fragment writes), unless it forces early
+        // tests; forced early tests ignore its depth output and discards
+        // (GL 4.6 sections 14.9 and 15.2.4; llvmpipe's `lp_state_fs.c`).
+        let early_depth = fs_info.early_fragment_tests
+            || (!fs_info.writes_depth() && !kills && !fs_info.writes_memory);
+        let opaque = !kills
+            && !fs_info.writes_depth()
+            && !fs_info.writes_memory
+            && fb.zsbuf.is_none()
+            && merge.overwrites_color();
 
         let shape = DerivedShape {
             vs_info,

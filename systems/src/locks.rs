@@ -10,10 +10,11 @@
 //! lock time, so shared slices never alias the bytes tile jobs write.
 
 use std::sync::Arc;
+use std::sync::atomic::AtomicU32;
 
-use ferropipe_components::batch::StageResources;
+use ferropipe_components::batch::{ShaderBufferBinding, ShaderImageBinding, StageResources};
 use ferropipe_components::resource::{PipeResource, ResourceRef, StorageRead, StorageWrite};
-use ferropipe_components::shader::{BoundTexture, ShaderResources};
+use ferropipe_components::shader::{BoundTexture, ShaderResources, StorageImage, WordBuffer};
 use ferropipe_components::state::SamplerState;
 
 enum Held<'a> {
@@ -108,20 +109,25 @@ impl<'a> LockSet<'a> {
     }
 }
 
-/// Resources a stage reads, for [`LockSet::acquire`].
+/// Resources a stage reads, for [`LockSet::acquire`]: constant buffers and
+/// sampled resources (read), shader buffers and images (written: the
+/// shader sees them as atomic words, which needs the exclusive lock).
 pub fn stage_resource_refs(s: &StageResources) -> impl Iterator<Item = (&ResourceRef, bool)> {
     s.constant_buffers
         .iter()
         .filter_map(|c| c.buffer.as_ref())
         .chain(s.sampler_views.iter().flatten().map(|v| &v.resource))
         .map(|r| (r, false))
+        .chain(s.storage_refs().map(|r| (r, true)))
 }
 
-/// One stage's resources resolved to byte slices.
+/// One stage's resources resolved to byte slices (and words).
 pub struct PreparedStage<'a> {
     constants: Vec<&'a [u8]>,
     textures: Vec<Option<BoundTexture<'a>>>,
     samplers: Vec<Option<&'a SamplerState>>,
+    buffers: Vec<Option<WordBuffer<'a>>>,
+    images: Vec<Option<StorageImage<'a>>>,
 }
 
 impl<'a> PreparedStage<'a> {
@@ -169,10 +175,22 @@ impl<'a> PreparedStage<'a> {
             })
             .collect();
         let samplers = s.samplers[..n_s].iter().map(|s| s.as_deref()).collect();
+        let buffers = s
+            .shader_buffers
+            .iter()
+            .map(|b| word_buffer(locks, b.as_ref()?))
+            .collect();
+        let images = s
+            .shader_images
+            .iter()
+            .map(|i| view_storage_image(locks, i.as_ref()?))
+            .collect();
         PreparedStage {
             constants,
             textures,
             samplers,
+            buffers,
+            images,
         }
     }
 
@@ -181,6 +199,93 @@ impl<'a> PreparedStage<'a> {
             constants: &self.constants,
             textures: &self.textures,
             samplers: &self.samplers,
+            buffers: &self.buffers,
+            images: &self.images,
         }
     }
+}
+
+/// Views `len` bytes at `ptr` as words.
+///
+/// # Safety
+/// `ptr` must be 4-byte aligned and valid for reads and writes of `len`
+/// bytes for `'a`, with no non-atomic access to them during `'a`.
+unsafe fn view_atomic_words<'a>(ptr: *mut u8, len: usize) -> &'a [AtomicU32] {
+    // SAFETY: the caller guarantees alignment, validity and exclusivity;
+    // `AtomicU32` has the size and alignment of `u32`.
+    unsafe { std::slice::from_raw_parts(ptr.cast::<AtomicU32>(), len / 4) }
+}
+
+/// The words of a resource locked for writing, or `None` when it is not
+/// 4-byte aligned (host memory; the façade refuses such bindings).
+fn view_locked_words<'a>(locks: &'a LockSet<'a>, r: &ResourceRef) -> Option<&'a [AtomicU32]> {
+    let (ptr, len) = locks.target(r)?;
+    if !(ptr as usize).is_multiple_of(4) {
+        return None;
+    }
+    // SAFETY: `locks` holds the resource's write lock for `'a`, so nothing
+    // else reads or writes these bytes meanwhile; from here on the
+    // shaders (workgroups, vertex and fragment calls) touch them only
+    // through atomics; alignment checked above.
+    Some(unsafe { view_atomic_words(ptr, len) })
+}
+
+/// The storage-image view of a bound image.
+pub fn view_storage_image<'a>(
+    locks: &'a LockSet<'a>,
+    i: &'a ShaderImageBinding,
+) -> Option<StorageImage<'a>> {
+    let words = view_locked_words(locks, &i.resource)?;
+    let bpp = i.format.desc().block_bytes as usize;
+    if let Some((offset, size)) = i.buffer_range {
+        // a buffer image: one row of `size / bpp` texels at `offset`
+        return Some(StorageImage {
+            words,
+            format: i.format,
+            width: size / bpp.max(1) as u32,
+            height: 1,
+            depth: 1,
+            offset: offset as usize,
+            row_stride: size as usize,
+            slice_stride: size as usize,
+            bpp,
+        });
+    }
+    let layout = &i.resource.layout;
+    let level = layout.levels.get(i.level as usize)?;
+    let is_3d = i.resource.templ.target == ferropipe_components::enums::TextureTarget::Texture3D;
+    let (offset, depth) = if is_3d {
+        (level.offset, level.depth)
+    } else {
+        let first = i.first_layer.min(level.depth.saturating_sub(1));
+        let last = i.last_layer.min(level.depth.saturating_sub(1)).max(first);
+        (
+            level.offset + first as usize * level.slice_stride,
+            last - first + 1,
+        )
+    };
+    Some(StorageImage {
+        words,
+        format: i.format,
+        width: level.width,
+        height: level.height,
+        depth,
+        offset,
+        row_stride: level.row_stride,
+        slice_stride: level.slice_stride,
+        bpp,
+    })
+}
+
+/// The words a shader buffer binding views (its range of the locked
+/// buffer), or `None` when the buffer is not locked for writing.
+pub fn word_buffer<'a>(locks: &'a LockSet<'a>, b: &ShaderBufferBinding) -> Option<WordBuffer<'a>> {
+    let words = view_locked_words(locks, &b.buffer)?;
+    let first = (b.offset / 4) as usize;
+    let end = (b.offset as usize + b.size as usize) / 4;
+    let words = words.get(first.min(words.len())..end.min(words.len()))?;
+    Some(WordBuffer {
+        words,
+        bytes: b.size,
+    })
 }

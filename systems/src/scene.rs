@@ -159,9 +159,13 @@ pub struct SceneExecution {
     /// Resources the front end reads (vertex and index buffers; VS).
     vertex_resources: Vec<ResourceRef>,
     vs_resources: Vec<ResourceRef>,
+    /// VS shader buffers and images (locked for writing).
+    vs_storage: Vec<ResourceRef>,
     /// Resources the back end writes (targets) and reads (FS).
     targets: Vec<ResourceRef>,
     fs_resources: Vec<ResourceRef>,
+    /// FS shader buffers and images (locked for writing).
+    fs_storage: Vec<ResourceRef>,
 }
 
 impl SceneExecution {
@@ -205,7 +209,10 @@ pub fn begin_scene(scene: &RecordedScene, exec: &mut SceneExecution, counted: &[
     let mut vr = Vec::new();
     let mut vsr = Vec::new();
     let mut fsr = Vec::new();
+    let mut vss = Vec::new();
+    let mut fss = Vec::new();
     let mut seen_blocks: std::collections::HashSet<(usize, usize)> = Default::default();
+    let mut seen_storage: std::collections::HashSet<(usize, usize)> = Default::default();
     for b in &scene.states {
         if let Some(ib) = &b.index_buffer.buffer {
             vr.push(ib.clone());
@@ -215,22 +222,40 @@ pub fn begin_scene(scene: &RecordedScene, exec: &mut SceneExecution, counted: &[
                 vr.push(r.clone());
             }
         }
-        for (stage, list) in [(&b.vs_resources, &mut vsr), (&b.fs_resources, &mut fsr)] {
+        for (stage, list, storage) in [
+            (&b.vs_resources, &mut vsr, &mut vss),
+            (&b.fs_resources, &mut fsr, &mut fss),
+        ] {
             let key = (
                 Arc::as_ptr(&stage.constant_buffers) as usize,
                 Arc::as_ptr(&stage.sampler_views) as usize,
             );
             if seen_blocks.insert(key) {
-                list.extend(stage_resource_refs(stage).map(|(r, _)| r.clone()));
+                list.extend(
+                    stage_resource_refs(stage)
+                        .filter(|(_, write)| !write)
+                        .map(|(r, _)| r.clone()),
+                );
+            }
+            let key = (
+                Arc::as_ptr(&stage.shader_buffers) as usize,
+                Arc::as_ptr(&stage.shader_images) as usize,
+            );
+            if seen_storage.insert(key) {
+                storage.extend(stage.storage_refs().cloned());
             }
         }
     }
     dedup_refs(&mut vr);
     dedup_refs(&mut vsr);
     dedup_refs(&mut fsr);
+    dedup_refs(&mut vss);
+    dedup_refs(&mut fss);
     exec.vertex_resources = vr;
     exec.vs_resources = vsr;
     exec.fs_resources = fsr;
+    exec.vs_storage = vss;
+    exec.fs_storage = fss;
     let mut targets: Vec<ResourceRef> = fb
         .cbufs
         .iter()
@@ -253,6 +278,8 @@ pub fn end_scene(exec: &mut SceneExecution) {
     exec.vertex_resources.clear();
     exec.vs_resources.clear();
     exec.fs_resources.clear();
+    exec.vs_storage.clear();
+    exec.fs_storage.clear();
     exec.targets.clear();
     exec.planner = Planner::default();
 }
@@ -483,8 +510,14 @@ pub fn shade_vertices(
     let _time = counters.0.time_stage(PipelineSet::Shade.stage());
     let exec = &mut *exec;
     let resources = std::mem::take(&mut exec.vs_resources);
+    let storage = std::mem::take(&mut exec.vs_storage);
     {
-        let locks = LockSet::acquire(resources.iter().map(|r| (r, false)));
+        let locks = LockSet::acquire(
+            resources
+                .iter()
+                .map(|r| (r, false))
+                .chain(storage.iter().map(|r| (r, true))),
+        );
         let states = &exec.states;
         let locks = &locks;
         for_each_job(&pool.0, &mut exec.wave, &|job: &mut FrontJob| {
@@ -509,6 +542,7 @@ pub fn shade_vertices(
         });
     }
     exec.vs_resources = resources;
+    exec.vs_storage = storage;
 }
 
 /// Clip: clips, culls trivially, applies the viewport, links attributes.
@@ -679,12 +713,14 @@ pub fn rasterize_tiles(
     };
     let targets_res = std::mem::take(&mut exec.targets);
     let fs_res = std::mem::take(&mut exec.fs_resources);
+    let fs_storage = std::mem::take(&mut exec.fs_storage);
     {
         let locks = LockSet::acquire(
             targets_res
                 .iter()
                 .map(|r| (r, true))
-                .chain(fs_res.iter().map(|r| (r, false))),
+                .chain(fs_res.iter().map(|r| (r, false)))
+                .chain(fs_storage.iter().map(|r| (r, true))),
         );
         let mut targets = Targets::default();
         for cb in &fb.cbufs {
@@ -748,6 +784,7 @@ pub fn rasterize_tiles(
     }
     exec.targets = targets_res;
     exec.fs_resources = fs_res;
+    exec.fs_storage = fs_storage;
 }
 
 /// Fragment: attributes the tile pass's fragment-shader invocations to

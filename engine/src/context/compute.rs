@@ -201,17 +201,6 @@ pub(crate) struct StageSlots<'a> {
     pub samplers: &'a mut SamplerSlots,
 }
 
-/// Refuses stages other than compute for the compute-only setters.
-fn require_compute(call: &'static str, shader: ShaderType) -> Result<()> {
-    if shader != ShaderType::Compute {
-        return Err(Error::unsupported(
-            call,
-            format!("{shader} stage (shader buffers and images are compute-only)"),
-        ));
-    }
-    Ok(())
-}
-
 /// Refuses host memory whose address is not 4-byte aligned: kernels see
 /// resources as 32-bit words in place.
 fn require_word_aligned(call: &'static str, field: &'static str, r: &Resource) -> Result<()> {
@@ -327,10 +316,13 @@ impl Context {
         }
     }
 
-    /// `set_shader_buffers` for `PIPE_SHADER_COMPUTE`: slots `start_slot..`;
-    /// `None` unbinds.  `writable_bitmask` is accepted and not needed:
-    /// every shader buffer is memory the kernel may write (read-only
-    /// `var<storage, read>` bindings simply never do).
+    /// `set_shader_buffers` for `PIPE_SHADER_COMPUTE`, `_VERTEX` and
+    /// `_FRAGMENT` (each stage has its own 32 slots): slots
+    /// `start_slot..`; `None` unbinds.  `writable_bitmask` is accepted and
+    /// not needed: every shader buffer is memory the shader may write
+    /// (read-only `var<storage, read>` bindings simply never do).  Vertex
+    /// and fragment bindings are draw state (recorded draws keep theirs);
+    /// compute bindings never change what a draw uses.
     pub fn set_shader_buffers(
         &mut self,
         shader: ShaderType,
@@ -340,11 +332,24 @@ impl Context {
     ) -> Result<()> {
         let _ = writable_bitmask;
         let call = "set_shader_buffers";
-        let bindings = check_slots(call, shader, start_slot, buffers, MAX_SHADER_BUFFERS, |b| {
+        let stage = resolve_stage(call, shader)?;
+        let bindings = check_slots(call, start_slot, buffers, MAX_SHADER_BUFFERS, |b| {
             validate_shader_buffer(call, b)
         })?;
-        let slots = &mut self.compute_mut().buffers;
-        slots[start_slot as usize..][..bindings.len()].clone_from_slice(&bindings);
+        match stage {
+            None => {
+                let slots = &mut self.compute_mut().buffers;
+                slots[start_slot as usize..][..bindings.len()].clone_from_slice(&bindings);
+            }
+            Some(i) => {
+                let b = self.world.resource_mut::<super::BoundState>().into_inner();
+                store_slots(
+                    Arc::make_mut(&mut b.shader_buffers[i]),
+                    start_slot,
+                    bindings,
+                );
+            }
+        }
         Ok(())
     }
 
@@ -414,8 +419,9 @@ impl Context {
         Ok(())
     }
 
-    /// `set_shader_images` for `PIPE_SHADER_COMPUTE`: slots `start_slot..`;
-    /// `None` unbinds.  Images are textures (cubes included, as layers)
+    /// `set_shader_images` for `PIPE_SHADER_COMPUTE`, `_VERTEX` and
+    /// `_FRAGMENT` (32 slots each, as [`Context::set_shader_buffers`]):
+    /// slots `start_slot..`; `None` unbinds.  Images are textures (cubes included, as layers)
     /// or buffers with `PIPE_BIND_SHADER_IMAGE`, viewed in a format
     /// `is_format_supported` accepts for it (see [`ImageView`]).
     /// Multisampled images are a typed `Unsupported` error: WGSL has no
@@ -427,11 +433,20 @@ impl Context {
         images: &[Option<ImageView>],
     ) -> Result<()> {
         let call = "set_shader_images";
-        let bindings = check_slots(call, shader, start_slot, images, MAX_SHADER_IMAGES, |v| {
+        let stage = resolve_stage(call, shader)?;
+        let bindings = check_slots(call, start_slot, images, MAX_SHADER_IMAGES, |v| {
             validate_shader_image(call, v)
         })?;
-        let slots = &mut self.compute_mut().images;
-        slots[start_slot as usize..][..bindings.len()].clone_from_slice(&bindings);
+        match stage {
+            None => {
+                let slots = &mut self.compute_mut().images;
+                slots[start_slot as usize..][..bindings.len()].clone_from_slice(&bindings);
+            }
+            Some(i) => {
+                let b = self.world.resource_mut::<super::BoundState>().into_inner();
+                store_slots(Arc::make_mut(&mut b.shader_images[i]), start_slot, bindings);
+            }
+        }
         Ok(())
     }
 
@@ -656,16 +671,27 @@ fn read_indirect_grid(call: &'static str, buf: &Resource, offset: u32) -> Result
     }))
 }
 
-/// Checks a compute-only slot range and converts each bound entry.
+/// A vertex or fragment stage's slots `start..` become `bindings`; the
+/// list keeps only up to its last bound slot (what the tile pass prepares).
+fn store_slots<B: Clone>(slots: &mut Vec<Option<B>>, start: u32, bindings: Vec<Option<B>>) {
+    let end = start as usize + bindings.len();
+    if slots.len() < end {
+        slots.resize(end, None);
+    }
+    slots[start as usize..end].clone_from_slice(&bindings);
+    while slots.last().is_some_and(Option::is_none) {
+        slots.pop();
+    }
+}
+
+/// Checks a slot range and converts each bound entry.
 fn check_slots<T, B>(
     call: &'static str,
-    shader: ShaderType,
     start_slot: u32,
     items: &[Option<T>],
     slots: u32,
     mut convert: impl FnMut(&T) -> Result<B>,
 ) -> Result<Vec<Option<B>>> {
-    require_compute(call, shader)?;
     slot_range(call, "start_slot", start_slot, items.len(), slots as usize)?;
     items
         .iter()

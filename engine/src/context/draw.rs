@@ -88,6 +88,8 @@ fn snapshot(b: &BoundState) -> Result<StateBlock> {
         constant_buffers: b.constant_buffers[i].clone(),
         sampler_views: b.sampler_views[i].clone(),
         samplers: b.samplers[i].clone(),
+        shader_buffers: b.shader_buffers[i].clone(),
+        shader_images: b.shader_images[i].clone(),
     };
     Ok(StateBlock {
         rasterizer: b.rasterizer.clone().ok_or_else(|| missing("rasterizer"))?,
@@ -184,6 +186,7 @@ fn check_supported(info: &DrawInfo, s: &StateBlock) -> Result<()> {
         ));
     }
     let fb = &*s.framebuffer;
+    check_storage(s)?;
     let color_samples = fb
         .cbufs
         .iter()
@@ -219,6 +222,61 @@ fn check_supported(info: &DrawInfo, s: &StateBlock) -> Result<()> {
             CALL,
             format!("depth/stencil format {}", z.desc.format),
         ));
+    }
+    Ok(())
+}
+
+/// The shader buffers and images the vertex and fragment shaders use are
+/// bound, and no image is a resource the framebuffer renders to (GL leaves
+/// such a feedback loop undefined; here the colour stores and the shader's
+/// atomic words would alias, so it is refused).
+fn check_storage(s: &StateBlock) -> Result<()> {
+    let fb = &*s.framebuffer;
+    let stages = [
+        ("vertex", s.vs.info(), &s.vs_resources),
+        ("fragment", s.fs.info(), &s.fs_resources),
+    ];
+    for (name, info, res) in stages {
+        for slot in 0..32 {
+            if info.shader_buffers_used & (1 << slot) != 0
+                && res.shader_buffers.get(slot).is_none_or(Option::is_none)
+            {
+                return Err(Error::invalid(
+                    CALL,
+                    "shader buffers",
+                    format!(
+                        "slot {slot} (@group(3) @binding({slot})) is used by the {name} shader but unbound"
+                    ),
+                ));
+            }
+            if info.shader_images_used & (1 << slot) != 0
+                && res.shader_images.get(slot).is_none_or(Option::is_none)
+            {
+                return Err(Error::invalid(
+                    CALL,
+                    "shader images",
+                    format!(
+                        "slot {slot} (@group(4) @binding({slot})) is used by the {name} shader but unbound"
+                    ),
+                ));
+            }
+        }
+        for img in res.shader_images.iter().flatten() {
+            let rendered = fb
+                .cbufs
+                .iter()
+                .flatten()
+                .chain(fb.zsbuf.as_ref())
+                .any(|sf| Arc::ptr_eq(&sf.resource, &img.resource));
+            if rendered {
+                return Err(Error::unsupported(
+                    CALL,
+                    format!(
+                        "a {name} shader image of a resource the framebuffer renders to (a feedback loop)"
+                    ),
+                ));
+            }
+        }
     }
     Ok(())
 }

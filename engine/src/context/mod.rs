@@ -48,6 +48,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use bevy_ecs::entity::Entity;
 use bevy_ecs::resource::Resource as EcsResource;
 use bevy_ecs::world::World;
+use ferropipe_components::batch::{ShaderBufferSlots, ShaderImageSlots};
 use ferropipe_components::draw::{
     ConstantBufferBinding, FramebufferState, IndexBufferBinding, StreamOutputTargetRef,
     VertexBufferBinding,
@@ -194,6 +195,10 @@ pub struct BoundState {
     pub sampler_views: [Arc<SamplerViewSlots>; 2],
     /// `set_stream_output_targets` (slot = `output_buffer`).
     pub so_targets: [Option<StreamOutputTargetRef>; MAX_SO_BUFFERS],
+    /// `set_shader_buffers` of the vertex (0) and fragment (1) stages.
+    pub shader_buffers: [Arc<ShaderBufferSlots>; 2],
+    /// `set_shader_images` of the vertex (0) and fragment (1) stages.
+    pub shader_images: [Arc<ShaderImageSlots>; 2],
 
     // --- Non-CSO state -----------------------------------------------------------
     pub blend_color: BlendColor,
@@ -228,6 +233,8 @@ impl Default for BoundState {
             }),
             sampler_views: std::array::from_fn(|_| Arc::new(std::array::from_fn(|_| None))),
             so_targets: std::array::from_fn(|_| None),
+            shader_buffers: Default::default(),
+            shader_images: Default::default(),
             blend_color: BlendColor::default(),
             stencil_ref: StencilRef::default(),
             sample_mask: 0xffff_ffff,

@@ -8,6 +8,10 @@
 //!   `depth_tol` (1e-5, NaN counts as infinite); stencil: any difference;
 //!   an output passes when at most `max_frac` (0.1%) of its values exceed;
 //!   a missing output or a size mismatch fails;
+//! * buffer outputs (`*.bin`) byte for byte: every differing byte exceeds
+//!   and one is a failure (sizes must match too); with `bin_f32_tol` they
+//!   are read as little-endian f32 and a value exceeds when it differs by
+//!   more than that (NaN matches only NaN), compare.py's `--bin-f32-tol`;
 //! * `queries.jsonl` must match line for line (Python equality), except
 //!   queries the manifest marks nondeterministic, which need only be there.
 
@@ -24,6 +28,9 @@ pub struct Tolerance {
     pub tol: u8,
     pub max_frac: f64,
     pub depth_tol: f64,
+    /// `--bin-f32-tol`: compare `*.bin` as f32 with this absolute
+    /// tolerance instead of byte for byte (`None`, the default).
+    pub bin_f32_tol: Option<f64>,
 }
 
 impl Default for Tolerance {
@@ -32,6 +39,7 @@ impl Default for Tolerance {
             tol: 1,
             max_frac: 0.001,
             depth_tol: 1e-5,
+            bin_f32_tol: None,
         }
     }
 }
@@ -56,9 +64,15 @@ pub fn compare_with_reference(
     for file in files {
         let path = ref_dir.join(&file);
         let res = compare_file(report, &file, &path, t);
+        // buffers are exact: one value beyond tolerance fails
+        let exact = file.ends_with(".bin");
         results.push(match res {
             Ok((count, exceed, max)) => FileResult {
-                pass: exceed as f64 <= t.max_frac * count as f64,
+                pass: if exact {
+                    exceed == 0
+                } else {
+                    exceed as f64 <= t.max_frac * count as f64
+                },
                 message: format!("{count} values, {exceed} exceed tolerance, max diff {max}"),
                 file,
             },
@@ -110,6 +124,7 @@ fn reference_files(ref_dir: &Path) -> (Vec<String>, Vec<String>) {
                     (n.ends_with(".png") && !n.ends_with(".diff.png"))
                         || n.ends_with(".depth.f32")
                         || n.ends_with(".stencil.u8")
+                        || n.ends_with(".bin")
                 })
                 .collect()
         })
@@ -131,6 +146,8 @@ fn compare_file(
         (n, 1)
     } else if let Some(n) = file.strip_suffix(".stencil.u8") {
         (n, 2)
+    } else if let Some(n) = file.strip_suffix(".bin") {
+        (n, 3)
     } else {
         return Err("unknown file kind".into());
     };
@@ -204,7 +221,57 @@ fn compare_file(
                 .unwrap_or(0);
             Ok((s.len(), exceed, max.to_string()))
         }
+        (3, OutputPixels::Bytes(ours)) => {
+            let theirs = std::fs::read(ref_path).map_err(|e| e.to_string())?;
+            compare_bytes(ours, &theirs, t.bin_f32_tol)
+        }
         _ => Err("missing".into()),
+    }
+}
+
+/// compare.py's `compare_bin`: (values, values exceeding, max difference).
+fn compare_bytes(
+    ours: &[u8],
+    theirs: &[u8],
+    f32_tol: Option<f64>,
+) -> Result<(usize, usize, String), String> {
+    if ours.len() != theirs.len() {
+        return Err(format!(
+            "{} bytes != reference {}",
+            ours.len(),
+            theirs.len()
+        ));
+    }
+    match f32_tol {
+        Some(tol) if ours.len().is_multiple_of(4) => {
+            let f = |c: &[u8]| f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]]));
+            let mut exceed = 0;
+            let mut max = 0f64;
+            for (a, b) in ours.chunks_exact(4).zip(theirs.chunks_exact(4)) {
+                let (x, y) = (f(a), f(b));
+                let d = if x == y || (x.is_nan() && y.is_nan()) {
+                    0.0
+                } else {
+                    let d = (x - y).abs();
+                    if d.is_nan() { f64::INFINITY } else { d }
+                };
+                max = max.max(d);
+                if d > tol {
+                    exceed += 1;
+                }
+            }
+            Ok((ours.len() / 4, exceed, format!("{max:.3}")))
+        }
+        _ => {
+            let exceed = ours.iter().zip(theirs).filter(|(a, b)| a != b).count();
+            let max = ours
+                .iter()
+                .zip(theirs)
+                .map(|(a, b)| a.abs_diff(*b))
+                .max()
+                .unwrap_or(0);
+            Ok((ours.len(), exceed, max.to_string()))
+        }
     }
 }
 

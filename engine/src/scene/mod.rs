@@ -218,13 +218,21 @@ pub fn replay_to_dir(
     output::write_queries(out_dir, &report.queries)?;
     let manifest = serde_json::json!({
         "renderer": "ferropipe",
-        "outputs": report.outputs.iter().map(|o| serde_json::json!({
-            "name": o.name,
-            "files": o.files(),
-            "width": o.width,
-            "height": o.height,
-            "format": o.format.gallium_name(),
-        })).collect::<Vec<_>>(),
+        "outputs": report.outputs.iter().zip(&scene.outputs).map(|(o, so)| match (&o.pixels, &so.source) {
+            (OutputPixels::Bytes(b), OutputSource::Buffer { id, .. }) => serde_json::json!({
+                "name": o.name,
+                "files": o.files(),
+                "size": b.len(),
+                "buffer": id,
+            }),
+            _ => serde_json::json!({
+                "name": o.name,
+                "files": o.files(),
+                "width": o.width,
+                "height": o.height,
+                "format": o.format.gallium_name(),
+            }),
+        }).collect::<Vec<_>>(),
         "query_types": scene.query_types.iter()
             .map(|(id, t)| (id.clone(), serde_json::Value::from(t.gallium_name())))
             .collect::<serde_json::Map<_, _>>(),

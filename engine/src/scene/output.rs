@@ -1,5 +1,6 @@
 //! Scene outputs as FORMAT.md "Outputs" defines them: colour as 8-bit RGBA
-//! (row 0 = window y 0), depth as little-endian f32, stencil as u8, query
+//! (row 0 = window y 0), depth as little-endian f32, stencil as u8, buffer
+//! outputs as their raw bytes (`N.bin`), query
 //! results as `queries.jsonl` lines formatted like the reference tool's
 //! Python `json.dumps`.
 
@@ -22,6 +23,8 @@ pub enum OutputPixels {
         depth: Option<Vec<f32>>,
         stencil: Option<Vec<u8>>,
     },
+    /// A buffer output's bytes, unconverted (`N.bin`).
+    Bytes(Vec<u8>),
 }
 
 /// One output's data.
@@ -71,11 +74,24 @@ impl OutputData {
         }
     }
 
+    /// A buffer output: `bytes` as read (`width` is their count, `height`
+    /// 1; the format is nominal, the bytes are not converted).
+    pub fn from_buffer(name: &str, bytes: Vec<u8>) -> OutputData {
+        OutputData {
+            name: name.to_string(),
+            width: bytes.len() as u32,
+            height: 1,
+            format: Format::R8_UINT,
+            pixels: OutputPixels::Bytes(bytes),
+        }
+    }
+
     /// The files this output writes (`N.png`, or `N.depth.f32` and/or
     /// `N.stencil.u8`).
     pub fn files(&self) -> Vec<String> {
         match &self.pixels {
             OutputPixels::Color(_) => vec![format!("{}.png", self.name)],
+            OutputPixels::Bytes(_) => vec![format!("{}.bin", self.name)],
             OutputPixels::DepthStencil { depth, stencil } => {
                 let mut f = Vec::new();
                 if depth.is_some() {
@@ -96,6 +112,7 @@ impl OutputData {
                 let path = dir.join(format!("{}.png", self.name));
                 write_png(&path, self.width, self.height, rgba)
             }
+            OutputPixels::Bytes(b) => write_file(&dir.join(format!("{}.bin", self.name)), b),
             OutputPixels::DepthStencil { depth, stencil } => {
                 if let Some(z) = depth {
                     let bytes: Vec<u8> = z.iter().flat_map(|v| v.to_le_bytes()).collect();

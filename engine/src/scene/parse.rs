@@ -37,6 +37,7 @@ pub enum Kind {
     VertexElements,
     VertexShader,
     FragmentShader,
+    ComputeShader,
     Query,
 }
 
@@ -53,6 +54,7 @@ impl Kind {
             Kind::VertexElements => "vertex elements state",
             Kind::VertexShader => "vertex shader",
             Kind::FragmentShader => "fragment shader",
+            Kind::ComputeShader => "compute state",
             Kind::Query => "query",
         }
     }
@@ -90,6 +92,33 @@ pub struct BlitCall {
     pub scissor: Option<ScissorState>,
     pub render_condition_enable: bool,
     pub alpha_blend: bool,
+}
+
+/// One `set_shader_images` entry (`struct pipe_image_view`), defaults not
+/// yet resolved: they depend on the resource.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImageSpec {
+    pub resource: String,
+    /// `None`: the resource's format.
+    pub format: Option<Format>,
+    /// `PIPE_IMAGE_ACCESS_*` bits (READ = 1, WRITE = 2), at least one.
+    pub access: u32,
+    pub level: u32,
+    pub first_layer: u32,
+    /// `None`: the resource's last layer for array, cube and 3D resources,
+    /// else `first_layer` (FORMAT.md).
+    pub last_layer: Option<u32>,
+}
+
+/// `launch_grid`'s `struct pipe_grid_info` as a scene writes it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LaunchGridCall {
+    pub block: [u32; 3],
+    pub grid: [u32; 3],
+    pub last_block: [u32; 3],
+    pub grid_base: [u32; 3],
+    /// INPUT memory bytes.
+    pub input: Vec<u8>,
 }
 
 /// One validated call.
@@ -167,6 +196,10 @@ pub enum Call {
         stage: ShaderType,
         state: ShaderState,
     },
+    CreateComputeState {
+        id: String,
+        state: crate::context::ComputeState,
+    },
     /// `bind_*_state`; `id: None` unbinds.
     Bind {
         kind: Kind,
@@ -215,6 +248,20 @@ pub enum Call {
         start_slot: u32,
         views: Vec<Option<String>>,
     },
+    SetShaderBuffers {
+        shader: ShaderType,
+        start_slot: u32,
+        /// (buffer id, buffer_offset, buffer_size: `None` = the rest of
+        /// the buffer); `None` unbinds the slot.
+        buffers: Vec<Option<(String, u32, Option<u32>)>>,
+        writable_bitmask: u32,
+    },
+    SetShaderImages {
+        shader: ShaderType,
+        start_slot: u32,
+        images: Vec<Option<ImageSpec>>,
+    },
+    LaunchGrid(Box<LaunchGridCall>),
     SetBlendColor([f32; 4]),
     SetStencilRef([u8; 2]),
     SetSampleMask(u32),
@@ -322,6 +369,7 @@ impl Call {
                 ..
             } => "create_vs_state",
             Call::CreateShader { .. } => "create_fs_state",
+            Call::CreateComputeState { .. } => "create_compute_state",
             Call::Bind { kind, .. } => bind_op(*kind),
             Call::Delete { kind, .. } => delete_op(*kind),
             Call::BindSamplerStates { .. } => "bind_sampler_states",
@@ -332,6 +380,9 @@ impl Call {
             Call::SetIndexBuffer(_) => "set_index_buffer",
             Call::SetConstantBuffer { .. } => "set_constant_buffer",
             Call::SetSamplerViews { .. } => "set_sampler_views",
+            Call::SetShaderBuffers { .. } => "set_shader_buffers",
+            Call::SetShaderImages { .. } => "set_shader_images",
+            Call::LaunchGrid(_) => "launch_grid",
             Call::SetBlendColor(_) => "set_blend_color",
             Call::SetStencilRef(_) => "set_stencil_ref",
             Call::SetSampleMask(_) => "set_sample_mask",
@@ -367,6 +418,7 @@ fn bind_op(kind: Kind) -> &'static str {
         Kind::Rasterizer => "bind_rasterizer_state",
         Kind::VertexElements => "bind_vertex_elements_state",
         Kind::VertexShader => "bind_vs_state",
+        Kind::ComputeShader => "bind_compute_state",
         _ => "bind_fs_state",
     }
 }
@@ -379,6 +431,7 @@ fn delete_op(kind: Kind) -> &'static str {
         Kind::Sampler => "delete_sampler_state",
         Kind::VertexElements => "delete_vertex_elements_state",
         Kind::VertexShader => "delete_vs_state",
+        Kind::ComputeShader => "delete_compute_state",
         _ => "delete_fs_state",
     }
 }
@@ -387,7 +440,18 @@ fn delete_op(kind: Kind) -> &'static str {
 #[derive(Clone, Debug, PartialEq)]
 pub enum OutputSource {
     Surface(String),
-    Resource { id: String, level: u32, layer: u32 },
+    Resource {
+        id: String,
+        level: u32,
+        layer: u32,
+    },
+    /// A buffer's bytes, unconverted (`N.bin`): `offset` and `size` in
+    /// bytes, checked against the buffer at parse time.
+    Buffer {
+        id: String,
+        offset: u32,
+        size: u32,
+    },
 }
 
 /// One `outputs` entry.
@@ -486,7 +550,7 @@ fn parse_format(s: &str) -> Option<Format> {
 fn shader_stage(o: &Obj) -> Result<ShaderType, SceneError> {
     let s = o.enum_or("shader", ShaderType::Vertex, ShaderType::from_gallium_name)?;
     match s {
-        ShaderType::Vertex | ShaderType::Fragment => Ok(s),
+        ShaderType::Vertex | ShaderType::Fragment | ShaderType::Compute => Ok(s),
         other => Err(o.unsupported("shader", format!("the {other} stage"))),
     }
 }
@@ -987,6 +1051,32 @@ fn parse_semantics(o: &Obj) -> Result<Vec<(u32, Semantic)>, SceneError> {
     Ok(out)
 }
 
+/// A shader's `language`, `source` (or inline `code`) and `entry_point`.
+fn shader_code(o: &Obj, base: DataDir<'_>) -> Result<ShaderCode, SceneError> {
+    let language = o.opt_str("language")?.unwrap_or("wgsl");
+    let text = match (o.opt_str("code")?, o.opt_str("source")?) {
+        (Some(code), _) => code.to_string(),
+        (None, Some(src)) => {
+            let bytes = base.read(src).map_err(|e| o.err("source", e))?;
+            String::from_utf8(bytes)
+                .map_err(|_| o.err("source", format!("{src:?} is not UTF-8 text")))?
+        }
+        (None, None) => return Err(o.err("source", "missing (give 'source' or 'code')")),
+    };
+    let entry_point = o.opt_str("entry_point")?.unwrap_or("main").to_string();
+    Ok(match language {
+        "wgsl" => ShaderCode::Wgsl {
+            code: text,
+            entry_point,
+        },
+        "glsl" => ShaderCode::Glsl {
+            code: text,
+            entry_point,
+        },
+        other => return Err(o.unsupported("language", format!("{other:?}"))),
+    })
+}
+
 /// Parses scene JSON text.  `base` is the scene's directory (data files and
 /// shader sources are relative to it).
 pub fn parse_scene(text: &str, base: &Path) -> Result<Scene, SceneError> {
@@ -1061,7 +1151,9 @@ pub fn parse_scene_in(text: &str, base: DataDir<'_>) -> Result<Scene, SceneError
     let mut outputs = Vec::new();
     for (i, v) in top.array_or_empty("outputs")?.iter().enumerate() {
         let o = Obj::new(v, format!("output {i}"))?;
-        o.check_fields(&["name", "surface", "resource", "level", "layer"])?;
+        o.check_fields(&[
+            "name", "surface", "resource", "level", "layer", "buffer", "offset", "size",
+        ])?;
         let name = o.req_str("name")?;
         if name.is_empty()
             || !name
@@ -1074,16 +1166,45 @@ pub fn parse_scene_in(text: &str, base: DataDir<'_>) -> Result<Scene, SceneError
         if outputs.iter().any(|x: &Output| x.name == name) {
             return Err(o.err("name", format!("{name:?} is used twice")));
         }
-        let source = if o.present("surface").is_some() {
-            if o.present("resource").is_some() {
-                return Err(o.err("resource", "give either 'surface' or 'resource'"));
+        let given = ["surface", "resource", "buffer"]
+            .iter()
+            .filter(|k| o.present(k).is_some())
+            .count();
+        if given > 1 {
+            return Err(o.err("resource", "give one of 'surface', 'resource' and 'buffer'"));
+        }
+        if o.present("buffer").is_none() {
+            for k in ["offset", "size"] {
+                if o.present(k).is_some() {
+                    return Err(o.err(k, "only buffer outputs take 'offset' and 'size'"));
+                }
             }
+        }
+        let source = if o.present("surface").is_some() {
             OutputSource::Surface(ids.req_use(&o, "surface", Kind::Surface)?)
+        } else if o.present("buffer").is_some() {
+            let id = ids.req_use(&o, "buffer", Kind::Resource)?;
+            let t = ids.templates[&id];
+            if t.target != TextureTarget::Buffer {
+                return Err(o.err("buffer", format!("{id:?} is not a PIPE_BUFFER")));
+            }
+            let offset = o.u32_or("offset", 0)?;
+            let size = o.u32_or("size", t.width0.saturating_sub(offset))?;
+            if u64::from(offset) + u64::from(size) > u64::from(t.width0) {
+                return Err(o.err(
+                    "size",
+                    format!("{offset}+{size} is past the {}-byte buffer", t.width0),
+                ));
+            }
+            OutputSource::Buffer { id, offset, size }
         } else {
             let id = ids.req_use(&o, "resource", Kind::Resource)?;
             let t = ids.templates[&id];
             if t.target == TextureTarget::Buffer {
-                return Err(o.unsupported("resource", "buffer outputs"));
+                return Err(o.err(
+                    "resource",
+                    format!("{id:?} is a PIPE_BUFFER (name buffers with 'buffer')"),
+                ));
             }
             let level = o.u32_or("level", 0)?;
             let layer = o.u32_or("layer", 0)?;
@@ -1130,6 +1251,7 @@ fn parse_call(
             "vertex_elements" => Kind::VertexElements,
             "vs" => Kind::VertexShader,
             "fs" => Kind::FragmentShader,
+            "compute" => Kind::ComputeShader,
             _ => return None,
         })
     };
@@ -1454,28 +1576,7 @@ fn parse_call(
                 "entry_point",
                 "semantics",
             ])?;
-            let language = o.opt_str("language")?.unwrap_or("wgsl");
-            let text = match (o.opt_str("code")?, o.opt_str("source")?) {
-                (Some(code), _) => code.to_string(),
-                (None, Some(src)) => {
-                    let bytes = base.read(src).map_err(|e| o.err("source", e))?;
-                    String::from_utf8(bytes)
-                        .map_err(|_| o.err("source", format!("{src:?} is not UTF-8 text")))?
-                }
-                (None, None) => return Err(o.err("source", "missing (give 'source' or 'code')")),
-            };
-            let entry_point = o.opt_str("entry_point")?.unwrap_or("main").to_string();
-            let code = match language {
-                "wgsl" => ShaderCode::Wgsl {
-                    code: text,
-                    entry_point,
-                },
-                "glsl" => ShaderCode::Glsl {
-                    code: text,
-                    entry_point,
-                },
-                other => return Err(o.unsupported("language", format!("{other:?}"))),
-            };
+            let code = shader_code(o, base)?;
             let (stage, kind) = if op == "create_vs_state" {
                 (ShaderType::Vertex, Kind::VertexShader)
             } else {
@@ -1491,6 +1592,148 @@ fn parse_call(
                 stage,
                 state,
             }
+        }
+        "create_compute_state" => {
+            o.check_fields(&[
+                "id",
+                "language",
+                "source",
+                "code",
+                "entry_point",
+                "req_local_mem",
+                "req_input_mem",
+            ])?;
+            let code = shader_code(o, base)?;
+            let state = crate::context::ComputeState {
+                code,
+                req_local_mem: o.u32_or("req_local_mem", 0)?,
+                req_input_mem: o.u32_or("req_input_mem", 0)?,
+            };
+            Call::CreateComputeState {
+                id: ids.create(o, index, Kind::ComputeShader)?,
+                state,
+            }
+        }
+        "set_shader_buffers" => {
+            o.check_fields(&["shader", "start_slot", "buffers", "writable_bitmask"])?;
+            let mut buffers = Vec::new();
+            for (k, v) in o.array_or_empty("buffers")?.iter().enumerate() {
+                if v.is_null() {
+                    buffers.push(None);
+                    continue;
+                }
+                let b = Obj::new(v, format!("{} buffers[{k}]", o.what))?;
+                b.check_fields(&["buffer", "buffer_offset", "buffer_size"])?;
+                buffers.push(match ids.opt_use(&b, "buffer", Kind::Resource)? {
+                    Some(id) => {
+                        let t = ids.templates[&id];
+                        if t.target != TextureTarget::Buffer {
+                            return Err(b.err("buffer", format!("{id:?} is not a PIPE_BUFFER")));
+                        }
+                        let size = match b.present("buffer_size") {
+                            Some(_) => Some(b.u32_or("buffer_size", 0)?),
+                            None => None,
+                        };
+                        Some((id, b.u32_or("buffer_offset", 0)?, size))
+                    }
+                    None => None,
+                });
+            }
+            Call::SetShaderBuffers {
+                shader: o.enum_or("shader", ShaderType::Compute, ShaderType::from_gallium_name)?,
+                start_slot: o.u32_or("start_slot", 0)?,
+                buffers,
+                writable_bitmask: o.u32_or("writable_bitmask", 0)?,
+            }
+        }
+        "set_shader_images" => {
+            o.check_fields(&["shader", "start_slot", "images"])?;
+            let mut images = Vec::new();
+            for (k, v) in o.array_or_empty("images")?.iter().enumerate() {
+                if v.is_null() {
+                    images.push(None);
+                    continue;
+                }
+                let m = Obj::new(v, format!("{} images[{k}]", o.what))?;
+                m.check_fields(&[
+                    "resource",
+                    "format",
+                    "access",
+                    "level",
+                    "first_layer",
+                    "last_layer",
+                ])?;
+                let Some(resource) = ids.opt_use(&m, "resource", Kind::Resource)? else {
+                    images.push(None);
+                    continue;
+                };
+                let format = match m.opt_str("format")? {
+                    Some(f) => Some(
+                        parse_format(f)
+                            .ok_or_else(|| m.err("format", format!("unknown value {f:?}")))?,
+                    ),
+                    None => None,
+                };
+                let access = m.mask_or("access", 3, |n| match n {
+                    "PIPE_IMAGE_ACCESS_READ" => Some(1),
+                    "PIPE_IMAGE_ACCESS_WRITE" => Some(2),
+                    "PIPE_IMAGE_ACCESS_READ_WRITE" => Some(3),
+                    _ => None,
+                })?;
+                if access & 3 == 0 || access > 3 {
+                    return Err(m.err(
+                        "access",
+                        format!("{access}: READ, WRITE or both (PIPE_IMAGE_ACCESS_*)"),
+                    ));
+                }
+                let last_layer = match m.present("last_layer") {
+                    Some(_) => Some(m.u32_or("last_layer", 0)?),
+                    None => None,
+                };
+                images.push(Some(ImageSpec {
+                    resource,
+                    format,
+                    access,
+                    level: m.u32_or("level", 0)?,
+                    first_layer: m.u32_or("first_layer", 0)?,
+                    last_layer,
+                }));
+            }
+            Call::SetShaderImages {
+                shader: o.enum_or("shader", ShaderType::Compute, ShaderType::from_gallium_name)?,
+                start_slot: o.u32_or("start_slot", 0)?,
+                images,
+            }
+        }
+        "launch_grid" => {
+            o.check_fields(&["block", "grid", "input", "type", "last_block", "grid_base"])?;
+            let dims = |k: &str, default: Option<[u32; 3]>| -> Result<[u32; 3], SceneError> {
+                let v = match (o.present(k), default) {
+                    (Some(v), _) => v,
+                    (None, Some(d)) => return Ok(d),
+                    (None, None) => o.req(k)?,
+                };
+                let a = o.array_of(k, v)?;
+                if a.len() != 3 {
+                    return Err(o.err(k, format!("{} numbers; expected [x, y, z]", a.len())));
+                }
+                let mut out = [0u32; 3];
+                for (d, x) in out.iter_mut().zip(a) {
+                    *d = o.int_of(k, x, 0, u32::MAX as i64)? as u32;
+                }
+                Ok(out)
+            };
+            let input = match o.present("input") {
+                Some(_) => data(o, "input", "f32")?,
+                None => Vec::new(),
+            };
+            Call::LaunchGrid(Box::new(LaunchGridCall {
+                block: dims("block", None)?,
+                grid: dims("grid", None)?,
+                last_block: dims("last_block", Some([0; 3]))?,
+                grid_base: dims("grid_base", Some([0; 3]))?,
+                input,
+            }))
         }
         _ if op.starts_with("bind_") && op.ends_with("_state") && op != "bind_sampler_states" => {
             let name = &op["bind_".len()..op.len() - "_state".len()];

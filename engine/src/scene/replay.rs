@@ -13,11 +13,11 @@ use serde_json::Value;
 
 use super::SceneError;
 use super::output::{OutputData, py_eq, py_json};
-use super::parse::{BlitSide, Call, ConstantSource, Kind, OutputSource, Scene};
+use super::parse::{BlitSide, Call, ConstantSource, ImageSpec, Kind, OutputSource, Scene};
 use crate::context::{
     BlendHandle, ConstantBuffer, DsaHandle, FramebufferTemplate, IndexBuffer, QueryHandle,
-    QueryResult, RasterizerHandle, SamplerHandle, SamplerViewHandle, SurfaceHandle, VertexBuffer,
-    VertexElementsHandle, read_region, resolve_box,
+    QueryResult, RasterizerHandle, SamplerHandle, SamplerViewHandle, ShaderBuffer, SurfaceHandle,
+    VertexBuffer, VertexElementsHandle, read_region, resolve_box,
 };
 use crate::error::Error;
 use crate::{BoundState, Context, FsHandle, Resource, Screen, ScreenConfig, VsHandle};
@@ -34,6 +34,7 @@ enum Object {
     VertexElements(VertexElementsHandle),
     Vs(VsHandle),
     Fs(FsHandle),
+    Cs(crate::CsHandle),
     Query(QueryHandle),
 }
 
@@ -333,6 +334,64 @@ impl Replayer {
                 };
                 self.objects.insert(id.clone(), obj);
             }
+            Call::CreateComputeState { id, state } => {
+                self.create(id, err, |c| c.create_compute_state(state).map(Object::Cs))?
+            }
+            Call::SetShaderBuffers {
+                shader,
+                start_slot,
+                buffers,
+                writable_bitmask,
+            } => {
+                let mut bs = Vec::with_capacity(buffers.len());
+                for b in buffers {
+                    bs.push(match b {
+                        Some((id, offset, size)) => {
+                            let r = res(&self.objects, &self.poisoned, i, op, id)?;
+                            Some(ShaderBuffer {
+                                buffer: r,
+                                offset: *offset,
+                                size: size.unwrap_or(r.template().width0.saturating_sub(*offset)),
+                            })
+                        }
+                        None => None,
+                    });
+                }
+                self.ctx
+                    .set_shader_buffers(*shader, *start_slot, &bs, *writable_bitmask)
+                    .map_err(err)?;
+            }
+            Call::SetShaderImages {
+                shader,
+                start_slot,
+                images,
+            } => {
+                let mut vs = Vec::with_capacity(images.len());
+                for v in images {
+                    vs.push(match v {
+                        Some(v) => Some(image_view(
+                            v,
+                            res(&self.objects, &self.poisoned, i, op, &v.resource)?,
+                        )),
+                        None => None,
+                    });
+                }
+                self.ctx
+                    .set_shader_images(*shader, *start_slot, &vs)
+                    .map_err(err)?;
+            }
+            Call::LaunchGrid(g) => {
+                let info = crate::GridInfo {
+                    input: &g.input,
+                    work_dim: 3,
+                    block: g.block,
+                    last_block: g.last_block,
+                    grid: g.grid,
+                    grid_base: g.grid_base,
+                    ..Default::default()
+                };
+                self.ctx.launch_grid(&info).map_err(err)?;
+            }
             Call::Bind { kind, id } => {
                 let id = id.as_deref();
                 match kind {
@@ -345,6 +404,7 @@ impl Replayer {
                         .ctx
                         .bind_vertex_elements_state(opt_handle!(VertexElements, id)),
                     Kind::VertexShader => self.ctx.bind_vs_state(opt_handle!(Vs, id)),
+                    Kind::ComputeShader => self.ctx.bind_compute_state(opt_handle!(Cs, id)),
                     _ => self.ctx.bind_fs_state(opt_handle!(Fs, id)),
                 }
                 .map_err(err)?;
@@ -361,6 +421,7 @@ impl Replayer {
                         .ctx
                         .delete_vertex_elements_state(handle!(VertexElements, id)),
                     Kind::VertexShader => self.ctx.delete_vs_state(handle!(Vs, id)),
+                    Kind::ComputeShader => self.ctx.delete_compute_state(handle!(Cs, id)),
                     _ => self.ctx.delete_fs_state(handle!(Fs, id)),
                 }
                 .map_err(err)?;
@@ -727,6 +788,7 @@ impl Replayer {
             Object::VertexElements(h) => self.ctx.delete_vertex_elements_state(h),
             Object::Vs(h) => self.ctx.delete_vs_state(h),
             Object::Fs(h) => self.ctx.delete_fs_state(h),
+            Object::Cs(h) => self.ctx.delete_compute_state(h),
             Object::Query(h) => self.ctx.destroy_query(h),
         };
     }
@@ -778,6 +840,35 @@ impl Replayer {
                         s.desc.format,
                     )
                 }
+                OutputSource::Buffer { id, offset, size } => {
+                    let Some(Object::Resource(r)) = self.objects.get(id) else {
+                        return Err(SceneError::Malformed(format!(
+                            "{what}: resource {id:?} no longer exists"
+                        )));
+                    };
+                    // FORMAT.md: read back through transfer_map
+                    let b = PipeBox::new_2d(*offset as i32, 0, *size as i32, 1);
+                    let bytes = if *size == 0 {
+                        Vec::new()
+                    } else {
+                        let t = self
+                            .ctx
+                            .transfer_map(
+                                r,
+                                0,
+                                ferropipe_components::enums::TransferFlags::READ,
+                                &b,
+                            )
+                            .map_err(|e| call_error(scene.calls.len(), "outputs", e))?;
+                        let bytes = t.data().to_vec();
+                        self.ctx
+                            .transfer_unmap(t)
+                            .map_err(|e| call_error(scene.calls.len(), "outputs", e))?;
+                        bytes
+                    };
+                    out.push(OutputData::from_buffer(&o.name, bytes));
+                    continue;
+                }
                 OutputSource::Resource { id, level, layer } => {
                     let Some(Object::Resource(r)) = self.objects.get(id) else {
                         return Err(SceneError::Malformed(format!(
@@ -820,9 +911,48 @@ fn created_id(call: &Call) -> Option<&str> {
         | Call::CreateSamplerState { id, .. }
         | Call::CreateVertexElementsState { id, .. }
         | Call::CreateShader { id, .. }
+        | Call::CreateComputeState { id, .. }
         | Call::CreateQuery { id, .. } => id,
         _ => return None,
     })
+}
+
+/// A scene's image view on a live resource, FORMAT.md's defaults
+/// resolved: the resource's format; `last_layer` the last layer (3D: the
+/// last slice of the level) of array, cube and 3D resources, else
+/// `first_layer`.  `access` is not part of ferropipe's view: reading an
+/// image the view says is write-only, or the reverse, is undefined in GL
+/// and Gallium alike, so nothing depends on it.
+fn image_view<'a>(v: &ImageSpec, r: &'a Resource) -> crate::ImageView<'a> {
+    let t = r.template();
+    let layered = matches!(
+        t.target,
+        TextureTarget::Texture1DArray
+            | TextureTarget::Texture2DArray
+            | TextureTarget::TextureCube
+            | TextureTarget::TextureCubeArray
+            | TextureTarget::Texture3D
+    );
+    let last_layer = v.last_layer.unwrap_or(if layered {
+        crate::context::views_layers_at(t, v.level).saturating_sub(1)
+    } else {
+        v.first_layer
+    });
+    // a buffer image (FORMAT.md gives no range): the whole buffer
+    let size = if t.target == TextureTarget::Buffer {
+        t.width0.min(crate::context::MAX_SHADER_BUFFER_SIZE)
+    } else {
+        0
+    };
+    crate::ImageView {
+        resource: r,
+        format: v.format.unwrap_or(t.format),
+        level: v.level,
+        first_layer: v.first_layer,
+        last_layer,
+        offset: 0,
+        size,
+    }
 }
 
 /// A scene's blit side on a live resource (the format defaults to the

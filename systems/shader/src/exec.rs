@@ -87,8 +87,9 @@ pub struct CallIo<'a, 'r> {
     /// VS: number of real lanes (the rest is padding).  CS: invocations
     /// of the workgroup.
     pub count: usize,
-    /// CS: the workgroup's memory and ids (`None` for the graphics stages,
-    /// whose memory ops cannot exist: the lowering refuses them).
+    /// CS: the workgroup's memory and ids; VS and FS: their shader buffers
+    /// and images ([`ComputeCall::graphics`]), or `None` when the program
+    /// has no memory ops.
     pub compute: Option<&'a ComputeCall<'r>>,
 }
 
@@ -299,6 +300,13 @@ fn cb_word(res: &ShaderResources<'_>, cb: u32, offset: u64) -> u32 {
     u32::from_le_bytes([buf[o], buf[o + 1], buf[o + 2], buf[o + 3]])
 }
 
+/// A fragment shader chunk's live masks (from group `g0`): only live lanes
+/// may write memory.  `None` for the other stages.
+#[inline]
+fn chunk_live<'a>(io: &'a CallIo<'_, '_>, g0: usize) -> Option<&'a [Lanes]> {
+    io.live.as_deref().map(|l| l.get(g0..).unwrap_or(&[]))
+}
+
 fn run_ops(ops: &[Op], file: &mut [Lanes], st: &mut State, io: &mut CallIo<'_, '_>) {
     let mut pc = 0usize;
     while pc < ops.len() {
@@ -326,13 +334,20 @@ fn run_ops(ops: &[Op], file: &mut [Lanes], st: &mut State, io: &mut CallIo<'_, '
                 st.groups,
                 (*space, *addr, *offset, *a),
                 io.compute,
+                chunk_live(io, st.g0),
             ),
-            Op::MemAtomic(m) => memory::exec_atomic(file, st.nu, st.groups, m, io.compute),
+            Op::MemAtomic(m) => {
+                let live = chunk_live(io, st.g0);
+                memory::exec_atomic(file, st.nu, st.groups, m, io.compute, live)
+            }
             Op::BufferLength { d, space } => {
                 memory::exec_buffer_length(file, st.nu, st.groups, (*d, *space), io.compute)
             }
             Op::ImageLoad(i) => memory::exec_image_load(file, st.nu, st.groups, i, io.compute),
-            Op::ImageStore(i) => memory::exec_image_store(file, st.nu, st.groups, i, io.compute),
+            Op::ImageStore(i) => {
+                let live = chunk_live(io, st.g0);
+                memory::exec_image_store(file, st.nu, st.groups, i, io.compute, live)
+            }
             Op::ImageQuery {
                 image,
                 func,

@@ -37,6 +37,7 @@ pub mod opt;
 pub mod texture;
 
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use ferropipe_components::enums::ShaderType;
 use ferropipe_components::shader::{
@@ -225,6 +226,21 @@ impl CompiledShader {
     }
 }
 
+impl CompiledShader {
+    /// The shader buffers and images a vertex or fragment shader call
+    /// sees, when the program uses any (`None` keeps memory-free shaders
+    /// exactly as before).
+    fn memory<'a>(
+        &self,
+        resources: &ShaderResources<'a>,
+        diverged: &'a AtomicBool,
+    ) -> Option<memory::ComputeCall<'a>> {
+        let info = &self.program.info;
+        (info.shader_buffers_used | info.shader_images_used != 0)
+            .then(|| memory::ComputeCall::graphics(resources.buffers, resources.images, diverged))
+    }
+}
+
 impl VertexShader for CompiledShader {
     fn info(&self) -> &ShaderInfo {
         &self.program.info
@@ -239,6 +255,8 @@ impl VertexShader for CompiledShader {
             copies::run_copies(c, io.groups, io.inputs, io.outputs);
             return;
         }
+        let diverged = AtomicBool::new(false);
+        let memory = self.memory(resources, &diverged);
         let mut call = exec::CallIo {
             resources,
             groups: io.groups,
@@ -249,7 +267,7 @@ impl VertexShader for CompiledShader {
             outputs: io.outputs,
             live: None,
             count: io.count,
-            compute: None,
+            compute: memory.as_ref(),
         };
         exec::run(&self.program, &mut call);
     }
@@ -269,6 +287,8 @@ impl FragmentShader for CompiledShader {
             copies::run_copies(c, io.groups, io.inputs, io.outputs);
             return;
         }
+        let diverged = AtomicBool::new(false);
+        let memory = self.memory(resources, &diverged);
         let mut call = exec::CallIo {
             resources,
             groups: io.groups,
@@ -279,7 +299,7 @@ impl FragmentShader for CompiledShader {
             outputs: io.outputs,
             live: Some(io.mask),
             count: io.groups * ferropipe_components::shader::LANES,
-            compute: None,
+            compute: memory.as_ref(),
         };
         exec::run(&self.program, &mut call);
     }

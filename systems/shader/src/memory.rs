@@ -1,7 +1,8 @@
-//! Compute memory for the interpreter (llvmpipe's counterpart: the SSBO,
+//! Shader memory for the interpreter (llvmpipe's counterpart: the SSBO,
 //! shared-memory and image paths of `lp_bld_nir_soa.c`, with the resources
-//! `lp_state_cs.c` binds): shader buffers (Gallium's GLOBAL memory),
-//! workgroup memory (LOCAL), storage images, and the compute builtins.
+//! `lp_state_cs.c` and `lp_state_fs.c` bind): shader buffers (Gallium's
+//! GLOBAL memory) and storage images of every stage, workgroup memory
+//! (LOCAL) and the builtins of compute.
 //!
 //! # Words, not bytes
 //! Every location a WGSL shader can name in storage or workgroup memory is
@@ -21,15 +22,15 @@
 //!
 //! # Order
 //! Stores and atomics run lane by lane, group 0 lane 0 first, over the
-//! lanes in `EXEC`: inside one workgroup the outcome of conflicting writes
-//! and the values atomics return never depend on timing.
+//! lanes in `EXEC` (and, in fragment shaders, the live ones): inside one
+//! workgroup, or one vertex or fragment shader call, the outcome of
+//! conflicting writes and the values atomics return never depend on timing.
 
 // Lane loops index several per-lane arrays with one counter.
 #![allow(clippy::needless_range_loop)]
 
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
-use ferropipe_components::format::Format;
 use ferropipe_components::pack;
 use ferropipe_components::shader::Lanes;
 use wide::u32x8;
@@ -40,37 +41,13 @@ use crate::ir::{
 };
 use crate::lanemath::{as_u, from_u};
 
-/// One bound shader buffer: the words of its range.
-#[derive(Clone, Copy, Debug)]
-pub struct WordBuffer<'a> {
-    /// `floor(bytes / 4)` words; a trailing partial word is unreachable.
-    pub words: &'a [AtomicU32],
-    /// The bound size in bytes (what `arrayLength` divides).
-    pub bytes: u32,
-}
+/// The binding views live in `components` (the pipeline's
+/// `ShaderResources` carries them to vertex and fragment shaders).
+pub use ferropipe_components::shader::{StorageImage, WordBuffer};
 
-/// One bound storage image: a level (and a range of layers) of a texture.
-#[derive(Clone, Copy, Debug)]
-pub struct StorageImage<'a> {
-    /// The whole resource's words.
-    pub words: &'a [AtomicU32],
-    /// The view's format (its texel size is a multiple of 4 bytes; the
-    /// façade refuses others).
-    pub format: Format,
-    pub width: u32,
-    pub height: u32,
-    /// Depth of a 3D level, or the number of layers of the view.
-    pub depth: u32,
-    /// Byte offset of texel (0, 0) of the first layer of the level.
-    pub offset: usize,
-    pub row_stride: usize,
-    /// Bytes between layers (or 3D slices).
-    pub slice_stride: usize,
-    /// Bytes per texel.
-    pub bpp: usize,
-}
-
-/// What one workgroup's call sees besides the graphics resources.
+/// The memory a call sees besides the graphics resources: a compute
+/// workgroup's (with its ids), or a vertex or fragment shader call's
+/// shader buffers and images ([`ComputeCall::graphics`]).
 #[derive(Clone, Copy, Debug)]
 pub struct ComputeCall<'a> {
     /// Shader buffer slots (`@group(3) @binding(i)`).
@@ -99,6 +76,27 @@ pub struct ComputeCall<'a> {
 }
 
 impl<'a> ComputeCall<'a> {
+    /// The memory of a vertex or fragment shader call: `buffers` and
+    /// `images`, nothing else (no workgroup memory, globals or ids: the
+    /// lowering refuses them outside compute).  `diverged` is never set.
+    pub fn graphics(
+        buffers: &'a [Option<WordBuffer<'a>>],
+        images: &'a [Option<StorageImage<'a>>],
+        diverged: &'a AtomicBool,
+    ) -> Self {
+        ComputeCall {
+            buffers,
+            globals: &[],
+            images,
+            shared: &[],
+            workgroup_id: [0; 3],
+            num_workgroups: [1; 3],
+            workgroup_size: [1; 3],
+            active: [1; 3],
+            diverged,
+        }
+    }
+
     fn buffer(&self, space: MemSpace) -> Option<&WordBuffer<'a>> {
         let (slots, i) = match space {
             MemSpace::Buffer(i) => (self.buffers, i),
@@ -164,12 +162,25 @@ pub fn exec_load(
     }
 }
 
-/// Calls `f(group, lane)` for every lane in `EXEC`, in the fixed order.
+/// Calls `f(group, lane)` for every lane in `EXEC` (and, in a fragment
+/// shader, in `live`: the chunk's live masks), in the fixed order.  Helper
+/// lanes (run for derivatives only) and fragments that were discarded or
+/// failed early depth are not live: they never write (GL 4.6 section
+/// 15.1, "helper invocations ... side effects are not performed").
 #[inline]
-fn for_active(file: &[Lanes], nu: usize, groups: usize, mut f: impl FnMut(usize, usize)) {
+fn for_active(
+    file: &[Lanes],
+    nu: usize,
+    groups: usize,
+    live: Option<&[Lanes]>,
+    mut f: impl FnMut(usize, usize),
+) {
     let (e0, _) = loc(EXEC, nu, groups);
     for g in 0..groups {
-        let bits = file[e0 + g].to_bitmask();
+        let mut bits = file[e0 + g].to_bitmask();
+        if let Some(live) = live {
+            bits &= live.get(g).map_or(0, |m| m.to_bitmask());
+        }
         if bits == 0 {
             continue;
         }
@@ -194,9 +205,10 @@ pub fn exec_store(
     groups: usize,
     (space, addr, offset, a): (MemSpace, Reg, u32, Reg),
     call: Option<&ComputeCall<'_>>,
+    live: Option<&[Lanes]>,
 ) {
     let words = call.map_or(&[][..], |c| c.words(space));
-    for_active(file, nu, groups, |g, l| {
+    for_active(file, nu, groups, live, |g, l| {
         let at = lane(file, nu, groups, addr, g, l);
         if let Some(w) = word_index(at, offset).and_then(|i| words.get(i)) {
             w.store(lane(file, nu, groups, a, g, l), Ordering::Relaxed);
@@ -247,11 +259,12 @@ pub fn exec_atomic(
     groups: usize,
     op: &AtomicOp,
     call: Option<&ComputeCall<'_>>,
+    live: Option<&[Lanes]>,
 ) {
     let words = call.map_or(&[][..], |c| c.words(op.space));
     let mut old = vec![[0u32; 8]; groups];
     let mut ok = vec![0u8; groups];
-    for_active(file, nu, groups, |g, l| {
+    for_active(file, nu, groups, live, |g, l| {
         let at = lane(file, nu, groups, op.addr, g, l);
         let Some(w) = word_index(at, op.offset).and_then(|i| words.get(i)) else {
             return;
@@ -294,7 +307,15 @@ pub fn exec_buffer_length(
     }
 }
 
-impl StorageImage<'_> {
+/// Texel access on a [`StorageImage`] (an extension trait: the type lives
+/// in `components`).
+trait Texels {
+    fn texel_word(&self, x: u32, y: u32, z: u32) -> Option<usize>;
+    fn load(&self, w: usize, kind: TexKind) -> [u32; 4];
+    fn store(&self, w: usize, kind: TexKind, texel: [u32; 4]);
+}
+
+impl Texels for StorageImage<'_> {
     /// First word of texel (x, y, z), if inside the image.
     fn texel_word(&self, x: u32, y: u32, z: u32) -> Option<usize> {
         if x >= self.width || y >= self.height || z >= self.depth {
@@ -410,6 +431,7 @@ pub fn exec_image_store(
     groups: usize,
     op: &ImageOp,
     call: Option<&ComputeCall<'_>>,
+    live: Option<&[Lanes]>,
 ) {
     let Some(img) = call
         .and_then(|c| c.images.get(op.image as usize))
@@ -417,7 +439,7 @@ pub fn exec_image_store(
     else {
         return;
     };
-    for_active(file, nu, groups, |g, l| {
+    for_active(file, nu, groups, live, |g, l| {
         let [x, y, z] = image_coords(file, nu, groups, op, g, l);
         if let Some(w) = img.texel_word(x, y, z) {
             let t = op.texel.map(|r| lane(file, nu, groups, r, g, l));

@@ -104,7 +104,12 @@ fn unsupported_constructs_are_reported_at_create_time() {
         (
             "@group(0) @binding(0) var<storage, read_write> buf: array<u32>;
           @fragment fn fs() -> @location(0) vec4<f32> { buf[0] = 1u; return vec4<f32>(1.0); }",
-            "storage",
+            "shader buffer in @group(0)",
+        ),
+        (
+            "@group(6) @binding(0) var<storage, read_write> buf: array<u32>;
+          @fragment fn fs() -> @location(0) vec4<f32> { buf[0] = 1u; return vec4<f32>(1.0); }",
+            "global bindings",
         ),
         (
             "@group(3) @binding(0) var<uniform> u: vec4<f32>;

@@ -267,6 +267,7 @@ fn render(scene: &Path) -> (u32, u32, Vec<u8>) {
                     constants: &[],
                     textures: &tex,
                     samplers: &smp,
+                    ..Default::default()
                 };
                 let (x0, y0, x1, y1) = if scissor_on {
                     (

@@ -1,7 +1,8 @@
-//! Lowering compute memory (llvmpipe's counterpart: the `load_ssbo`,
+//! Lowering shader memory (llvmpipe's counterpart: the `load_ssbo`,
 //! `store_ssbo`, `*_shared`, `ssbo_atomic` and image paths of
-//! `lp_bld_nir_soa.c`, for shaders `lp_state_cs.c` builds): storage
-//! buffers, workgroup variables, atomics, storage images, barriers and the
+//! `lp_bld_nir_soa.c`, for the shaders `lp_state_cs.c`, `lp_state_fs.c`
+//! and draw build): storage buffers and storage images (every stage), and,
+//! in compute only, workgroup variables, barriers, global bindings and the
 //! launch's INPUT memory.
 //!
 //! # Places in memory
@@ -37,9 +38,9 @@ use crate::ir::{
     AtomicFn, AtomicOp, BinOp, EXEC, ImageOp, MemSpace, Op, Reg, TexDim, TexKind, TexQueryFn, TriOp,
 };
 
-/// Shader buffer slots a compute shader may use (`@group(3)`).
+/// Shader buffer slots a shader of any stage may use (`@group(3)`).
 pub const MAX_SHADER_BUFFERS: u32 = 32;
-/// Shader image slots a compute shader may use (`@group(4)`).
+/// Shader image slots a shader of any stage may use (`@group(4)`).
 pub const MAX_SHADER_IMAGES: u32 = 32;
 /// Bytes of `var<workgroup>` memory per workgroup: 32 KiB, the GL and
 /// Vulkan minimum for shared memory, and what keeps one workgroup's memory
@@ -110,7 +111,7 @@ impl<'m> Lowerer<'m> {
             Ok(())
         } else {
             Err(unsupported(format!(
-                "{what} outside compute shaders (vertex and fragment shaders have no shader buffers, images or workgroup memory)"
+                "{what} outside compute shaders (vertex and fragment shaders have shader buffers and images, but no workgroup memory, global bindings or barriers)"
             )))
         }
     }
@@ -123,12 +124,14 @@ impl<'m> Lowerer<'m> {
         let gv = &self.module.global_variables[g];
         let space = match gv.space {
             AddressSpace::Storage { .. } => {
-                self.need_compute("storage buffers")?;
+                // shader buffers are every stage's (set_shader_buffers of
+                // VERTEX / FRAGMENT / COMPUTE); global bindings compute's
                 let rb = gv
                     .binding
                     .as_ref()
                     .ok_or_else(|| internal("storage buffer without a binding"))?;
                 if rb.group == GROUP_GLOBAL {
+                    self.need_compute("global bindings (@group(6))")?;
                     check_slot(rb, GROUP_GLOBAL, MAX_GLOBAL_BINDINGS, "global binding")?;
                     self.compute.globals_used |= 1 << rb.binding;
                     MemSpace::Global(rb.binding)
@@ -214,7 +217,6 @@ impl<'m> Lowerer<'m> {
         arrayed: bool,
         class: naga::ImageClass,
     ) -> Result<LVal, ShaderError> {
-        self.need_compute("storage textures")?;
         check_slot(rb, GROUP_SHADER_IMAGES, MAX_SHADER_IMAGES, "shader image")?;
         image_dim(dim)?;
         storage_kind(class)?;

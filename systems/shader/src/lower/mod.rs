@@ -242,9 +242,22 @@ pub fn lower_entry(
     l.info_out.uses_derivatives = stage == ShaderStage::Fragment && summary.uses_derivatives;
     l.dead_lanes_idle = !l.info_out.uses_derivatives;
     l.entry(ep, info.get_entry_point(entry))?;
+    l.info_out.shader_buffers_used = l.compute.buffers_used;
+    l.info_out.shader_images_used = l.compute.images_used;
+    l.info_out.early_fragment_tests = stage == ShaderStage::Fragment
+        && matches!(ep.early_depth_test, Some(naga::EarlyDepthTest::Force));
     let compute = (stage == ShaderStage::Compute).then_some(l.compute);
     let mut prog = crate::opt::finish(l.b, l.info_out, l.dead_lanes_idle)?;
     prog.compute = compute;
+    // side effects that outlive the call: stores and atomics on shader
+    // buffers and images (workgroup memory dies with the workgroup)
+    let outside = |space: &MemSpace| !matches!(space, MemSpace::Workgroup);
+    prog.info.writes_memory = prog.body.iter().any(|op| match op {
+        Op::MemStore { space, .. } => outside(space),
+        Op::MemAtomic(a) => outside(&a.space),
+        Op::ImageStore(_) => true,
+        _ => false,
+    });
     Ok(prog)
 }
 

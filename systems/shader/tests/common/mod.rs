@@ -216,8 +216,7 @@ pub fn run_lanes(s: &Setup, groups: usize, inputs: Gen<'_>, constants: &[Vec<u8>
     let cb: Vec<&[u8]> = constants.iter().map(|c| c.as_slice()).collect();
     let res = ShaderResources {
         constants: &cb,
-        textures: &[],
-        samplers: &[],
+        ..Default::default()
     };
     let mut killed = vec![false; lanes];
     if s.stage == ShaderType::Vertex {
