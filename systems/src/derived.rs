@@ -54,8 +54,10 @@ pub enum FsInputSource {
     FragCoord,
     /// `@builtin(front_facing)`: all bits set in front-facing lanes.
     FrontFacing,
-    /// `gl_PointCoord`: sprite coordinates on points, zeros otherwise;
-    /// planes like an attribute's.
+    /// `gl_PointCoord`, or a `GENERIC` input whose `sprite_coord_enable`
+    /// bit is set and that the vertex shader does not write: sprite
+    /// coordinates (s, t, 0, 1) in `sprite_coord_mode` on points, zeros
+    /// otherwise; planes like an attribute's.
     PointCoord { plane: usize },
     /// Sample index (0: single-sampled).
     SampleId,
@@ -415,7 +417,22 @@ impl DerivedState {
                                 read: input.read,
                             }
                         }
-                        None => FsInputSource::Zero,
+                        // A GENERIC the vertex shader does not write still
+                        // takes the sprite coordinates on points when its
+                        // bit is set (a GLSL VS writing only gl_PointSize
+                        // and a colour): the point-coordinate planes, which
+                        // setup fills per point and zeroes for lines and
+                        // triangles, where the input stays undefined.
+                        None => match sem {
+                            Semantic::Generic(n)
+                                if n < 32 && rast.sprite_coord_enable & (1 << n) != 0 =>
+                            {
+                                let plane = next_plane;
+                                next_plane += 4;
+                                FsInputSource::PointCoord { plane }
+                            }
+                            _ => FsInputSource::Zero,
+                        },
                     }
                 }
                 _ => FsInputSource::Zero,

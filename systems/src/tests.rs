@@ -978,6 +978,79 @@ mod cases {
         }
     }
 
+    /// A fragment input whose `sprite_coord_enable` bit is set holds the
+    /// sprite coordinate on points even when the vertex shader does not
+    /// write that GENERIC (the VS here writes only GENERIC0, the FS reads
+    /// GENERIC1): (s, t, 0, 1), t from the top (UPPER_LEFT) or the bottom
+    /// (LOWER_LEFT), exactly what a VS that writes the input gets; a
+    /// triangle with the same state reads zeros.
+    #[test]
+    fn sprite_coordinates_replace_inputs_the_vs_does_not_write() {
+        let (w, h) = (16, 16);
+        let colour = [0.2, 0.4, 0.6, 1.0];
+        let image = |mode: SpriteCoordMode, vs_writes: bool, prim: PrimType| {
+            let pts: &[(f32, f32, f32, [f32; 4])] = match prim {
+                PrimType::Points => &[(8.0, 8.0, 0.0, colour)],
+                _ => &[
+                    (1.0, 1.0, 0.0, colour),
+                    (15.0, 1.0, 0.0, colour),
+                    (1.0, 15.0, 0.0, colour),
+                ],
+            };
+            let mut s = Setup::new(w, h, None).with_vertices(&verts(pts, w, h));
+            s.block.rasterizer = Arc::new(RasterizerState {
+                point_quad_rasterization: true,
+                sprite_coord_enable: 0b10,
+                sprite_coord_mode: mode,
+                point_size: 8.0,
+                ..Default::default()
+            });
+            s.block.vs = if vs_writes {
+                PassVs::new(&[Semantic::Generic(1)])
+            } else {
+                PassVs::new(&[Semantic::Generic(0)])
+            };
+            s.block.fs = PassFs::new(Semantic::Generic(1), Interpolation::Perspective);
+            let n = pts.len() as u32;
+            render(&s.fb, 1, vec![(Some(s.block), draw(prim, 0, n))])
+        };
+        let at = |img: &[u8], x: usize, y: usize| {
+            let o = (y * w as usize + x) * 4;
+            [img[o], img[o + 1], img[o + 2], img[o + 3]]
+        };
+        for mode in [SpriteCoordMode::UpperLeft, SpriteCoordMode::LowerLeft] {
+            let got = image(mode, false, PrimType::Points);
+            // the point covers pixels 4..12 in x and y
+            for i in 0..8 {
+                let v = ((i as f32 + 0.5) / 8.0 * 255.0).round() as i32;
+                let s = at(&got, 4 + i, 6);
+                assert!(
+                    (s[0] as i32 - v).abs() <= 1,
+                    "{mode:?} s at column {i}: {s:?}"
+                );
+                let t = at(&got, 6, 4 + i);
+                let want_t = if mode == SpriteCoordMode::UpperLeft {
+                    v
+                } else {
+                    255 - v
+                };
+                assert!(
+                    (t[1] as i32 - want_t).abs() <= 1,
+                    "{mode:?} t at row {i}: {t:?}"
+                );
+                assert_eq!((s[2], s[3]), (0, 255), "{mode:?}: z = 0, w = 1");
+            }
+            assert_eq!(at(&got, 3, 8), [0; 4], "{mode:?}: outside the point");
+            assert_eq!(
+                got,
+                image(mode, true, PrimType::Points),
+                "{mode:?}: as if written"
+            );
+            let tri = image(mode, false, PrimType::Triangles);
+            assert_eq!(at(&tri, 4, 4), [0; 4], "{mode:?}: triangles read zeros");
+        }
+    }
+
     /// Triangles drawn with `line_smooth` / `point_smooth` on keep their
     /// alpha: the smooth-primitive varying of their vertices is neutral
     /// (llvmpipe binds the coverage-scaling shader only for smooth lines
