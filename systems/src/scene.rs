@@ -22,6 +22,7 @@ use ferropipe_components::enums::{ClearFlags, PrimType};
 use ferropipe_components::resource::ResourceRef;
 
 use crate::bin::{BinScratch, TileGrid, bin_clear, bin_prims, order_prims_by_tile};
+use crate::budget::{BudgetExceeded, BudgetMeter, WorkBudget};
 use crate::clip::{ClipCounters, ClipScratch, clip_segment};
 use crate::derived::DerivedState;
 use crate::fetch::{
@@ -129,6 +130,8 @@ pub struct SceneExecution {
     pub tile_counts: Vec<Vec<TileCount>>,
     /// Per-command counters of the scene.
     pub counters: Vec<DrawCounters>,
+    /// The flush's [`WorkBudget`] as it is spent (budget.rs).
+    pub meter: BudgetMeter,
     planner: Planner,
     /// Spare jobs and binned buffers, reused across waves and scenes.
     spare_jobs: Vec<FrontJob>,
@@ -245,6 +248,7 @@ fn plan_job(
     locks: &LockSet<'_>,
     planner: &mut Planner,
     counters: &mut [DrawCounters],
+    meter: &mut BudgetMeter,
     job: &mut FrontJob,
 ) -> bool {
     let mut prims_in_job = 0u32;
@@ -277,6 +281,11 @@ fn plan_job(
                     let c = &mut counters[ci];
                     c.ia_vertices += elems * info.instance_count as u64;
                     c.ia_primitives += prims * info.instance_count as u64;
+                    if prims == 0 {
+                        // Nothing to assemble in any instance: do not walk
+                        // 2^32 - 1 empty instances.
+                        planner.instance = info.instance_count;
+                    }
                 }
                 while planner.instance < info.instance_count {
                     while planner.run < planner.runs.len() {
@@ -302,6 +311,12 @@ fn plan_job(
                             } else {
                                 (total - planner.prim).min(room)
                             };
+                            if !meter.charge(u64::from(take)) {
+                                // Over budget: nothing more is planned, and
+                                // nothing was allocated for this part.
+                                planner.command = scene.commands.len();
+                                return !job.parts.is_empty();
+                            }
                             job.parts.push(JobPart {
                                 command: ci as u32,
                                 state: *state,
@@ -380,7 +395,8 @@ pub fn fetch_vertices(
         let locks = LockSet::acquire(resources.iter().map(|r| (r, false)));
         // Plan the wave.
         let wave_jobs = (pool.0.threads() * 2).max(4);
-        while exec.wave.len() < wave_jobs && !exec.planned_all {
+        exec.meter.out_of_time();
+        while exec.wave.len() < wave_jobs && !exec.planned_all && exec.meter.exceeded().is_none() {
             let mut job = exec.spare_jobs.pop().unwrap_or_default();
             job.reset();
             if plan_job(
@@ -389,6 +405,7 @@ pub fn fetch_vertices(
                 &locks,
                 &mut exec.planner,
                 &mut exec.counters,
+                &mut exec.meter,
                 &mut job,
             ) {
                 exec.wave.push(job);
@@ -398,6 +415,11 @@ pub fn fetch_vertices(
             if exec.planner.command >= scene.commands.len() {
                 exec.planned_all = true;
             }
+        }
+        if exec.meter.exceeded().is_some() {
+            // A lost flush: this wave does not run either.
+            exec.planned_all = true;
+            exec.spare_jobs.extend(exec.wave.drain(..));
         }
         let states = &exec.states;
         let scene = &*scene;
@@ -673,8 +695,12 @@ pub fn rasterize_tiles(
             .map(std::sync::Mutex::new)
             .collect();
         let pool_scratch = exec.scratch.clone();
+        let meter = &exec.meter;
         pool.0.for_each(n, &|t| {
             ferropipe_profiling::scope!("rasterize_tile");
+            if meter.out_of_time() {
+                return; // a safe point: tiles own disjoint pixels
+            }
             let mut scratch: TileScratch = pool_scratch.take();
             let mut stats = slots[t].lock().unwrap_or_else(|e| e.into_inner());
             stats.clear();
@@ -720,36 +746,66 @@ pub fn reduce_merge_counts(mut exec: ResMut<SceneExecution>) {
 /// scene is exhausted, then the back end, until done.  `counted[i]` marks
 /// commands whose samples an active query counts.  Counters end up in
 /// `RecordedScene::counters`.
-pub fn execute_scene(world: &mut World, counted: &[bool]) {
+///
+/// With a [`WorkBudget`] in the world, the scene stops at the first safe
+/// point past it (before a wave, a tile pass or a tile) and the error says
+/// why; the caller treats the context as lost (budget.rs).
+pub fn execute_scene(world: &mut World, counted: &[bool]) -> Result<(), BudgetExceeded> {
     ferropipe_profiling::scope!("execute_scene");
     if world.resource::<RecordedScene>().is_empty() {
-        return;
+        return Ok(());
     }
+    let work = world
+        .get_resource::<WorkBudget>()
+        .copied()
+        .unwrap_or_default();
     world.resource_scope(|world, mut exec: Mut<SceneExecution>| {
         let scene = world.resource::<RecordedScene>();
         begin_scene(scene, &mut exec, counted);
+        exec.meter = BudgetMeter::start(work);
     });
     let budget = world
         .get_resource::<SceneBinBudget>()
         .map_or(SCENE_BIN_BUDGET, |b| b.0);
+    let mut lost = None;
     loop {
         world.run_schedule(crate::FrontEnd);
         let (done, full) = {
-            let e = world.resource::<SceneExecution>();
-            (e.front_done(), e.binned_bytes >= budget)
+            let mut e = world.resource_mut::<SceneExecution>();
+            let e = &mut *e;
+            let (done, full) = (e.front_done(), e.binned_bytes >= budget);
+            if done || full {
+                // One unit per bin entry, before the pass that would run it.
+                let entries = e.binned.iter().map(|b| b.bins.entries.len() as u64);
+                e.meter.charge(entries.sum());
+                e.meter.out_of_time();
+            }
+            lost = e.meter.exceeded();
+            (done, full)
         };
+        if lost.is_some() {
+            break;
+        }
         if done || full {
             world.run_schedule(crate::BackEnd);
+            lost = world.resource::<SceneExecution>().meter.exceeded();
         }
-        if done {
+        if done || lost.is_some() {
             break;
         }
     }
     world.resource_scope(|world, mut exec: Mut<SceneExecution>| {
         let mut scene = world.resource_mut::<RecordedScene>();
         scene.counters = std::mem::take(&mut exec.counters);
+        if lost.is_some() {
+            let exec = &mut *exec;
+            exec.spare_jobs.extend(exec.wave.drain(..));
+            exec.spare_binned.extend(exec.binned.drain(..));
+            exec.binned_bytes = 0;
+        }
         end_scene(&mut exec);
     });
+    lost.map_or(Ok(()), Err)
 }
 
 #[allow(dead_code)]
