@@ -13,7 +13,6 @@ use std::time::{Duration, Instant};
 
 use ferropipe::components::draw::DrawInfo;
 use ferropipe::components::enums::*;
-use ferropipe::components::format::Format;
 use ferropipe::components::resource::ResourceTemplate;
 use ferropipe::components::state::*;
 use ferropipe::{

@@ -767,7 +767,7 @@ pub fn execute_scene(world: &mut World, counted: &[bool]) -> Result<(), BudgetEx
     let budget = world
         .get_resource::<SceneBinBudget>()
         .map_or(SCENE_BIN_BUDGET, |b| b.0);
-    let mut lost = None;
+    let mut lost: Option<BudgetExceeded>;
     loop {
         world.run_schedule(crate::FrontEnd);
         let (done, full) = {

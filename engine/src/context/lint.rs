@@ -22,7 +22,7 @@
 use ferropipe_components::batch::{StageResources, StateBlock};
 use ferropipe_components::draw::DrawInfo;
 use ferropipe_components::enums::{Face, PrimType};
-use ferropipe_components::shader::{FragmentShader, Semantic, ShaderInfo, VertexShader};
+use ferropipe_components::shader::{Semantic, ShaderInfo};
 
 /// Why a draw recorded with `block` can produce nothing, or reads something
 /// unbound; empty for a draw that is fine.  `observable`: the draw has an
