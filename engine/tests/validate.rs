@@ -274,3 +274,51 @@ fn off_it_says_nothing() {
     draw(&mut ctx);
     assert_eq!(take_warnings(), Vec::<String>::new());
 }
+
+/// Precision: the conformance scenes (llvmpipe renders each to its
+/// reference) replay without a warning, except the draws of the three
+/// scenes that test exactly these rules on purpose — a draw with colour
+/// mask 0, draws culling both faces, a draw with an empty scissor —
+/// where the warning is the point.
+#[test]
+fn conformance_scenes_warn_nothing() {
+    take_warnings();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/scenes/conformance");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    paths.sort();
+    assert!(paths.len() > 50, "{}", paths.len());
+    let screen = Screen::new(ScreenConfig {
+        threads: 2,
+        validate: true,
+        ..Default::default()
+    })
+    .unwrap();
+    let mut noisy = Vec::new();
+    for p in &paths {
+        let scene = ferropipe::scene::Scene::load(p).unwrap();
+        let mut r = ferropipe::scene::Replayer::on_screen(&screen).unwrap();
+        let _ = r.run(&scene, 0..scene.calls.len(), true);
+        for w in take_warnings() {
+            noisy.push(format!("{}: {w}", p.display()));
+        }
+    }
+    let expected = [
+        "colormask.json: ferropipe validate: draw 0: every colour write is masked",
+        "cull_face.json: ferropipe validate: draw 3: cull_face is FRONT_AND_BACK",
+        "cull_face.json: ferropipe validate: draw 7: cull_face is FRONT_AND_BACK",
+        "scissor.json: ferropipe validate: draw 4: the scissor test is on and scissor 0 is empty",
+    ];
+    let unexpected: Vec<_> = noisy
+        .iter()
+        .filter(|w| !expected.iter().any(|e| w.contains(e)))
+        .collect();
+    assert!(
+        unexpected.is_empty() && noisy.len() == expected.len(),
+        "{}",
+        noisy.join("\n")
+    );
+}
