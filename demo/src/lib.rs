@@ -8,6 +8,7 @@ pub mod app;
 pub mod camera;
 pub mod gfx;
 pub mod headless;
+pub mod logger;
 pub mod mesh;
 /// The overdraw heat-map: the user pipeline system of
 /// `examples/custom_system.rs`, compiled in here so the demo's *Overdraw*

@@ -44,7 +44,7 @@ struct Args {
     /// Frame height in pixels.
     #[arg(long)]
     height: Option<u32>,
-    /// Worker threads (0 = one per CPU).
+    /// Worker threads (0 = FERROPIPE_NUM_THREADS, else one per CPU).
     #[arg(long, default_value_t = 0)]
     threads: usize,
     /// 4x multisampling.
@@ -105,6 +105,7 @@ fn display_missing() -> Option<&'static str> {
 }
 
 fn main() {
+    demo::logger::init();
     let args = Args::parse();
     let mut settings = RenderSettings {
         threads: args.threads,

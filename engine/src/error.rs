@@ -36,6 +36,15 @@ pub enum Error {
     #[error("{call}: out of memory allocating {bytes} bytes")]
     OutOfMemory { call: &'static str, bytes: u64 },
 
+    /// The context is lost, as a GPU context is after its driver's timeout
+    /// detection and recovery: a flush or `launch_grid` ran past the
+    /// context's work budget ([`crate::Context::set_work_budget`]).  Every
+    /// later call on that context returns this error; the host drops the
+    /// context and creates a new one.  Other contexts of the screen, and
+    /// resources the lost work was not writing, are unaffected.
+    #[error("{call}: device lost: {reason}")]
+    DeviceLost { call: &'static str, reason: String },
+
     /// A shader failed to compile or uses something not supported.
     #[error("{call}: shader: {source}")]
     Shader {

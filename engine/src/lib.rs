@@ -28,7 +28,7 @@ pub use context::{
     Handle, ImageView, IndexBuffer, MAX_SO_OUTPUTS, MAX_SO_STRIDE, QueryHandle, QueryObject,
     QueryResult, RasterizerHandle, SO_APPEND, SamplerHandle, SamplerViewHandle, ShaderBuffer,
     ShaderCode, ShaderState, StreamOutputTargetHandle, SurfaceHandle, Transfer, TransferMapping,
-    VertexBuffer, VertexElementsHandle, VsHandle, check_stream_output, stage_index,
+    VertexBuffer, VertexElementsHandle, VsHandle, WorkBudget, check_stream_output, stage_index,
 };
 /// GLOBAL addresses of `set_global_binding` (docs/shaders.md "Compute").
 pub use context::{

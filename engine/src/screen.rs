@@ -28,13 +28,82 @@ use crate::error::{Error, Result};
 #[derive(Clone, Default)]
 pub struct ScreenConfig {
     /// Worker threads for the tile-parallel back end and the parallel front
-    /// end; 0 means "number of CPUs".  Ignored when `executor` is given.
+    /// end; 0 means `FERROPIPE_NUM_THREADS` if set (llvmpipe's
+    /// `LP_NUM_THREADS`), else the number of CPUs.  Ignored when
+    /// `executor` is given.
     pub threads: usize,
     /// A host-provided executor (the host owns the threads).
     pub executor: Option<ExecutorRef>,
     /// Largest single resource in bytes `can_create_resource` accepts;
     /// `None` means [`DEFAULT_MAX_RESOURCE_BYTES`].
     pub max_resource_bytes: Option<usize>,
+    /// The validation layer for embedders: each draw that cannot produce
+    /// anything, or reads something unbound, logs one `log::warn!` naming
+    /// the draw and the cause (`context/lint.rs`).  Also switched on by
+    /// `FERROPIPE_DEBUG=validate`.  Never changes rendering.
+    pub validate: bool,
+}
+
+/// The environment variable that sets the worker count when
+/// [`ScreenConfig::threads`] is 0, as llvmpipe's `LP_NUM_THREADS` does.
+pub const NUM_THREADS_ENV: &str = "FERROPIPE_NUM_THREADS";
+
+/// The largest worker count [`NUM_THREADS_ENV`] accepts (llvmpipe's
+/// `LP_MAX_THREADS` is 32; hosts with more cores than this pass
+/// [`ScreenConfig::threads`] instead).
+pub const MAX_ENV_THREADS: usize = 1024;
+
+/// The environment variable of debug options, a comma-separated list
+/// (Mesa's `LP_DEBUG` / `GALLIUM_DEBUG` style); `validate` switches on
+/// [`ScreenConfig::validate`].
+pub const DEBUG_ENV: &str = "FERROPIPE_DEBUG";
+
+/// Parses a [`NUM_THREADS_ENV`] value: a whole number in
+/// `1..=MAX_ENV_THREADS`, surrounding spaces allowed.  The error says what
+/// was wrong, for the warning [`Screen::new`] logs.
+pub fn parse_num_threads(value: &str) -> std::result::Result<usize, String> {
+    let v = value.trim();
+    match v.parse::<usize>() {
+        Ok(n) if (1..=MAX_ENV_THREADS).contains(&n) => Ok(n),
+        Ok(n) => Err(format!(
+            "{NUM_THREADS_ENV}={n} is out of range 1..={MAX_ENV_THREADS}"
+        )),
+        Err(_) => Err(format!(
+            "{NUM_THREADS_ENV}={value:?} is not a whole number of threads"
+        )),
+    }
+}
+
+/// Whether a [`DEBUG_ENV`] value asks for `option`.
+pub fn debug_option_set(value: &str, option: &str) -> bool {
+    value
+        .split([',', ' ', ':'])
+        .any(|o| o.trim().eq_ignore_ascii_case(option))
+}
+
+/// The worker count for `ScreenConfig::threads == 0`: the environment's,
+/// or (unset, or unusable with a warning) one per CPU.
+fn default_threads() -> usize {
+    let cpus = || {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    };
+    match std::env::var(NUM_THREADS_ENV) {
+        Err(std::env::VarError::NotPresent) => cpus(),
+        Err(std::env::VarError::NotUnicode(v)) => {
+            let n = cpus();
+            log::warn!(
+                "{NUM_THREADS_ENV}={v:?} is not valid text; using {n} threads (one per CPU)"
+            );
+            n
+        }
+        Ok(v) => parse_num_threads(&v).unwrap_or_else(|e| {
+            let n = cpus();
+            log::warn!("{e}; using {n} threads (one per CPU)");
+            n
+        }),
+    }
 }
 
 /// Default limit on one resource's storage: 4 GiB (a 16384² RGBA32F texture
@@ -60,6 +129,8 @@ pub(crate) struct ScreenShared {
     next_id: AtomicU64,
     creates_since_sweep: AtomicU64,
     epoch: Instant,
+    /// [`ScreenConfig::validate`] or `FERROPIPE_DEBUG=validate`.
+    pub(crate) validate: bool,
 }
 
 /// `pipe_screen`.
@@ -114,9 +185,7 @@ impl Screen {
             Some(e) => e,
             None => {
                 let threads = if config.threads == 0 {
-                    std::thread::available_parallelism()
-                        .map(|n| n.get())
-                        .unwrap_or(1)
+                    default_threads()
                 } else {
                     config.threads
                 };
@@ -136,6 +205,8 @@ impl Screen {
                 next_id: AtomicU64::new(1),
                 creates_since_sweep: AtomicU64::new(0),
                 epoch: Instant::now(),
+                validate: config.validate
+                    || std::env::var(DEBUG_ENV).is_ok_and(|v| debug_option_set(&v, "validate")),
             }),
         })
     }
@@ -153,6 +224,11 @@ impl Screen {
     /// `get_device_vendor`: the CPU does the work.
     pub fn get_device_vendor(&self) -> &'static str {
         "CPU"
+    }
+
+    /// Whether the validation layer is on ([`ScreenConfig::validate`]).
+    pub fn validates(&self) -> bool {
+        self.shared.validate
     }
 
     /// Worker threads the screen renders with.
@@ -374,6 +450,32 @@ mod tests {
             ..Default::default()
         })
         .unwrap()
+    }
+
+    /// `FERROPIPE_NUM_THREADS`: whole numbers in range are taken, anything
+    /// else is an error message naming the variable (Screen::new logs it
+    /// as a warning and uses one thread per CPU), never a panic.
+    #[test]
+    fn num_threads_values_parse_or_say_why_not() {
+        assert_eq!(parse_num_threads("4"), Ok(4));
+        assert_eq!(parse_num_threads(" 1 \n"), Ok(1));
+        assert_eq!(parse_num_threads("1024"), Ok(MAX_ENV_THREADS));
+        for bad in [
+            "0",
+            "1025",
+            "-2",
+            "four",
+            "",
+            "2.5",
+            "99999999999999999999999",
+        ] {
+            let e = parse_num_threads(bad).unwrap_err();
+            assert!(e.contains(NUM_THREADS_ENV), "{bad}: {e}");
+        }
+        assert!(debug_option_set("validate", "validate"));
+        assert!(debug_option_set("perf,Validate", "validate"));
+        assert!(!debug_option_set("novalidate", "validate"));
+        assert!(!debug_option_set("", "validate"));
     }
 
     #[test]

@@ -75,6 +75,10 @@ pub struct ComputeDispatch {
     /// Words of workgroup memory per workgroup (the shader's plus
     /// `req_local_mem` and `variable_shared_mem`).
     pub shared_words: usize,
+    /// The launch's [`crate::budget::WorkBudget`] deadline: no workgroup
+    /// starts after it (work units are checked by the façade before the
+    /// launch, where they are known exactly).
+    pub deadline: Option<std::time::Instant>,
 }
 
 /// What the last launch reported.
@@ -84,6 +88,8 @@ pub struct ComputeOutcome {
     /// invocations (non-uniform control flow, which WGSL forbids and naga
     /// 30 does not catch): the kernel's results are undefined.
     pub divergent_barrier: bool,
+    /// The deadline passed: workgroups after that safe point did not run.
+    pub timed_out: bool,
 }
 
 /// The schedule a launch runs.
@@ -153,11 +159,20 @@ pub fn run_grid(exec: &dyn crate::pool::Executor, d: &ComputeDispatch) -> Comput
     let per_job = total.div_ceil(jobs);
     let size = d.shader.info().workgroup_size;
     let diverged = AtomicBool::new(false);
+    let timed_out = AtomicBool::new(false);
     exec.for_each(jobs as usize, &|j| {
         ferropipe_profiling::scope!("compute job");
         let shared: Vec<AtomicU32> = (0..d.shared_words).map(|_| AtomicU32::new(0)).collect();
         let first = j as u64 * per_job;
         for wg in first..(first + per_job).min(total) {
+            if let Some(deadline) = d.deadline
+                && (timed_out.load(std::sync::atomic::Ordering::Relaxed)
+                    || std::time::Instant::now() >= deadline)
+            {
+                // Between workgroups: a safe point.
+                timed_out.store(true, std::sync::atomic::Ordering::Relaxed);
+                break;
+            }
             let id = [
                 (wg % u64::from(gx)) as u32,
                 (wg / u64::from(gx) % u64::from(gy)) as u32,
@@ -195,5 +210,6 @@ pub fn run_grid(exec: &dyn crate::pool::Executor, d: &ComputeDispatch) -> Comput
     });
     ComputeOutcome {
         divergent_barrier: diverged.into_inner(),
+        timed_out: timed_out.into_inner(),
     }
 }

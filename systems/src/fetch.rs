@@ -271,7 +271,16 @@ pub fn restart_runs(
 ) -> u32 {
     let mut run_start = 0u32;
     let mut restarts = 0u32;
-    for e in 0..count {
+    // Elements past the buffer's end all read index 0: scan only the ones
+    // inside it, then treat the tail at once, so a count of 2^32 - 1 over
+    // a 12-byte buffer costs three reads, not four billion.
+    let inside = (bytes.len() as u64)
+        .saturating_sub(offset as u64)
+        .checked_div(size as u64)
+        .unwrap_or(0)
+        .saturating_sub(start as u64)
+        .min(count as u64) as u32;
+    for e in 0..inside {
         let idx = read_index(bytes, offset, size, start as u64 + e as u64);
         if idx == restart_index {
             if e > run_start {
@@ -280,6 +289,13 @@ pub fn restart_runs(
             run_start = e + 1;
             restarts += 1;
         }
+    }
+    if restart_index == 0 && count > inside {
+        if inside > run_start {
+            out.push((run_start, inside - run_start));
+        }
+        restarts += count - inside;
+        run_start = count;
     }
     if count > run_start {
         out.push((run_start, count - run_start));
@@ -1081,6 +1097,57 @@ mod tests {
         // Out-of-bounds indices read as zero, never panic.
         assert_eq!(read_index(&idx, 0, 4, 1000), 0);
         assert_eq!(read_index(&idx, u32::MAX, 4, u64::MAX / 8), 0);
+    }
+
+    /// The tail past the buffer is handled at once, exactly as reading
+    /// each of its zero indices would, and a huge count stays cheap.
+    #[test]
+    fn restart_runs_past_the_buffer_match_the_element_walk() {
+        let idx: Vec<u8> = [0u16, 1, 0, 2, 3]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        for (offset, start, count, restart) in [
+            (0, 0, 9, 0),
+            (0, 0, 9, 3),
+            (2, 1, 7, 0),
+            (0, 4, 3, 0),
+            (0, 9, 4, 0),
+            (0, 9, 4, 1),
+            (12, 0, 3, 0),
+            (1, 0, 6, 0),
+        ] {
+            let mut walk = Vec::new();
+            let mut restarts = 0;
+            let mut run_start = 0;
+            for e in 0..count {
+                if read_index(&idx, offset, 2, start as u64 + e as u64) == restart {
+                    if e > run_start {
+                        walk.push((run_start, e - run_start));
+                    }
+                    run_start = e + 1;
+                    restarts += 1;
+                }
+            }
+            if count > run_start {
+                walk.push((run_start, count - run_start));
+            }
+            let mut runs = Vec::new();
+            let n = restart_runs(&idx, offset, 2, start, count, restart, &mut runs);
+            assert_eq!(
+                (runs, n),
+                (walk, restarts),
+                "{offset} {start} {count} {restart}"
+            );
+        }
+        let mut runs = Vec::new();
+        let t = std::time::Instant::now();
+        assert_eq!(
+            restart_runs(&idx, 0, 2, 0, u32::MAX, 0, &mut runs),
+            u32::MAX - 3
+        );
+        assert_eq!(runs, vec![(1, 1), (3, 2)]);
+        assert!(t.elapsed().as_secs() < 1);
     }
 
     #[test]

@@ -43,6 +43,7 @@ use bevy_ecs::world::World;
 
 pub mod aa_stage;
 pub mod bin;
+pub mod budget;
 pub mod clip;
 pub mod compute;
 pub mod derived;
@@ -59,6 +60,7 @@ pub mod stream_out;
 #[cfg(test)]
 mod tests;
 
+pub use budget::{BudgetExceeded, WorkBudget};
 pub use scene::{PipelineCounters, PipelineExecutor, SceneExecution, execute_scene};
 
 /// The stages of the draw pipeline, in order.

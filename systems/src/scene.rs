@@ -24,6 +24,7 @@ use ferropipe_profiling::{Counter, CounterSet, Counts};
 
 use crate::PipelineSet;
 use crate::bin::{BinScratch, TileGrid, bin_clear, bin_prims, order_prims_by_tile};
+use crate::budget::{BudgetExceeded, BudgetMeter, WorkBudget};
 use crate::clip::{ClipCounters, ClipScratch, clip_segment};
 use crate::derived::DerivedState;
 use crate::fetch::{
@@ -151,6 +152,8 @@ pub struct SceneExecution {
     tile_seen: Vec<u8>,
     /// Per-command counters of the scene.
     pub counters: Vec<DrawCounters>,
+    /// The flush's [`WorkBudget`] as it is spent (budget.rs).
+    pub meter: BudgetMeter,
     planner: Planner,
     /// Spare jobs and binned buffers, reused across waves and scenes.
     spare_jobs: Vec<FrontJob>,
@@ -296,6 +299,7 @@ fn plan_job(
     locks: &LockSet<'_>,
     planner: &mut Planner,
     counters: &mut [DrawCounters],
+    meter: &mut BudgetMeter,
     job: &mut FrontJob,
 ) -> bool {
     let mut prims_in_job = 0u32;
@@ -328,6 +332,11 @@ fn plan_job(
                     let c = &mut counters[ci];
                     c.ia_vertices += elems * info.instance_count as u64;
                     c.ia_primitives += prims * info.instance_count as u64;
+                    if prims == 0 {
+                        // Nothing to assemble in any instance: do not walk
+                        // 2^32 - 1 empty instances.
+                        planner.instance = info.instance_count;
+                    }
                 }
                 while planner.instance < info.instance_count {
                     while planner.run < planner.runs.len() {
@@ -353,6 +362,12 @@ fn plan_job(
                             } else {
                                 (total - planner.prim).min(room)
                             };
+                            if !meter.charge(u64::from(take)) {
+                                // Over budget: nothing more is planned, and
+                                // nothing was allocated for this part.
+                                planner.command = scene.commands.len();
+                                return !job.parts.is_empty();
+                            }
                             job.parts.push(JobPart {
                                 command: ci as u32,
                                 state: *state,
@@ -433,7 +448,8 @@ pub fn fetch_vertices(
         let locks = LockSet::acquire(resources.iter().map(|r| (r, false)));
         // Plan the wave.
         let wave_jobs = (pool.0.threads() * 2).max(4);
-        while exec.wave.len() < wave_jobs && !exec.planned_all {
+        exec.meter.out_of_time();
+        while exec.wave.len() < wave_jobs && !exec.planned_all && exec.meter.exceeded().is_none() {
             let mut job = exec.spare_jobs.pop().unwrap_or_default();
             job.reset();
             if plan_job(
@@ -442,6 +458,7 @@ pub fn fetch_vertices(
                 &locks,
                 &mut exec.planner,
                 &mut exec.counters,
+                &mut exec.meter,
                 &mut job,
             ) {
                 exec.wave.push(job);
@@ -451,6 +468,11 @@ pub fn fetch_vertices(
             if exec.planner.command >= scene.commands.len() {
                 exec.planned_all = true;
             }
+        }
+        if exec.meter.exceeded().is_some() {
+            // A lost flush: this wave does not run either.
+            exec.planned_all = true;
+            exec.spare_jobs.extend(exec.wave.drain(..));
         }
         let states = &exec.states;
         let scene = &*scene;
@@ -769,8 +791,12 @@ pub fn rasterize_tiles(
             .map(std::sync::Mutex::new)
             .collect();
         let pool_scratch = exec.scratch.clone();
+        let meter = &exec.meter;
         pool.0.for_each(n, &|t| {
             ferropipe_profiling::scope!("rasterize_tile");
+            if meter.out_of_time() {
+                return; // a safe point: tiles own disjoint pixels
+            }
             let mut scratch: TileScratch = pool_scratch.take();
             let mut slot = slots[t].lock().unwrap_or_else(|e| e.into_inner());
             let (stats, totals) = &mut *slot;
@@ -831,10 +857,14 @@ pub fn reduce_merge_counts(mut exec: ResMut<SceneExecution>, counters: Res<Pipel
 /// commands whose samples an active query counts.  Counters end up in
 /// `RecordedScene::counters` (per command, for queries) and in
 /// [`PipelineCounters`] (per flush, for the driver queries and overlay).
-pub fn execute_scene(world: &mut World, counted: &[bool]) {
+///
+/// With a [`WorkBudget`] in the world, the scene stops at the first safe
+/// point past it (before a wave, a tile pass or a tile) and the error says
+/// why; the caller treats the context as lost (budget.rs).
+pub fn execute_scene(world: &mut World, counted: &[bool]) -> Result<(), BudgetExceeded> {
     ferropipe_profiling::scope!("execute_scene");
     if world.resource::<RecordedScene>().is_empty() {
-        return;
+        return Ok(());
     }
     let draws = {
         let scene = world.resource::<RecordedScene>();
@@ -844,24 +874,40 @@ pub fn execute_scene(world: &mut World, counted: &[bool]) {
             .filter(|c| matches!(c, Command::Draw { .. }))
             .count() as u64
     };
+    let work = world
+        .get_resource::<WorkBudget>()
+        .copied()
+        .unwrap_or_default();
     world.resource_scope(|world, mut exec: Mut<SceneExecution>| {
         let scene = world.resource::<RecordedScene>();
         begin_scene(scene, &mut exec, counted);
+        exec.meter = BudgetMeter::start(work);
     });
     let budget = world
         .get_resource::<SceneBinBudget>()
         .map_or(SCENE_BIN_BUDGET, |b| b.0);
     let mut passes = 0u32;
+    let mut lost: Option<BudgetExceeded>;
     loop {
         world.run_schedule(crate::FrontEnd);
-        passes += run_full_passes(world, budget);
+        lost = world.resource::<SceneExecution>().meter.exceeded();
+        if lost.is_some() {
+            break;
+        }
+        match run_full_passes(world, budget) {
+            Ok(n) => passes += n,
+            Err(e) => {
+                lost = Some(e);
+                break;
+            }
+        }
         let (done, left) = {
             let e = world.resource::<SceneExecution>();
             (e.front_done(), !e.binned.is_empty())
         };
         if done {
             if left || passes == 0 {
-                world.run_schedule(crate::BackEnd);
+                lost = run_back_end(world).err();
             }
             break;
         }
@@ -876,9 +922,39 @@ pub fn execute_scene(world: &mut World, counted: &[bool]) {
         }
         let mut scene = world.resource_mut::<RecordedScene>();
         scene.counters = std::mem::take(&mut exec.counters);
+        if lost.is_some() {
+            let exec = &mut *exec;
+            exec.spare_jobs.extend(exec.wave.drain(..));
+            exec.spare_binned.extend(exec.binned.drain(..));
+            exec.binned_bytes = 0;
+        }
         end_scene(&mut exec);
     });
     world.resource::<PipelineCounters>().0.commit(&scene_counts);
+    lost.map_or(Ok(()), Err)
+}
+
+/// Charges the binned entries about to run to the work budget (one unit
+/// per bin entry) and runs the back end on them, unless that spends the
+/// budget: the check comes before the pass, so a lost flush never starts
+/// a pass it cannot finish.
+fn run_back_end(world: &mut World) -> Result<(), BudgetExceeded> {
+    {
+        let mut e = world.resource_mut::<SceneExecution>();
+        let e = &mut *e;
+        let entries = e.binned.iter().map(|b| b.bins.entries.len() as u64);
+        e.meter.charge(entries.sum());
+        e.meter.out_of_time();
+        if let Some(lost) = e.meter.exceeded() {
+            return Err(lost);
+        }
+    }
+    world.run_schedule(crate::BackEnd);
+    world
+        .resource::<SceneExecution>()
+        .meter
+        .exceeded()
+        .map_or(Ok(()), Err)
 }
 
 /// While the binned jobs reach `budget`, runs the back end on the shortest
@@ -886,13 +962,13 @@ pub fn execute_scene(world: &mut World, counted: &[bool]) {
 /// job, not at the end of a wave (whose size depends on the thread count),
 /// makes the tile passes, and so what they count, the same for any thread
 /// count.  Returns how many passes ran.
-fn run_full_passes(world: &mut World, budget: usize) -> u32 {
+fn run_full_passes(world: &mut World, budget: usize) -> Result<u32, BudgetExceeded> {
     let mut passes = 0;
     loop {
         let rest = {
             let mut e = world.resource_mut::<SceneExecution>();
             if e.binned.is_empty() || e.binned_bytes < budget {
-                return passes;
+                return Ok(passes);
             }
             let mut sum = 0;
             let mut cut = e.binned.len();
@@ -906,9 +982,15 @@ fn run_full_passes(world: &mut World, budget: usize) -> u32 {
             e.binned_bytes = sum;
             e.binned.split_off(cut)
         };
-        world.run_schedule(crate::BackEnd);
+        let ran = run_back_end(world);
         passes += 1;
         let mut e = world.resource_mut::<SceneExecution>();
+        if let Err(lost) = ran {
+            // The unrun prefix and the rest go back together, to be
+            // recycled by the caller.
+            e.binned.extend(rest);
+            return Err(lost);
+        }
         e.binned_bytes = rest.iter().map(binned_size).sum();
         e.binned = rest;
     }

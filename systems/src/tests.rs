@@ -231,7 +231,7 @@ pub fn run(
         }
     }
     let n = world.resource::<RecordedScene>().commands.len();
-    crate::execute_scene(world, &vec![false; n]);
+    crate::execute_scene(world, &vec![false; n]).expect("no work budget is set");
 }
 
 /// Runs `cmds` against `fb` on a fresh pipeline with `threads` workers

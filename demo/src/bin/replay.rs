@@ -1,16 +1,22 @@
-//! `replay SCENE.json --out DIR [--threads N] [--time N]`: replays a
-//! `gallium-scene/1` recording on ferropipe and writes its outputs
-//! (`../shared/scenes/FORMAT.md`).
+//! `replay SCENE.json --out DIR [--threads N] [--time N] [--budget UNITS]
+//! [--budget-ms MS]`: replays a `gallium-scene/1` recording on ferropipe
+//! and writes its outputs (`../shared/scenes/FORMAT.md`).
 //!
 //! Exit status: 0 ok; 1 a query result differed from its `expect` (after
 //! writing every output); 2 malformed scene (the message names the call and
 //! field); 3 the scene needs something ferropipe does not implement yet
-//! (named); 4 the outputs could not be written.
+//! (named); 4 the outputs could not be written; 5 a flush or launch ran
+//! past the work budget and the context was lost.
+//!
+//! Warnings (the validation layer of `FERROPIPE_DEBUG=validate`, a bad
+//! `FERROPIPE_NUM_THREADS`) go to stderr as `warning: ...` lines.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::Parser;
+use ferropipe::WorkBudget;
 use ferropipe::scene::{ReplayOptions, Scene, replay_to_dir};
 
 #[derive(Parser)]
@@ -18,7 +24,10 @@ use ferropipe::scene::{ReplayOptions, Scene, replay_to_dir};
     name = "replay",
     about = "Replays a gallium-scene/1 file on ferropipe and writes its outputs",
     after_help = "Exit status: 0 ok, 1 a query differs from its `expect`, 2 malformed scene, \
-                  3 unsupported feature, 4 outputs could not be written."
+                  3 unsupported feature, 4 outputs could not be written, 5 work budget \
+                  exceeded (context lost).\n\nEnvironment: FERROPIPE_NUM_THREADS sets the \
+                  worker count when --threads is 0; FERROPIPE_DEBUG=validate warns about \
+                  draws that can produce nothing or read something unbound."
 )]
 struct Args {
     /// The scene file.
@@ -26,9 +35,19 @@ struct Args {
     /// Output directory (created if needed).
     #[arg(long)]
     out: PathBuf,
-    /// Worker threads (0 = one per CPU).
+    /// Worker threads (0 = FERROPIPE_NUM_THREADS, else one per CPU).
     #[arg(long, default_value_t = 0)]
     threads: usize,
+    /// Work units each flush or launch may spend (one per assembled
+    /// primitive, per 64x64-tile bin entry, per compute invocation); past
+    /// it the context is lost and replay exits 5.  Deterministic.
+    #[arg(long, value_name = "UNITS")]
+    budget: Option<u64>,
+    /// Wall-clock milliseconds each flush or launch may take, checked at
+    /// safe points (between waves, tiles and workgroups); past it the
+    /// context is lost and replay exits 5.
+    #[arg(long, value_name = "MS")]
+    budget_ms: Option<u64>,
     /// After the full replay, time N replays of the calls after
     /// `timing_begin` and write DIR/timing.json (median, runs).
     #[arg(long, default_value_t = 0, value_name = "N")]
@@ -39,6 +58,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
+    demo::logger::init();
     let args = match Args::try_parse() {
         Ok(a) => a,
         Err(e) => {
@@ -54,6 +74,10 @@ fn main() -> ExitCode {
                 threads: args.threads,
                 time_runs: args.time,
                 progress: !args.quiet,
+                budget: WorkBudget {
+                    units: args.budget,
+                    time: args.budget_ms.map(Duration::from_millis),
+                },
             },
         )
     });

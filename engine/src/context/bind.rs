@@ -89,6 +89,7 @@ impl Context {
     /// stencil format and `PIPE_BIND_DEPTH_STENCIL` (screen.rst).  Executes
     /// recorded work first when the framebuffer changes.
     pub fn set_framebuffer_state(&mut self, fb: &FramebufferTemplate) -> Result<()> {
+        self.alive("set_framebuffer_state")?;
         const CALL: &str = "set_framebuffer_state";
         if fb.cbufs.len() > MAX_COLOR_BUFS {
             return Err(Error::invalid(
@@ -175,6 +176,7 @@ impl Context {
 
     /// `set_vertex_buffers`: slots `start_slot..start_slot + buffers.len()`.
     pub fn set_vertex_buffers(&mut self, start_slot: u32, buffers: &[VertexBuffer]) -> Result<()> {
+        self.alive("set_vertex_buffers")?;
         const CALL: &str = "set_vertex_buffers";
         slot_range(
             CALL,
@@ -213,6 +215,7 @@ impl Context {
 
     /// `set_index_buffer`; `None` unbinds.
     pub fn set_index_buffer(&mut self, ib: Option<IndexBuffer>) -> Result<()> {
+        self.alive("set_index_buffer")?;
         const CALL: &str = "set_index_buffer";
         let binding = match ib {
             Some(ib) => {
@@ -245,6 +248,7 @@ impl Context {
         index: u32,
         cb: Option<ConstantBuffer>,
     ) -> Result<()> {
+        self.alive("set_constant_buffer")?;
         const CALL: &str = "set_constant_buffer";
         let stage = resolve_stage(CALL, shader)?;
         slot_range(CALL, "index", index, 1, MAX_CONSTANT_BUFFERS)?;
@@ -303,6 +307,7 @@ impl Context {
         start_slot: u32,
         views: &[Option<SamplerViewHandle>],
     ) -> Result<()> {
+        self.alive("set_sampler_views")?;
         const CALL: &str = "set_sampler_views";
         let stage = resolve_stage(CALL, shader)?;
         slot_range(
@@ -328,6 +333,7 @@ impl Context {
 
     /// `set_blend_color`.
     pub fn set_blend_color(&mut self, color: &BlendColor) -> Result<()> {
+        self.alive("set_blend_color")?;
         if color.color.iter().any(|c| c.is_nan()) {
             return Err(Error::invalid("set_blend_color", "color", "NaN component"));
         }
@@ -337,18 +343,21 @@ impl Context {
 
     /// `set_stencil_ref`.
     pub fn set_stencil_ref(&mut self, stencil_ref: StencilRef) -> Result<()> {
+        self.alive("set_stencil_ref")?;
         self.bound_mut().stencil_ref = stencil_ref;
         Ok(())
     }
 
     /// `set_sample_mask`.
     pub fn set_sample_mask(&mut self, sample_mask: u32) -> Result<()> {
+        self.alive("set_sample_mask")?;
         self.bound_mut().sample_mask = sample_mask;
         Ok(())
     }
 
     /// `set_min_samples` (at least 1).
     pub fn set_min_samples(&mut self, min_samples: u32) -> Result<()> {
+        self.alive("set_min_samples")?;
         if min_samples == 0 || min_samples > 32 {
             return Err(Error::invalid(
                 "set_min_samples",
@@ -362,6 +371,7 @@ impl Context {
 
     /// `set_clip_state`: the user clip planes.
     pub fn set_clip_state(&mut self, clip: &ClipState) -> Result<()> {
+        self.alive("set_clip_state")?;
         if clip.ucp.iter().flatten().any(|v| !v.is_finite()) {
             return Err(Error::invalid(
                 "set_clip_state",
@@ -375,6 +385,7 @@ impl Context {
 
     /// `set_polygon_stipple`.
     pub fn set_polygon_stipple(&mut self, stipple: &PolyStipple) -> Result<()> {
+        self.alive("set_polygon_stipple")?;
         self.bound_mut().poly_stipple = *stipple;
         Ok(())
     }
@@ -382,6 +393,7 @@ impl Context {
     /// `set_scissor_states`: slots `start_slot..`.  A scissor whose max is
     /// not above its min is empty (nothing passes).
     pub fn set_scissor_states(&mut self, start_slot: u32, scissors: &[ScissorState]) -> Result<()> {
+        self.alive("set_scissor_states")?;
         const CALL: &str = "set_scissor_states";
         slot_range(
             CALL,
@@ -401,6 +413,7 @@ impl Context {
         start_slot: u32,
         viewports: &[ViewportState],
     ) -> Result<()> {
+        self.alive("set_viewport_states")?;
         const CALL: &str = "set_viewport_states";
         slot_range(
             CALL,
@@ -423,6 +436,7 @@ impl Context {
     /// the state of `timing_begin` this way).  Executes recorded work first
     /// when the framebuffer differs, as `set_framebuffer_state` does.
     pub fn restore_bound_state(&mut self, state: BoundState) -> Result<()> {
+        self.alive("restore_bound_state")?;
         if !self.bound().framebuffer.same_as(&state.framebuffer) {
             self.flush_recorded()?;
         }

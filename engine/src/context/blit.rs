@@ -1126,6 +1126,7 @@ impl Context {
     /// (module docs).  With `render_condition_enable` it obeys
     /// `render_condition`.
     pub fn blit(&mut self, info: &BlitInfo<'_>) -> Result<()> {
+        self.alive("blit")?;
         let Some(plan) = Plan::new(info)? else {
             return Ok(());
         };

@@ -114,6 +114,7 @@ impl Context {
         depth: f64,
         stencil: u32,
     ) -> Result<()> {
+        self.alive("clear")?;
         const CALL: &str = "clear";
         if depth.is_nan() {
             return Err(Error::invalid(CALL, "depth", "NaN"));
@@ -157,6 +158,7 @@ impl Context {
         height: u32,
         render_condition_enabled: bool,
     ) -> Result<()> {
+        self.alive("clear_render_target")?;
         const CALL: &str = "clear_render_target";
         let s = self.get(CALL, "surface", surface)?.0.clone();
         if s.desc.format.desc().kind != FormatKind::Color {
@@ -192,6 +194,7 @@ impl Context {
         height: u32,
         render_condition_enabled: bool,
     ) -> Result<()> {
+        self.alive("clear_depth_stencil")?;
         const CALL: &str = "clear_depth_stencil";
         let s = self.get(CALL, "surface", surface)?.0.clone();
         if s.desc.format.desc().kind == FormatKind::Color {

@@ -238,6 +238,7 @@ impl Context {
     /// `create_compute_state`: compiles the kernel now, so every error and
     /// every construct ferropipe cannot run surfaces here.
     pub fn create_compute_state(&mut self, state: &ComputeState) -> Result<CsHandle> {
+        self.alive("create_compute_state")?;
         const CALL: &str = "create_compute_state";
         let (lang, code, entry) = state.code.parts();
         let shader = ferropipe_shader::compile_compute(lang, code, entry)
@@ -266,6 +267,7 @@ impl Context {
 
     /// `bind_compute_state`; `None` unbinds.
     pub fn bind_compute_state(&mut self, handle: Option<CsHandle>) -> Result<()> {
+        self.alive("bind_compute_state")?;
         let cso = match handle {
             Some(h) => Some(self.get("bind_compute_state", "handle", h)?.clone()),
             None => None,
@@ -277,6 +279,7 @@ impl Context {
     /// `delete_compute_state` (a bound state stays bound, as Gallium's
     /// reference counting keeps it).
     pub fn delete_compute_state(&mut self, handle: CsHandle) -> Result<()> {
+        self.alive("delete_compute_state")?;
         self.despawn("delete_compute_state", handle)
     }
 
@@ -330,6 +333,7 @@ impl Context {
         buffers: &[Option<ShaderBuffer>],
         writable_bitmask: u32,
     ) -> Result<()> {
+        self.alive("set_shader_buffers")?;
         let _ = writable_bitmask;
         let call = "set_shader_buffers";
         let stage = resolve_stage(call, shader)?;
@@ -374,6 +378,7 @@ impl Context {
         first: u32,
         resources: &[Option<&Resource>],
     ) -> Result<Vec<u64>> {
+        self.alive("set_global_binding")?;
         const CALL: &str = "set_global_binding";
         slot_range(
             CALL,
@@ -408,6 +413,7 @@ impl Context {
         start: u32,
         surfaces: &[Option<SurfaceHandle>],
     ) -> Result<()> {
+        self.alive("set_compute_resources")?;
         let _ = start;
         if surfaces.iter().any(Option::is_some) {
             return Err(Error::unsupported(
@@ -432,6 +438,7 @@ impl Context {
         start_slot: u32,
         images: &[Option<ImageView>],
     ) -> Result<()> {
+        self.alive("set_shader_images")?;
         let call = "set_shader_images";
         let stage = resolve_stage(call, shader)?;
         let bindings = check_slots(call, start_slot, images, MAX_SHADER_IMAGES, |v| {
@@ -453,6 +460,7 @@ impl Context {
     /// `launch_grid`: runs the bound kernel over the grid (see the module
     /// docs).  Every input is checked first; nothing runs on error.
     pub fn launch_grid(&mut self, info: &GridInfo) -> Result<()> {
+        self.alive("launch_grid")?;
         const CALL: &str = "launch_grid";
         let b = self.compute_bindings();
         let Some(cso) = b.shader.clone() else {
@@ -605,6 +613,26 @@ impl Context {
         if grid.contains(&0) {
             return Ok(());
         }
+        // invocations that run: full blocks, and last_block[d] in the
+        // last workgroup along d
+        let ran: u64 = (0..3)
+            .map(|k| {
+                let (g, b) = (u64::from(grid[k]), u64::from(info.block[k]));
+                match info.last_block[k] {
+                    0 => g * b,
+                    last => (g - 1) * b + u64::from(last),
+                }
+            })
+            .product();
+        // The work budget: units (one per invocation) are known exactly
+        // here, so an over-budget launch runs no workgroup at all.
+        let budget = self.work_budget();
+        if let Some(limit) = budget.units
+            && ran > limit
+        {
+            let e = ferropipe_systems::BudgetExceeded::Units { needed: ran, limit };
+            return Err(self.lose(CALL, e.to_string()));
+        }
         let b = self.compute_bindings();
         let dispatch = ComputeDispatch {
             shader: cso.shader.clone(),
@@ -617,21 +645,17 @@ impl Context {
             last_block: info.last_block,
             input: Arc::from(info.input),
             shared_words: local.div_ceil(4) as usize,
+            deadline: budget.time.map(|t| std::time::Instant::now() + t),
         };
         self.world.insert_resource(dispatch);
         self.world.run_schedule(ComputeGrid);
         self.world.remove_resource::<ComputeDispatch>();
-        // invocations that ran: full blocks, and last_block[d] in the
-        // last workgroup along d
-        let ran: u64 = (0..3)
-            .map(|k| {
-                let (g, b) = (u64::from(grid[k]), u64::from(info.block[k]));
-                match info.last_block[k] {
-                    0 => g * b,
-                    last => (g - 1) * b + u64::from(last),
-                }
-            })
-            .product();
+        if self.world.resource::<ComputeOutcome>().timed_out {
+            let e = ferropipe_systems::BudgetExceeded::Time {
+                limit: budget.time.unwrap_or_default(),
+            };
+            return Err(self.lose(CALL, e.to_string()));
+        }
         self.count_compute_invocations(ran);
         if self.world.resource::<ComputeOutcome>().divergent_barrier {
             return Err(Error::invalid(

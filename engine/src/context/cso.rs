@@ -59,6 +59,7 @@ pub(crate) fn slot_range(
 impl Context {
     /// `create_blend_state`.
     pub fn create_blend_state(&mut self, state: &BlendState) -> Result<BlendHandle> {
+        self.alive("create_blend_state")?;
         for rt in &state.rt {
             if rt.colormask > 0xf {
                 return Err(Error::invalid(
@@ -73,6 +74,7 @@ impl Context {
 
     /// `bind_blend_state`; `None` unbinds.
     pub fn bind_blend_state(&mut self, handle: Option<BlendHandle>) -> Result<()> {
+        self.alive("bind_blend_state")?;
         let state = match handle {
             Some(h) => Some(self.get("bind_blend_state", "handle", h)?.0.clone()),
             None => None,
@@ -83,6 +85,7 @@ impl Context {
 
     /// `delete_blend_state`.  A draw already recorded keeps its snapshot.
     pub fn delete_blend_state(&mut self, handle: BlendHandle) -> Result<()> {
+        self.alive("delete_blend_state")?;
         self.despawn("delete_blend_state", handle)
     }
 
@@ -91,6 +94,7 @@ impl Context {
         &mut self,
         state: &DepthStencilAlphaState,
     ) -> Result<DsaHandle> {
+        self.alive("create_depth_stencil_alpha_state")?;
         finite(
             "create_depth_stencil_alpha_state",
             &[
@@ -104,6 +108,7 @@ impl Context {
 
     /// `bind_depth_stencil_alpha_state`; `None` unbinds.
     pub fn bind_depth_stencil_alpha_state(&mut self, handle: Option<DsaHandle>) -> Result<()> {
+        self.alive("bind_depth_stencil_alpha_state")?;
         let state = match handle {
             Some(h) => Some(
                 self.get("bind_depth_stencil_alpha_state", "handle", h)?
@@ -118,11 +123,13 @@ impl Context {
 
     /// `delete_depth_stencil_alpha_state`.
     pub fn delete_depth_stencil_alpha_state(&mut self, handle: DsaHandle) -> Result<()> {
+        self.alive("delete_depth_stencil_alpha_state")?;
         self.despawn("delete_depth_stencil_alpha_state", handle)
     }
 
     /// `create_rasterizer_state`.
     pub fn create_rasterizer_state(&mut self, state: &RasterizerState) -> Result<RasterizerHandle> {
+        self.alive("create_rasterizer_state")?;
         const CALL: &str = "create_rasterizer_state";
         finite(
             CALL,
@@ -149,6 +156,7 @@ impl Context {
 
     /// `bind_rasterizer_state`; `None` unbinds.
     pub fn bind_rasterizer_state(&mut self, handle: Option<RasterizerHandle>) -> Result<()> {
+        self.alive("bind_rasterizer_state")?;
         let state = match handle {
             Some(h) => Some(self.get("bind_rasterizer_state", "handle", h)?.0.clone()),
             None => None,
@@ -159,11 +167,13 @@ impl Context {
 
     /// `delete_rasterizer_state`.
     pub fn delete_rasterizer_state(&mut self, handle: RasterizerHandle) -> Result<()> {
+        self.alive("delete_rasterizer_state")?;
         self.despawn("delete_rasterizer_state", handle)
     }
 
     /// `create_sampler_state`.
     pub fn create_sampler_state(&mut self, state: &SamplerState) -> Result<SamplerHandle> {
+        self.alive("create_sampler_state")?;
         const CALL: &str = "create_sampler_state";
         finite(
             CALL,
@@ -195,6 +205,7 @@ impl Context {
         start_slot: u32,
         samplers: &[Option<SamplerHandle>],
     ) -> Result<()> {
+        self.alive("bind_sampler_states")?;
         const CALL: &str = "bind_sampler_states";
         let stage = super::compute::resolve_stage(CALL, shader)?;
         slot_range(CALL, "start_slot", start_slot, samplers.len(), MAX_SAMPLERS)?;
@@ -214,6 +225,7 @@ impl Context {
 
     /// `delete_sampler_state`.
     pub fn delete_sampler_state(&mut self, handle: SamplerHandle) -> Result<()> {
+        self.alive("delete_sampler_state")?;
         self.despawn("delete_sampler_state", handle)
     }
 
@@ -224,6 +236,7 @@ impl Context {
         &mut self,
         elements: &[VertexElement],
     ) -> Result<VertexElementsHandle> {
+        self.alive("create_vertex_elements_state")?;
         const CALL: &str = "create_vertex_elements_state";
         if elements.len() > MAX_ATTRIBS {
             return Err(Error::invalid(
@@ -271,6 +284,7 @@ impl Context {
         &mut self,
         handle: Option<VertexElementsHandle>,
     ) -> Result<()> {
+        self.alive("bind_vertex_elements_state")?;
         let state = match handle {
             Some(h) => Some(
                 self.get("bind_vertex_elements_state", "handle", h)?
@@ -285,18 +299,21 @@ impl Context {
 
     /// `delete_vertex_elements_state`.
     pub fn delete_vertex_elements_state(&mut self, handle: VertexElementsHandle) -> Result<()> {
+        self.alive("delete_vertex_elements_state")?;
         self.despawn("delete_vertex_elements_state", handle)
     }
 
     /// `create_gs_state`: geometry shaders are not implemented
     /// (`PIPE_SHADER_CAP_MAX_INSTRUCTIONS` is 0 for the stage).
     pub fn create_gs_state(&mut self, state: &super::ShaderState) -> Result<()> {
+        self.alive("create_gs_state")?;
         let _ = state;
         Err(Error::unsupported("create_gs_state", "geometry shaders"))
     }
 
     /// `create_tcs_state`: tessellation is not implemented.
     pub fn create_tcs_state(&mut self, state: &super::ShaderState) -> Result<()> {
+        self.alive("create_tcs_state")?;
         let _ = state;
         Err(Error::unsupported(
             "create_tcs_state",
@@ -306,6 +323,7 @@ impl Context {
 
     /// `create_tes_state`: tessellation is not implemented.
     pub fn create_tes_state(&mut self, state: &super::ShaderState) -> Result<()> {
+        self.alive("create_tes_state")?;
         let _ = state;
         Err(Error::unsupported(
             "create_tes_state",

@@ -285,6 +285,11 @@ impl Context {
     /// `draw_vbo`: validates the draw and records it; nothing is rendered
     /// until the next flush or readback.
     pub fn draw_vbo(&mut self, info: &DrawInfo) -> Result<()> {
+        self.alive("draw_vbo")?;
+        let draw_index = self.validate.then(|| {
+            self.draws += 1;
+            self.draws - 1
+        });
         if info.indexed && !matches!(self.bound().index_buffer.index_size, 1 | 2 | 4) {
             return Err(Error::invalid(CALL, "indexed", "no index buffer bound"));
         }
@@ -309,6 +314,14 @@ impl Context {
         let capture = self.world.resource::<RecordedScene>().states[state as usize]
             .stream_output
             .clone();
+        if let Some(index) = draw_index {
+            let observable = capture.is_some() || self.any_query_active();
+            let block = &self.world.resource::<RecordedScene>().states[state as usize];
+            let causes = super::lint::lint_draw(info, block, observable);
+            if !causes.is_empty() {
+                log::warn!("ferropipe validate: draw {index}: {}", causes.join("; "));
+            }
+        }
         if let Some(so) = &capture {
             let mut rec = self.world.resource_mut::<DrawRecorder>();
             for t in so.targets.iter().flatten() {
@@ -344,6 +357,7 @@ impl Context {
         info: &DrawInfo,
         indirect: &DrawIndirectInfo,
     ) -> Result<()> {
+        self.alive("draw_vbo_indirect")?;
         let Some(target) = indirect.count_from_stream_output else {
             return self.draw_vbo(info);
         };
@@ -484,6 +498,7 @@ impl Context {
 
     /// `flush`: executes all recorded work and returns a fence.
     pub fn flush(&mut self) -> Result<Fence> {
+        self.alive("flush")?;
         self.flush_recorded()?;
         Ok(Fence { _private: () })
     }
@@ -497,7 +512,9 @@ impl Context {
             return Ok(());
         }
         let counted = self.counted_commands();
-        ferropipe_systems::execute_scene(&mut self.world, &counted);
+        if let Err(e) = ferropipe_systems::execute_scene(&mut self.world, &counted) {
+            return Err(self.lose("flush", e.to_string()));
+        }
         self.resolve_query_counts();
         self.world.resource_mut::<RecordedScene>().clear();
         let mut rec = self.world.resource_mut::<DrawRecorder>();

@@ -17,6 +17,7 @@ mod clear;
 mod compute;
 mod cso;
 mod draw;
+mod lint;
 mod query;
 mod shader;
 mod stream_output;
@@ -59,6 +60,7 @@ use ferropipe_components::view::SamplerViewRef;
 
 use crate::error::{Error, Result};
 use crate::screen::Screen;
+pub use ferropipe_systems::budget::WorkBudget;
 
 static NEXT_CONTEXT_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -256,6 +258,14 @@ pub struct Context {
     pub(crate) screen: Screen,
     pub(crate) id: u64,
     pub(crate) world: World,
+    /// Why the context was lost (a flush or launch past its work budget);
+    /// every call then fails with [`Error::DeviceLost`].
+    lost: Option<String>,
+    /// The screen's validation layer is on (lint.rs).
+    validate: bool,
+    /// `draw_vbo` calls so far, counted while validating: the index the
+    /// validation layer's warnings name.
+    draws: u64,
 }
 
 impl Screen {
@@ -274,6 +284,9 @@ impl Screen {
             screen: self.clone(),
             id: NEXT_CONTEXT_ID.fetch_add(1, Ordering::Relaxed),
             world,
+            lost: None,
+            validate: self.validates(),
+            draws: 0,
         })
     }
 }
@@ -364,6 +377,56 @@ impl Context {
     /// Removes a user resource.
     pub fn remove_resource<R: bevy_ecs::resource::Resource>(&mut self) -> Option<R> {
         self.world.remove_resource::<R>()
+    }
+
+    /// Bounds the work of every later flush and `launch_grid` on this
+    /// context (a GPU driver's timeout detection and recovery; what a unit
+    /// is and where the limits are checked: `ferropipe_systems::budget`).
+    /// Past either limit the work stops at the next safe point and the
+    /// context is lost: that call and every later one return
+    /// [`Error::DeviceLost`].  `WorkBudget::default()` is unbounded, as
+    /// Gallium is.
+    pub fn set_work_budget(&mut self, budget: WorkBudget) -> Result<()> {
+        self.alive("set_work_budget")?;
+        self.world.insert_resource(budget);
+        Ok(())
+    }
+
+    /// The budget [`Context::set_work_budget`] set.
+    pub fn work_budget(&self) -> WorkBudget {
+        self.world
+            .get_resource::<WorkBudget>()
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// Why the context was lost, if it was ([`Error::DeviceLost`]).
+    pub fn lost_reason(&self) -> Option<&str> {
+        self.lost.as_deref()
+    }
+
+    /// Every public call's first step: a lost context does nothing more.
+    pub(crate) fn alive(&self, call: &'static str) -> Result<()> {
+        match &self.lost {
+            None => Ok(()),
+            Some(reason) => Err(Error::DeviceLost {
+                call,
+                reason: reason.clone(),
+            }),
+        }
+    }
+
+    /// Marks the context lost: recorded work is dropped (its resource
+    /// references released) and the error to return is built.
+    pub(crate) fn lose(&mut self, call: &'static str, reason: String) -> Error {
+        self.world
+            .resource_mut::<ferropipe_components::batch::RecordedScene>()
+            .clear();
+        self.world.insert_resource(draw::DrawRecorder::default());
+        self.world
+            .remove_resource::<ferropipe_systems::compute::ComputeDispatch>();
+        self.lost = Some(reason.clone());
+        Error::DeviceLost { call, reason }
     }
 
     /// The state currently bound.

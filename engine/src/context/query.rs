@@ -176,6 +176,7 @@ fn predicate(t: QueryType, c: &DrawCounters) -> bool {
 impl Context {
     /// `create_query`.
     pub fn create_query(&mut self, query_type: QueryType, index: u32) -> Result<QueryHandle> {
+        self.alive("create_query")?;
         const CALL: &str = "create_query";
         match query_type {
             QueryType::PrimitivesEmitted
@@ -207,6 +208,7 @@ impl Context {
 
     /// `destroy_query`.
     pub fn destroy_query(&mut self, query: QueryHandle) -> Result<()> {
+        self.alive("destroy_query")?;
         self.despawn("destroy_query", query)?;
         let mut t = self.world.resource_mut::<QueryTracker>();
         t.live.retain(|&e| e != query.entity);
@@ -218,6 +220,7 @@ impl Context {
 
     /// `begin_query`: resets the result and starts counting.
     pub fn begin_query(&mut self, query: QueryHandle) -> Result<()> {
+        self.alive("begin_query")?;
         const CALL: &str = "begin_query";
         let qt = self.get(CALL, "query", query)?.query_type;
         match qt {
@@ -247,8 +250,20 @@ impl Context {
         Ok(())
     }
 
+    /// Whether a query is active now: a draw it counts has an effect even
+    /// when it writes no pixel (the validation layer, lint.rs).
+    pub(crate) fn any_query_active(&self) -> bool {
+        let live = &self.world.resource::<QueryTracker>().live;
+        live.iter().any(|&e| {
+            self.world
+                .get::<QueryObject>(e)
+                .is_some_and(|q| q.state.active)
+        })
+    }
+
     /// `end_query`.
     pub fn end_query(&mut self, query: QueryHandle) -> Result<()> {
+        self.alive("end_query")?;
         const CALL: &str = "end_query";
         let qt = self.get(CALL, "query", query)?.query_type;
         let begun = self.get(CALL, "query", query)?.state.active;
@@ -286,6 +301,7 @@ impl Context {
         query: QueryHandle,
         wait: bool,
     ) -> Result<Option<QueryResult>> {
+        self.alive("get_query_result")?;
         const CALL: &str = "get_query_result";
         let _ = wait;
         let q = self.get(CALL, "query", query)?;
@@ -335,6 +351,7 @@ impl Context {
         condition: bool,
         mode: RenderCondMode,
     ) -> Result<()> {
+        self.alive("render_condition")?;
         const CALL: &str = "render_condition";
         let cond = match query {
             Some(q) => {

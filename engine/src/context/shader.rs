@@ -164,6 +164,7 @@ impl Context {
     /// compiled to a lane program now, so every error (and every construct
     /// ferropipe cannot run) surfaces here, not at draw time.
     pub fn create_vs_state(&mut self, state: &ShaderState) -> Result<VsHandle> {
+        self.alive("create_vs_state")?;
         const CALL: &str = "create_vs_state";
         check_semantics(CALL, state)?;
         let (lang, code, entry) = state.code.parts();
@@ -178,6 +179,7 @@ impl Context {
 
     /// `create_fs_state` from WGSL or GLSL source (see `create_vs_state`).
     pub fn create_fs_state(&mut self, state: &ShaderState) -> Result<FsHandle> {
+        self.alive("create_fs_state")?;
         const CALL: &str = "create_fs_state";
         check_semantics(CALL, state)?;
         if !state.stream_output.output.is_empty() {
@@ -195,6 +197,7 @@ impl Context {
 
     /// A Rust-native vertex shader as a CSO (the zero-overhead path).
     pub fn create_vs_state_native(&mut self, shader: VertexShaderRef) -> Result<VsHandle> {
+        self.alive("create_vs_state_native")?;
         Ok(self.spawn(VertexShaderCso {
             shader,
             stream_output: None,
@@ -210,6 +213,7 @@ impl Context {
         shader: VertexShaderRef,
         stream_output: &StreamOutputInfo,
     ) -> Result<VsHandle> {
+        self.alive("create_vs_state_native_with_stream_output")?;
         const CALL: &str = "create_vs_state_native_with_stream_output";
         let stream_output = check_stream_output(CALL, stream_output, shader.info())?;
         Ok(self.spawn(VertexShaderCso {
@@ -220,11 +224,13 @@ impl Context {
 
     /// A Rust-native fragment shader as a CSO.
     pub fn create_fs_state_native(&mut self, shader: FragmentShaderRef) -> Result<FsHandle> {
+        self.alive("create_fs_state_native")?;
         Ok(self.spawn(FragmentShaderCso(shader)))
     }
 
     /// `bind_vs_state`; `None` unbinds.
     pub fn bind_vs_state(&mut self, handle: Option<VsHandle>) -> Result<()> {
+        self.alive("bind_vs_state")?;
         let (shader, so) = match handle {
             Some(h) => {
                 let cso = self.get("bind_vs_state", "handle", h)?;
@@ -240,6 +246,7 @@ impl Context {
 
     /// `bind_fs_state`; `None` unbinds.
     pub fn bind_fs_state(&mut self, handle: Option<FsHandle>) -> Result<()> {
+        self.alive("bind_fs_state")?;
         let shader = match handle {
             Some(h) => Some(self.get("bind_fs_state", "handle", h)?.0.clone()),
             None => None,
@@ -250,11 +257,13 @@ impl Context {
 
     /// `delete_vs_state`.
     pub fn delete_vs_state(&mut self, handle: VsHandle) -> Result<()> {
+        self.alive("delete_vs_state")?;
         self.despawn("delete_vs_state", handle)
     }
 
     /// `delete_fs_state`.
     pub fn delete_fs_state(&mut self, handle: FsHandle) -> Result<()> {
+        self.alive("delete_fs_state")?;
         self.despawn("delete_fs_state", handle)
     }
 }

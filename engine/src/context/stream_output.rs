@@ -45,6 +45,7 @@ impl Context {
         buffer_offset: u32,
         buffer_size: u32,
     ) -> Result<StreamOutputTargetHandle> {
+        self.alive("create_stream_output_target")?;
         const CALL: &str = "create_stream_output_target";
         let t = resource.template();
         if t.target != TextureTarget::Buffer {
@@ -85,6 +86,7 @@ impl Context {
     /// `stream_output_target_destroy`: releases the target (a binding and
     /// recorded draws keep theirs).
     pub fn stream_output_target_destroy(&mut self, target: StreamOutputTargetHandle) -> Result<()> {
+        self.alive("stream_output_target_destroy")?;
         self.despawn("stream_output_target_destroy", target)
     }
 
@@ -104,6 +106,7 @@ impl Context {
         targets: &[Option<StreamOutputTargetHandle>],
         offsets: &[u32],
     ) -> Result<()> {
+        self.alive("set_stream_output_targets")?;
         const CALL: &str = "set_stream_output_targets";
         if targets.len() > MAX_SO_BUFFERS {
             return Err(Error::invalid(
@@ -174,6 +177,7 @@ impl Context {
     /// recorded work executed): what a draw with
     /// `count_from_stream_output` divides by the vertex stride.
     pub fn stream_output_target_filled(&mut self, target: StreamOutputTargetHandle) -> Result<u32> {
+        self.alive("stream_output_target_filled")?;
         const CALL: &str = "stream_output_target_filled";
         self.get(CALL, "target", target)?;
         self.flush_captures()?;

@@ -316,6 +316,7 @@ impl Context {
         usage: TransferFlags,
         pbox: &PipeBox,
     ) -> Result<Transfer> {
+        self.alive("transfer_map")?;
         const CALL: &str = "transfer_map";
         let res = resource.shared();
         if !usage.intersects(TransferFlags::READ_WRITE) {
@@ -377,6 +378,7 @@ impl Context {
     /// writes `rel` — a box relative to the mapped box — back to the
     /// resource now.  Otherwise a no-op: unmap writes everything.
     pub fn transfer_flush_region(&mut self, transfer: &mut Transfer, rel: &PipeBox) -> Result<()> {
+        self.alive("transfer_flush_region")?;
         const CALL: &str = "transfer_flush_region";
         self.own(CALL, transfer)?;
         let b = &transfer.pbox;
@@ -410,6 +412,7 @@ impl Context {
     /// executing recorded work: how a host sees what draws wrote while the
     /// box stays mapped (GL: a fence wait on a persistent map).
     pub fn transfer_refresh(&mut self, transfer: &mut Transfer) -> Result<()> {
+        self.alive("transfer_refresh")?;
         const CALL: &str = "transfer_refresh";
         self.own(CALL, transfer)?;
         if !transfer.usage.contains(TransferFlags::PERSISTENT) {
@@ -427,6 +430,7 @@ impl Context {
     /// `transfer_unmap`: writes a `WRITE` transfer's staging bytes back
     /// (all of them, or nothing more with `FLUSH_EXPLICIT`) and releases it.
     pub fn transfer_unmap(&mut self, transfer: Transfer) -> Result<()> {
+        self.alive("transfer_unmap")?;
         const CALL: &str = "transfer_unmap";
         self.own(CALL, &transfer)?;
         if transfer.usage.contains(TransferFlags::WRITE)
@@ -452,6 +456,7 @@ impl Context {
     /// `buffer_subdata` (`transfer_inline_write` of a buffer): writes `data`
     /// at byte `offset`.
     pub fn buffer_subdata(&mut self, resource: &Resource, offset: u32, data: &[u8]) -> Result<()> {
+        self.alive("buffer_subdata")?;
         const CALL: &str = "buffer_subdata";
         let res = resource.shared();
         if res.templ.target != TextureTarget::Buffer {
@@ -488,6 +493,7 @@ impl Context {
         stride: usize,
         layer_stride: usize,
     ) -> Result<()> {
+        self.alive("texture_subdata")?;
         const CALL: &str = "texture_subdata";
         let res = resource.shared();
         let region = resolve_box(CALL, res, level, pbox)?;
@@ -549,6 +555,7 @@ impl Context {
         src_level: u32,
         src_box: &PipeBox,
     ) -> Result<()> {
+        self.alive("resource_copy_region")?;
         const CALL: &str = "resource_copy_region";
         let (d, s) = (dst.shared(), src.shared());
         let (dt, st) = (&d.templ, &s.templ);
@@ -651,6 +658,7 @@ impl Context {
     /// `texture_barrier`: makes rendering to bound surfaces visible to
     /// sampling.  ferropipe executes recorded work here.
     pub fn texture_barrier(&mut self) -> Result<()> {
+        self.alive("texture_barrier")?;
         self.flush_recorded()
     }
 
@@ -661,6 +669,7 @@ impl Context {
         &mut self,
         flags: ferropipe_components::enums::BarrierFlags,
     ) -> Result<()> {
+        self.alive("memory_barrier")?;
         let _ = flags;
         self.flush_recorded()
     }
@@ -674,6 +683,7 @@ impl Context {
         size: u32,
         value: &[u8],
     ) -> Result<()> {
+        self.alive("clear_buffer")?;
         const CALL: &str = "clear_buffer";
         let res = resource.shared();
         if res.templ.target != TextureTarget::Buffer {

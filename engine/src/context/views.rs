@@ -92,6 +92,7 @@ impl Context {
         resource: &Resource,
         desc: &SamplerViewDesc,
     ) -> Result<SamplerViewHandle> {
+        self.alive("create_sampler_view")?;
         const CALL: &str = "create_sampler_view";
         let t = resource.template();
         if t.target == TextureTarget::Buffer || desc.target == TextureTarget::Buffer {
@@ -176,6 +177,7 @@ impl Context {
     /// `sampler_view_destroy`: releases the view (bindings and recorded
     /// draws keep theirs).
     pub fn sampler_view_destroy(&mut self, view: SamplerViewHandle) -> Result<()> {
+        self.alive("sampler_view_destroy")?;
         self.despawn("sampler_view_destroy", view)
     }
 
@@ -188,6 +190,7 @@ impl Context {
         resource: &Resource,
         templ: &SurfaceTemplate,
     ) -> Result<SurfaceHandle> {
+        self.alive("create_surface")?;
         const CALL: &str = "create_surface";
         let t = resource.template();
         if t.target == TextureTarget::Buffer {
@@ -250,16 +253,19 @@ impl Context {
     /// `surface_destroy`: releases the surface (a bound framebuffer and
     /// recorded draws keep theirs).
     pub fn surface_destroy(&mut self, surface: SurfaceHandle) -> Result<()> {
+        self.alive("surface_destroy")?;
         self.despawn("surface_destroy", surface)
     }
 
     /// The surface behind a handle (for hosts and the replayer's outputs).
     pub fn surface(&self, surface: SurfaceHandle) -> Result<&Surface> {
+        self.alive("surface")?;
         Ok(&self.get("surface", "surface", surface)?.0)
     }
 
     /// The sampler view behind a handle.
     pub fn sampler_view(&self, view: SamplerViewHandle) -> Result<&SamplerView> {
+        self.alive("sampler_view")?;
         Ok(&self.get("sampler_view", "view", view)?.0)
     }
 }

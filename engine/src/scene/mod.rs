@@ -49,6 +49,10 @@ pub enum SceneError {
     /// Outputs could not be written (exit 4).
     #[error("i/o error: {0}")]
     Io(String),
+    /// The replay ran past its work budget ([`ReplayOptions::budget`]) and
+    /// the context was lost (exit 5): valid input, too much work.
+    #[error("device lost: {0}")]
+    DeviceLost(String),
 }
 
 impl SceneError {
@@ -58,6 +62,7 @@ impl SceneError {
             SceneError::Malformed(_) => 2,
             SceneError::Unsupported(_) => 3,
             SceneError::Io(_) => 4,
+            SceneError::DeviceLost(_) => 5,
         }
     }
 }
@@ -109,6 +114,9 @@ pub struct ReplayOptions {
     pub time_runs: usize,
     /// Print progress to stderr on long replays.
     pub progress: bool,
+    /// The context's work budget for every flush and launch
+    /// ([`crate::Context::set_work_budget`]; the default is unbounded).
+    pub budget: crate::WorkBudget,
 }
 
 /// `--time` results.
@@ -143,11 +151,24 @@ impl ReplayReport {
     }
 }
 
+/// A timed run's flush failing: a lost context (exit 5) or a feature
+/// ferropipe lacks (exit 3).
+fn flush_error(e: crate::Error) -> SceneError {
+    if matches!(e, crate::Error::DeviceLost { .. }) {
+        SceneError::DeviceLost(e.to_string())
+    } else {
+        SceneError::Unsupported(e.to_string())
+    }
+}
+
 /// Replays `scene` in memory: every call, then the outputs.  With
 /// `time_runs`, also the timed re-runs.
 pub fn replay(scene: &Scene, opts: &ReplayOptions) -> Result<ReplayReport, SceneError> {
     let mut r = Replayer::new(opts.threads)?;
     r.progress = opts.progress;
+    r.ctx
+        .set_work_budget(opts.budget)
+        .map_err(|e| SceneError::DeviceLost(e.to_string()))?;
     let work = scene.work_range();
     r.run(scene, 0..work.start, true)?;
     let snapshot = r.snapshot();
@@ -157,14 +178,10 @@ pub fn replay(scene: &Scene, opts: &ReplayOptions) -> Result<ReplayReport, Scene
         let mut runs = Vec::with_capacity(opts.time_runs);
         for k in 0..opts.time_runs {
             r.restore(snapshot.clone())?;
-            r.ctx
-                .flush()
-                .map_err(|e| SceneError::Unsupported(e.to_string()))?;
+            r.ctx.flush().map_err(flush_error)?;
             let t0 = Instant::now();
             r.run(scene, work.clone(), false)?;
-            r.ctx
-                .flush()
-                .map_err(|e| SceneError::Unsupported(e.to_string()))?;
+            r.ctx.flush().map_err(flush_error)?;
             runs.push(t0.elapsed().as_secs_f64() * 1000.0);
             if opts.progress && runs[k] > 1000.0 {
                 eprintln!(

@@ -43,7 +43,9 @@ enum Object {
 /// scene got wrong → exit 2.
 fn call_error(i: usize, op: &str, e: Error) -> SceneError {
     let msg = format!("call {i} ({op}): {e}");
-    if e.is_unsupported() || matches!(e, Error::OutOfMemory { .. }) {
+    if matches!(e, Error::DeviceLost { .. }) {
+        SceneError::DeviceLost(msg)
+    } else if e.is_unsupported() || matches!(e, Error::OutOfMemory { .. }) {
         SceneError::Unsupported(msg)
     } else {
         SceneError::Malformed(msg)

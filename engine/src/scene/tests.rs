@@ -264,6 +264,7 @@ fn clears_and_outputs() {
             threads: 1,
             time_runs: 3,
             progress: false,
+            ..Default::default()
         },
     )
     .unwrap();
