@@ -22,6 +22,7 @@ fn blend_scenes_match_llvmpipe_byte_for_byte() {
         tol: 0,
         max_frac: 0.0,
         depth_tol: 0.0,
+        bin_f32_tol: None,
     };
     let mut scenes: Vec<PathBuf> = std::fs::read_dir(dir())
         .expect("tests/scenes/blend_exact")
