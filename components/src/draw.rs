@@ -175,3 +175,34 @@ pub struct StreamOutputBinding {
     pub info: Arc<StreamOutputInfo>,
     pub targets: [Option<StreamOutputTargetRef>; MAX_SO_BUFFERS],
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `StreamOutputTarget` has a private member, so engine/tests/state_audit.rs
+    /// cannot destructure it; this does, without `..`: a new member fails to
+    /// compile here until docs/state-audit.md and state_audit.rs list it.
+    #[test]
+    fn stream_output_target_members_are_audited() {
+        use crate::resource::{PipeResource, ResourceLayout, ResourceStorage, ResourceTemplate};
+        let templ = ResourceTemplate::buffer(16, crate::enums::BindFlags::STREAM_OUTPUT);
+        let layout = ResourceLayout::new(&templ).unwrap();
+        let storage = ResourceStorage::new_zeroed(layout.size).unwrap();
+        let buffer = Arc::new(PipeResource {
+            id: 0,
+            templ,
+            layout,
+            storage,
+        });
+        let t = StreamOutputTarget::new(buffer, 4, 8);
+        let StreamOutputTarget {
+            buffer: _,
+            buffer_offset,
+            buffer_size,
+            filled,
+        } = &t;
+        assert_eq!((*buffer_offset, *buffer_size), (4, 8));
+        assert_eq!(filled.load(Ordering::Relaxed), 0);
+    }
+}

@@ -447,6 +447,16 @@ pub fn format_support(
             false,
         );
     }
+    if storage_sample_count != 0 && storage_sample_count != sample_count.max(1) {
+        // EQAA: fewer stored than rasterized samples.  The pipeline stores
+        // every sample it covers, one plane each.
+        return refuse(
+            format!(
+                "nr_storage_samples {storage_sample_count} below nr_samples {sample_count} (EQAA)"
+            ),
+            true,
+        );
+    }
     if sample_count > 1 {
         // 4x multisampled colour render targets (standard sample
         // positions, resolved by blit); multisampled depth/stencil and

@@ -18,7 +18,7 @@ use ferropipe_components::resource::{
 use ferropipe_systems::pool::{ExecutorRef, PoolExecutor};
 
 use ferropipe_components::caps::{Cap, CapF, ComputeCap, ShaderCap};
-use ferropipe_components::enums::{BindFlags, ShaderType, TextureTarget};
+use ferropipe_components::enums::{BindFlags, ResourceFlags, ShaderType, TextureTarget};
 use ferropipe_components::format::Format;
 
 use crate::caps;
@@ -289,6 +289,22 @@ impl Screen {
         templ: &ResourceTemplate,
     ) -> Result<ResourceLayout> {
         crate::validate::resource_template(call, templ)?;
+        // Sparse resources need `resource_commit` and unbacked pages
+        // (PIPE_CAP_SPARSE_BUFFER_PAGE_SIZE is 0); coherent mappings are
+        // refused at map time (PIPE_CAP_BUFFER_MAP_PERSISTENT_COHERENT is
+        // 0), so a resource promising them is refused here rather than
+        // behaving as a plain one.
+        for (flag, name) in [
+            (ResourceFlags::SPARSE, "PIPE_RESOURCE_FLAG_SPARSE"),
+            (
+                ResourceFlags::MAP_COHERENT,
+                "PIPE_RESOURCE_FLAG_MAP_COHERENT",
+            ),
+        ] {
+            if templ.flags.contains(flag) {
+                return Err(Error::unsupported(call, format!("flags: {name}")));
+            }
+        }
         // A buffer's format is not a texel format: buffer images take
         // theirs from the view (`set_shader_images` checks it).
         let bind = if templ.target == TextureTarget::Buffer {

@@ -599,8 +599,13 @@ impl DerivedState {
     }
 
     /// Whether the depth or stencil buffer is tested or written at all.
+    /// The depth bounds test reads the stored depth whether or not the
+    /// depth test is on (EXT_depth_bounds_test, Vulkan's
+    /// `depthBoundsTestEnable`), so it counts too.
     pub fn uses_depth_stencil(&self) -> bool {
-        self.merge.depth.is_some() || self.merge.stencil_enabled
+        self.merge.depth.is_some()
+            || self.merge.stencil_enabled
+            || self.merge.depth_bounds.is_some()
     }
 }
 

@@ -934,7 +934,9 @@ fn parse_rasterizer(st: &Obj) -> Result<RasterizerState, SceneError> {
         line_width: st.f32_or("line_width", d.line_width)?,
         line_smooth,
         line_stipple_enable: st.bool_or("line_stipple_enable", false)?,
-        line_stipple_pattern: st.u32_or("line_stipple_pattern", 0xffff)?.min(0xffff) as u16,
+        // `unsigned line_stipple_pattern:16` in p_state.h keeps the low 16
+        // bits (as the reference's `& 0xFFFF` does).
+        line_stipple_pattern: st.u32_or("line_stipple_pattern", 0xffff)? as u16,
         line_stipple_factor: small("line_stipple_factor", 255)? as u8,
         line_last_pixel: st.bool_or("line_last_pixel", false)?,
         line_rectangular: st.bool_or("line_rectangular", multisample || line_smooth)?,
