@@ -237,7 +237,10 @@ fn headless_turntable_of_a_gltf_model() {
             .filter(|p| (0..3).any(|c| p[c].abs_diff(bg[c]) > 8))
             .collect();
         assert!(distinct_colors(&px) >= 200, "frame {i}: too few colours");
-        let wood = model.iter().filter(|p| p[0] > p[2] + 20).count();
+        let wood = model
+            .iter()
+            .filter(|p| i32::from(p[0]) > i32::from(p[2]) + 20)
+            .count();
         assert!(
             wood * 5 > model.len() * 2,
             "frame {i}: {wood} of {} model pixels are wood-coloured",

@@ -274,7 +274,7 @@ fn window_shows_a_gltf_model() {
         total += 1;
         if (0..3).any(|c| p[c].abs_diff(bg[c]) > 8) {
             model += 1;
-            if p[0] > p[2] + 20 {
+            if i32::from(p[0]) > i32::from(p[2]) + 20 {
                 wood += 1;
             }
         }
