@@ -152,8 +152,8 @@ impl DemoApp {
     }
 
     fn load_scene(&mut self, source: SceneSource) {
-        if let SceneSource::File(path) = &source {
-            self.remember(path.clone());
+        if let Some(path) = source.path() {
+            self.remember(path.to_owned());
             self.scene_path = path.display().to_string();
         }
         if self.source != source {
@@ -161,10 +161,25 @@ impl DemoApp {
         }
         self.source = source.clone();
         self.error = None;
-        if let Some(r) = &mut self.renderer
-            && let Err(e) = r.set_scene(source, &self.params)
-        {
-            self.error = Some(format!("loading the scene: {e}"));
+        if let Some(r) = &mut self.renderer {
+            match r.set_scene(source, &self.params) {
+                Ok(()) => {
+                    // A model is framed by its own bounds.
+                    if let Some(c) = r.model_camera() {
+                        self.camera = c;
+                    }
+                }
+                Err(e) => self.error = Some(format!("loading the scene: {e}")),
+            }
+        }
+    }
+
+    /// Files dropped on the window (where the platform reports them): the
+    /// first one with a path is loaded.
+    fn handle_dropped_files(&mut self, ctx: &egui::Context) {
+        let dropped = ctx.input(|i| i.raw.dropped_files.iter().find_map(|f| f.path.clone()));
+        if let Some(path) = dropped {
+            self.load_scene(SceneSource::from_path(path));
         }
     }
 
@@ -235,20 +250,26 @@ impl DemoApp {
             }
             _ => {}
         }
+        let mut enter = false;
         ui.horizontal(|ui| {
-            ui.label("Scene file");
-            ui.text_edit_singleline(&mut self.scene_path)
-                .on_hover_text("path to a gallium-scene/1 .json");
+            ui.label("File");
+            let field = ui.text_edit_singleline(&mut self.scene_path).on_hover_text(
+                "a glTF 2.0 model (.glb / .gltf) or a gallium-scene/1 .json; \
+                 Enter loads it, or drop a file on the window",
+            );
+            enter = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
         });
-        if ui.button("Open scene file").clicked() && !self.scene_path.trim().is_empty() {
-            picked = Some(SceneSource::File(PathBuf::from(self.scene_path.trim())));
+        if (ui.button("Open file").clicked() || enter) && !self.scene_path.trim().is_empty() {
+            picked = Some(SceneSource::from_path(PathBuf::from(
+                self.scene_path.trim(),
+            )));
         }
         if !self.recent.is_empty() {
             ui.label("Recent:");
             for p in self.recent.clone() {
                 if ui.small_button(p.display().to_string()).clicked() {
                     self.scene_path = p.display().to_string();
-                    picked = Some(SceneSource::File(p));
+                    picked = Some(SceneSource::from_path(p));
                 }
             }
         }
@@ -266,6 +287,13 @@ impl DemoApp {
             }
             ui.label(
                 RichText::new("scene files set their own state: the controls below do not apply")
+                    .small()
+                    .color(Color32::GRAY),
+            );
+        }
+        if matches!(self.source, SceneSource::Model(_)) {
+            ui.label(
+                RichText::new("glTF materials choose culling (double-sided or back)")
                     .small()
                     .color(Color32::GRAY),
             );
@@ -591,6 +619,7 @@ impl eframe::App for DemoApp {
             self.smoothed.add(frame_ms, render_ms);
         }
         self.last_update = Some(now);
+        self.handle_dropped_files(ctx);
 
         egui::SidePanel::left("controls")
             .resizable(false)

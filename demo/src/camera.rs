@@ -48,11 +48,26 @@ impl OrbitCamera {
     /// Clip-from-world for an aspect ratio, depth mapped to 0..1
     /// (`clip_halfz`); the far plane scales with the orbit distance.
     pub fn view_proj(&self, aspect: f32) -> Mat4 {
+        self.proj(aspect) * self.view()
+    }
+
+    /// Clip-from-view for an aspect ratio (see [`OrbitCamera::view_proj`]).
+    pub fn proj(&self, aspect: f32) -> Mat4 {
         let near = (self.distance * 0.02).max(0.01);
         let far = self.distance * 20.0 + 50.0;
         // Depth 0..1 (`clip_halfz`), y up: glam's DirectX convention.
         glam::camera::rh::proj::directx::perspective(self.fov_y, aspect.max(1e-3), near, far)
-            * self.view()
+    }
+
+    /// Orbits `centre` from far enough that a sphere of `radius` fits the
+    /// vertical field of view (a model's bounds; 15% margin).
+    pub fn framing(centre: Vec3, radius: f32) -> Self {
+        let c = OrbitCamera::default();
+        OrbitCamera {
+            target: centre,
+            distance: radius.max(1e-3) / (c.fov_y * 0.5).sin() * 1.15,
+            ..c
+        }
     }
 
     /// Rotates by a drag of `(dx, dy)` pixels.

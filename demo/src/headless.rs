@@ -1,7 +1,8 @@
-//! `demo --headless --frames N --out DIR`: renders N frames of a showcase
-//! scene to PNG while the camera orbits, with a progress bar on stderr.
+//! `demo --headless --frames N --out DIR [FILE]`: renders N frames of a
+//! showcase scene, a scene file or a glTF model (a turntable: the camera
+//! orbits it) to PNG, with a progress bar on stderr (indicatif).
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -64,7 +65,9 @@ pub fn run_from(job: &HeadlessJob, start_time: f32) -> Result<f64, HeadlessError
     std::fs::create_dir_all(&job.out).map_err(|e| HeadlessError::Io(job.out.clone(), e))?;
     let mut renderer = Renderer::new(job.settings.threads)?;
     renderer.set_scene(job.source.clone(), &job.params)?;
-    let mut camera = crate::scenes::default_camera(&job.source);
+    let mut camera = renderer
+        .model_camera()
+        .unwrap_or_else(|| crate::scenes::default_camera(&job.source));
     let mut bar = Progress::new(job.frames);
     let started = Instant::now();
     let mut total_ms = 0.0;
@@ -99,50 +102,36 @@ pub fn write_png(path: &Path, rgba: &[u8], width: u32, height: u32) -> Result<()
     w.finish().map_err(png_err)
 }
 
-/// A one-line progress bar on stderr (a line per 10% when stderr is not a
-/// terminal, so CI logs stay short).
+/// A progress bar on stderr (indicatif; hidden when stderr is not a
+/// terminal, so CI logs get the final summary line only).
 struct Progress {
-    total: u32,
-    tty: bool,
-    last_decile: u32,
+    bar: indicatif::ProgressBar,
 }
 
 impl Progress {
     fn new(total: u32) -> Self {
-        Progress {
-            total: total.max(1),
-            tty: std::io::stderr().is_terminal(),
-            last_decile: 0,
-        }
+        let bar = indicatif::ProgressBar::new(u64::from(total.max(1)));
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "[{bar:30}] {pos}/{len} frames  {msg}  eta {eta}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .progress_chars("#>."),
+        );
+        Progress { bar }
     }
 
     fn update(&mut self, done: u32, ms: f64) {
-        let mut err = std::io::stderr().lock();
-        if self.tty {
-            const WIDTH: u32 = 30;
-            let filled = (done * WIDTH / self.total) as usize;
-            let _ = write!(
-                err,
-                "\r[{}{}] {done}/{} frames  {ms:6.1} ms/frame ",
-                "#".repeat(filled),
-                ".".repeat(WIDTH as usize - filled),
-                self.total
-            );
-            let _ = err.flush();
-        } else {
-            let decile = done * 10 / self.total;
-            if decile > self.last_decile {
-                self.last_decile = decile;
-                let _ = writeln!(err, "{done}/{} frames ({ms:.1} ms/frame)", self.total);
-            }
-        }
+        self.bar.set_message(format!("{ms:6.1} ms/frame"));
+        self.bar.set_position(u64::from(done));
     }
 
     fn finish(&self, seconds: f64) {
-        let mut err = std::io::stderr().lock();
-        if self.tty {
-            let _ = writeln!(err);
-        }
-        let _ = writeln!(err, "rendered {} frames in {seconds:.2} s", self.total);
+        self.bar.finish_and_clear();
+        let total = self.bar.length().unwrap_or(0);
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "rendered {total} frames in {seconds:.2} s"
+        );
     }
 }

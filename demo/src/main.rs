@@ -7,6 +7,8 @@
 //! demo --scene field                     # thousands of instanced cubes
 //! demo --headless --frames 60 --out out/demo
 //! demo tests/scenes/showcase/test_card.json   # replay a scene every frame
+//! demo model.glb                         # a glTF 2.0 model, orbit camera
+//! demo --headless --frames 120 --out out/turntable model.glb
 //! demo --profile-server                  # puffin_viewer can attach
 //! ```
 
@@ -22,8 +24,8 @@ use demo::{app, headless};
 #[derive(Parser, Debug)]
 #[command(version, about)]
 struct Args {
-    /// A gallium-scene/1 .json file to replay every frame (instead of a
-    /// built-in scene).
+    /// A gallium-scene/1 .json file to replay every frame, or a glTF 2.0
+    /// model (.glb / .gltf) to show (instead of a built-in scene).
     scene_file: Option<PathBuf>,
     /// Built-in scene to show.
     #[arg(long, value_enum, default_value = "mesh")]
@@ -125,7 +127,7 @@ fn main() {
         stress_triangles: args.triangles.clamp(32, 20_000_000),
     };
     let source = match &args.scene_file {
-        Some(path) => SceneSource::File(path.clone()),
+        Some(path) => SceneSource::from_path(path.clone()),
         None => SceneSource::Builtin(args.scene),
     };
 

@@ -67,6 +67,8 @@ pub enum SceneSource {
     Builtin(SceneKind),
     /// A `gallium-scene/1` file, replayed every frame.
     File(PathBuf),
+    /// A glTF 2.0 model (`.glb` / `.gltf`), drawn by `ferropipe-gltf`.
+    Model(PathBuf),
 }
 
 impl SceneSource {
@@ -74,7 +76,27 @@ impl SceneSource {
     pub fn label(&self) -> String {
         match self {
             SceneSource::Builtin(k) => k.label().to_owned(),
-            SceneSource::File(p) => p.display().to_string(),
+            SceneSource::File(p) | SceneSource::Model(p) => p.display().to_string(),
+        }
+    }
+
+    /// A file to show: a glTF model for `.glb` / `.gltf` (any case), a
+    /// scene file otherwise.
+    pub fn from_path(path: PathBuf) -> Self {
+        let ext = path
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase());
+        match ext.as_deref() {
+            Some("glb" | "gltf") => SceneSource::Model(path),
+            _ => SceneSource::File(path),
+        }
+    }
+
+    /// The file shown, for file sources.
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            SceneSource::Builtin(_) => None,
+            SceneSource::File(p) | SceneSource::Model(p) => Some(p),
         }
     }
 }
@@ -169,6 +191,17 @@ impl FilePlayer {
 enum Active {
     Builtin(Box<dyn Showcase>),
     File(Box<FilePlayer>),
+    Model(Box<ferropipe_gltf::Model>),
+}
+
+/// A glTF loading error as a façade error, for one error type in the UI
+/// (unsupported features stay `Unsupported`, exit code 3 headless).
+fn model_error(e: ferropipe_gltf::Error) -> Error {
+    match e {
+        ferropipe_gltf::Error::Ferropipe(e) => e,
+        e if e.is_unsupported() => Error::unsupported("glTF model", e.to_string()),
+        e => Error::invalid("glTF model", "file", e.to_string()),
+    }
 }
 
 /// A scene error as a façade error, for one error type in the UI.
@@ -251,8 +284,10 @@ impl Renderer {
 
     /// Switches to `source`, creating its resources.
     pub fn set_scene(&mut self, source: SceneSource, params: &SceneParams) -> Result<()> {
-        if let Some(Active::Builtin(old)) = self.scene.take() {
-            old.release(&mut self.ctx);
+        match self.scene.take() {
+            Some(Active::Builtin(old)) => old.release(&mut self.ctx),
+            Some(Active::Model(old)) => old.release(&mut self.ctx),
+            _ => {}
         }
         self.source = Some(source.clone());
         self.started = Instant::now();
@@ -263,9 +298,25 @@ impl Renderer {
             SceneSource::File(path) => Active::File(Box::new(
                 FilePlayer::load(&path, self.threads).map_err(scene_error)?,
             )),
+            SceneSource::Model(path) => Active::Model(Box::new(
+                ferropipe_gltf::Model::load(&self.screen, &mut self.ctx, &path)
+                    .map_err(model_error)?,
+            )),
         };
         self.scene = Some(scene);
         Ok(())
+    }
+
+    /// An orbit camera framing the loaded glTF model's bounds (`None` for
+    /// other scenes).
+    pub fn model_camera(&self) -> Option<OrbitCamera> {
+        match &self.scene {
+            Some(Active::Model(m)) => {
+                let b = m.bounds()?;
+                Some(OrbitCamera::framing(b.centre(), b.radius()))
+            }
+            _ => None,
+        }
     }
 
     /// The scene file being replayed, if that is what is shown.
@@ -320,10 +371,27 @@ impl Renderer {
         self.prepare_overdraw(settings.overdraw);
         let query = self.begin_statistics();
         let targets = self.targets.as_ref().expect("ensured above");
+        let aspect = targets.width as f32 / targets.height as f32;
+        if let Some(Active::Model(model)) = self.scene.as_mut() {
+            let camera = ferropipe_gltf::Camera {
+                view: camera.view(),
+                proj: camera.proj(aspect),
+            };
+            let options = ferropipe_gltf::DrawOptions {
+                rasterizer,
+                ..Default::default()
+            };
+            let stats = {
+                profiling::scope!("scene_draw");
+                model
+                    .draw(&mut self.ctx, &camera, &options)
+                    .map_err(model_error)?
+            };
+            return self.finish_frame(settings, query, start, &before, stats.triangles);
+        }
         let Some(Active::Builtin(scene)) = self.scene.as_mut() else {
             unreachable!("file scenes returned above");
         };
-        let aspect = targets.width as f32 / targets.height as f32;
         let input = FrameInput {
             view_proj: camera.view_proj(aspect),
             eye: camera.eye(),
@@ -335,6 +403,19 @@ impl Renderer {
             scene.draw(&self.screen, &mut self.ctx, &input)?;
         }
         let submitted_triangles = scene.triangles();
+        self.finish_frame(settings, query, start, &before, submitted_triangles)
+    }
+
+    /// Ends the frame's statistics query, flushes and waits, and reports.
+    fn finish_frame(
+        &mut self,
+        settings: &RenderSettings,
+        query: Option<QueryHandle>,
+        start: Instant,
+        before: &Counts,
+        submitted_triangles: u64,
+    ) -> Result<FrameReport> {
+        let targets = self.targets.as_ref().expect("ensured by render");
         if let Some(q) = query {
             let _ = self.ctx.end_query(q);
         }
@@ -354,7 +435,7 @@ impl Renderer {
         });
         Ok(FrameReport {
             render_ms: start.elapsed().as_secs_f64() * 1e3,
-            counters: profiling::global().snapshot().since(&before),
+            counters: profiling::global().snapshot().since(before),
             statistics,
             submitted_triangles,
         })
@@ -383,7 +464,9 @@ impl Renderer {
     /// The last finished frame: RGBA8 rows, top to bottom (the overdraw
     /// heat-map instead while that setting is on).
     pub fn pixels(&self) -> Option<(&[u8], u32, u32)> {
-        if let (Some((p, w, h)), Some(Active::Builtin(_))) = (&self.heat_map, &self.scene) {
+        if let (Some((p, w, h)), Some(Active::Builtin(_) | Active::Model(_))) =
+            (&self.heat_map, &self.scene)
+        {
             return Some((p.as_slice(), *w, *h));
         }
         match &self.scene {

@@ -193,3 +193,59 @@ fn msaa_frames_resolve_with_smoothed_edges() {
     );
     assert!(m > p, "MSAA should add edge shades: {m} vs {p} colours");
 }
+
+/// The barrel glTF model (CC BY 4.0, gltf/tests/assets/barrel/README.md).
+const BARREL: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../gltf/tests/assets/barrel/barrel.glb"
+);
+
+#[test]
+fn headless_turntable_of_a_gltf_model() {
+    let dir = scratch_dir("turntable");
+    render_headless(
+        &dir,
+        &[
+            "--frames",
+            "3",
+            "--width",
+            "160",
+            "--height",
+            "120",
+            "--threads",
+            "2",
+            BARREL,
+        ],
+    );
+    let frames: Vec<Image> = (0..3)
+        .map(|i| Image::load(&dir.join(format!("frame_{i:04}.png"))))
+        .collect();
+    for (i, f) in frames.iter().enumerate() {
+        assert_eq!((f.width, f.height), (160, 120), "frame {i} size");
+        let px = f.region([0, 0, 160, 120]);
+        let (bg, share) = dominant(&px);
+        // The framing camera fits the barrel's bounding sphere in the
+        // view: it covers a plausible share of the frame, not all of it.
+        assert!(
+            (0.4..0.95).contains(&share),
+            "frame {i}: background {bg:?} is {:.1}% of the frame",
+            share * 100.0
+        );
+        // Textured wood: many colours, mostly red-brown.
+        let model: Vec<&[u8; 4]> = px
+            .iter()
+            .filter(|p| (0..3).any(|c| p[c].abs_diff(bg[c]) > 8))
+            .collect();
+        assert!(distinct_colors(&px) >= 200, "frame {i}: too few colours");
+        let wood = model
+            .iter()
+            .filter(|p| i32::from(p[0]) > i32::from(p[2]) + 20)
+            .count();
+        assert!(
+            wood * 5 > model.len() * 2,
+            "frame {i}: {wood} of {} model pixels are wood-coloured",
+            model.len()
+        );
+    }
+    assert_ne!(frames[0].rgba, frames[1].rgba, "the turntable turned");
+}

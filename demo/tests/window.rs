@@ -251,3 +251,82 @@ fn check_frame(img: &Image, layout: &serde_json::Value, dir: &Path) {
     let (_, bg) = dominant(&px);
     assert!(bg < 0.95, "the frame is {:.1}% one colour", bg * 100.0);
 }
+
+/// `demo model.glb` under Xvfb: the window shows the barrel glTF model
+/// (CC BY 4.0, gltf/tests/assets/barrel/README.md) lit and textured,
+/// covering a plausible part of the frame.
+#[test]
+fn window_shows_a_gltf_model() {
+    let Some(xvfb) = find_in_path("Xvfb") else {
+        assert!(
+            std::env::var_os("FERROPIPE_REQUIRE_WINDOW_TEST").is_none(),
+            "FERROPIPE_REQUIRE_WINDOW_TEST is set but Xvfb is not installed"
+        );
+        eprintln!("SKIPPED glTF window test: Xvfb is not installed");
+        return;
+    };
+    let server = Xvfb::start(&xvfb);
+    let dir = scratch_dir("window-gltf");
+    let shot = dir.join("window.png");
+    let barrel = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../gltf/tests/assets/barrel/barrel.glb"
+    );
+    let out = run_demo(
+        &[
+            "--screenshot",
+            shot.to_str().unwrap(),
+            "--screenshot-after",
+            "10",
+            "--threads",
+            "2",
+            "--window-size",
+            "1000x700",
+            barrel,
+        ],
+        &[
+            ("DISPLAY", Some(server.display.as_str())),
+            ("WAYLAND_DISPLAY", None),
+            ("LIBGL_ALWAYS_SOFTWARE", Some("1")),
+        ],
+        Duration::from_secs(180),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "demo window failed: {stderr}");
+    let img = Image::load(&shot);
+    let layout: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(shot.with_extension("json")).unwrap())
+            .unwrap();
+    if let Some(err) = layout["error"].as_str() {
+        panic!("the demo reported an error: {err}");
+    }
+    let image = rect(&layout["image"]).expect("frame laid out");
+    let overlay = rect(&layout["overlay"]).unwrap_or([0; 4]);
+    let px = img.region(image);
+    let (bg, _) = dominant(&px);
+    let w = (image[2] - image[0]) as usize;
+    let (mut total, mut model, mut wood) = (0usize, 0usize, 0usize);
+    for (i, p) in px.iter().enumerate() {
+        let (x, y) = (image[0] + (i % w) as i64, image[1] + (i / w) as i64);
+        if x >= overlay[0] && x < overlay[2] && y >= overlay[1] && y < overlay[3] {
+            continue;
+        }
+        total += 1;
+        if (0..3).any(|c| p[c].abs_diff(bg[c]) > 8) {
+            model += 1;
+            if i32::from(p[0]) > i32::from(p[2]) + 20 {
+                wood += 1;
+            }
+        }
+    }
+    let share = model as f64 / total as f64;
+    assert!(
+        (0.05..0.6).contains(&share),
+        "the model covers {:.1}% of the frame",
+        share * 100.0
+    );
+    assert!(
+        wood * 5 > model * 2,
+        "{wood} of {model} model pixels are wood-coloured: not lit and textured?"
+    );
+}
