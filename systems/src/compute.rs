@@ -108,6 +108,11 @@ pub struct ComputeOutcome {
     /// invocations (non-uniform control flow, which WGSL forbids and naga
     /// 30 does not catch): the kernel's results are undefined.
     pub divergent_barrier: bool,
+    /// A workgroup stopped a runaway loop at the interpreter's back-edge
+    /// limit (`ferropipe_shader::exec::MAX_BACK_EDGES`, the analogue of a
+    /// GPU's device-lost timeout): the launch's results are incomplete.
+    /// The workgroups not started yet are skipped.
+    pub loop_limit: bool,
 }
 
 /// The schedule a launch runs.
@@ -211,11 +216,16 @@ pub fn run_grid(exec: &dyn crate::pool::Executor, d: &ComputeDispatch) -> Comput
     let per_job = total.div_ceil(jobs);
     let size = d.shader.info().workgroup_size;
     let diverged = AtomicBool::new(false);
+    let loop_limit = AtomicBool::new(false);
     exec.for_each(jobs as usize, &|j| {
         ferropipe_profiling::scope!("compute job");
         let shared: Vec<AtomicU32> = (0..d.shared_words).map(|_| AtomicU32::new(0)).collect();
         let first = j as u64 * per_job;
         for wg in first..(first + per_job).min(total) {
+            if loop_limit.load(std::sync::atomic::Ordering::Relaxed) {
+                // a runaway kernel: like a lost device, stop the launch
+                break;
+            }
             let id = [
                 (wg % u64::from(gx)) as u32,
                 (wg / u64::from(gx) % u64::from(gy)) as u32,
@@ -248,11 +258,14 @@ pub fn run_grid(exec: &dyn crate::pool::Executor, d: &ComputeDispatch) -> Comput
                 active,
                 diverged: &diverged,
             };
-            d.shader.run_workgroup(&resources, &call);
+            if d.shader.run_workgroup(&resources, &call).is_err() {
+                loop_limit.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
         }
     });
     ComputeOutcome {
         divergent_barrier: diverged.into_inner(),
+        loop_limit: loop_limit.into_inner(),
     }
 }
 
