@@ -472,6 +472,14 @@ pub trait VertexShader: Send + Sync {
     fn writes_all_outputs(&self) -> bool {
         false
     }
+    /// Whether a `run` since the last call stopped before finishing (a
+    /// compiled shader's runaway-loop limit), clearing the flag.  The
+    /// engine's flush asks every shader it ran and reports `true` as an
+    /// error instead of a normal completion.  Rust-native shaders always
+    /// finish: the default is `false`.
+    fn take_incomplete(&self) -> bool {
+        false
+    }
 }
 
 /// A fragment shader the pipeline can run.
@@ -485,6 +493,14 @@ pub trait FragmentShader: Send + Sync {
     /// before the call (otherwise unwritten outputs read as 0).  The
     /// default, `false`, is always safe.
     fn writes_all_outputs(&self) -> bool {
+        false
+    }
+    /// Whether a `run` since the last call stopped before finishing (a
+    /// compiled shader's runaway-loop limit), clearing the flag.  The
+    /// engine's flush asks every shader it ran and reports `true` as an
+    /// error instead of a normal completion.  Rust-native shaders always
+    /// finish: the default is `false`.
+    fn take_incomplete(&self) -> bool {
         false
     }
 }

@@ -1531,3 +1531,71 @@ fn float_atomic_sums_match_the_cpu() {
         assert_eq!(f32::from_bits(got[1]), want_pos, "{threads} threads");
     }
 }
+
+/// A kernel whose loop never ends stops at the interpreter's back-edge
+/// limit: `launch_grid` says so with a typed error (never a normal
+/// completion), and the next launch of a well-behaved kernel works.
+#[test]
+fn a_runaway_kernel_fails_the_launch() {
+    let (screen, mut ctx) = setup(2);
+    let buf = buffer(&screen, &mut ctx, &[0; 4]);
+    bind(&mut ctx, 0, &[&buf]);
+    kernel(
+        &mut ctx,
+        "@group(3) @binding(0) var<storage, read_write> buf: array<u32>;
+         @compute @workgroup_size(8) fn main() {
+             var n = 0u;
+             loop { n += buf[1]; if n == 7u { break; } }
+             buf[0] = 1u;
+         }",
+    );
+    let e = ctx.launch_grid(&grid([8, 1, 1], [4, 1, 1])).unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            ferropipe::Error::Shader {
+                call: "launch_grid",
+                source: ferropipe_shader::ShaderError::LoopLimit { stage: "compute" },
+            }
+        ),
+        "{e}"
+    );
+    assert!(!e.is_unsupported());
+    kernel(
+        &mut ctx,
+        "@group(3) @binding(0) var<storage, read_write> buf: array<u32>;
+         @compute @workgroup_size(8) fn main() { buf[2] = 5u; }",
+    );
+    ctx.launch_grid(&grid([8, 1, 1], [1, 1, 1])).unwrap();
+    assert_eq!(read_words(&mut ctx, &buf)[2], 5);
+}
+
+/// WGSL `override`s given at `create_compute_state_with_overrides`.
+#[test]
+fn overrides_are_set_at_creation() {
+    let (screen, mut ctx) = setup(1);
+    let buf = buffer(&screen, &mut ctx, &[0; 16]);
+    bind(&mut ctx, 0, &[&buf]);
+    let state = ComputeState {
+        code: ShaderCode::Wgsl {
+            code: "override wg: u32;
+                   override k: u32 = 3u;
+                   @group(3) @binding(0) var<storage, read_write> buf: array<u32>;
+                   @compute @workgroup_size(wg) fn main(@builtin(local_invocation_index) i: u32) {
+                       buf[i] = i * k;
+                   }"
+            .into(),
+            entry_point: "main".into(),
+        },
+        req_local_mem: 0,
+        req_input_mem: 0,
+    };
+    let e = ctx.create_compute_state(&state).unwrap_err();
+    assert!(e.to_string().contains("override `wg`"), "{e}");
+    let cs = ctx
+        .create_compute_state_with_overrides(&state, &[("wg", 4.0), ("k", 10.0)])
+        .unwrap();
+    ctx.bind_compute_state(Some(cs)).unwrap();
+    ctx.launch_grid(&grid([4, 1, 1], [1, 1, 1])).unwrap();
+    assert_eq!(&read_words(&mut ctx, &buf)[..5], &[0, 10, 20, 30, 0]);
+}

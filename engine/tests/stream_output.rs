@@ -787,3 +787,53 @@ fn capture_needs_no_framebuffer() {
     assert_eq!(&f.words(&buf)[..want.len()], &want[..]);
     assert_eq!(f.ctx.stream_output_target_filled(t).unwrap(), 4 * 3 * 16);
 }
+
+/// A vertex shader whose loop never ends stops at the interpreter's
+/// back-edge limit, and the flush that ran it fails with a typed error
+/// instead of completing normally (here with the draw's capture
+/// incomplete).
+#[test]
+fn a_runaway_vertex_shader_fails_the_flush() {
+    let mut f = fixture(1);
+    let vs = f
+        .ctx
+        .create_vs_state(&ShaderState {
+            code: ShaderCode::Wgsl {
+                code: "struct O { @builtin(position) p: vec4<f32>, @location(0) a: vec4<f32> }
+                       @vertex fn vs(@location(0) p: vec4<f32>, @location(1) a: vec4<f32>) -> O {
+                           var x = 0.0;
+                           loop { x += abs(p.x); if x < -1.0 { break; } }
+                           return O(p, a + x);
+                       }"
+                .into(),
+                entry_point: "vs".into(),
+            },
+            semantics: vec![],
+            stream_output: StreamOutputInfo::default(),
+        })
+        .unwrap();
+    f.ctx.bind_vs_state(Some(vs)).unwrap();
+    f.vertices(3);
+    let e = f
+        .ctx
+        .draw_vbo(&DrawInfo {
+            mode: PrimType::Triangles,
+            start: 0,
+            count: 3,
+            ..Default::default()
+        })
+        .and_then(|()| f.ctx.flush().map(|_| ()))
+        .unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            Error::Shader {
+                source: ferropipe_shader::ShaderError::LoopLimit { stage: "vertex" },
+                ..
+            }
+        ),
+        "{e}"
+    );
+    // the flag was taken: the next flush has nothing to report
+    f.ctx.flush().unwrap();
+}

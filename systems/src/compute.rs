@@ -90,6 +90,11 @@ pub struct ComputeOutcome {
     pub divergent_barrier: bool,
     /// The deadline passed: workgroups after that safe point did not run.
     pub timed_out: bool,
+    /// A workgroup stopped a runaway loop at the interpreter's back-edge
+    /// limit (`ferropipe_shader::exec::MAX_BACK_EDGES`, the analogue of a
+    /// GPU's device-lost timeout): the launch's results are incomplete.
+    /// The workgroups not started yet are skipped.
+    pub loop_limit: bool,
 }
 
 /// The schedule a launch runs.
@@ -160,11 +165,16 @@ pub fn run_grid(exec: &dyn crate::pool::Executor, d: &ComputeDispatch) -> Comput
     let size = d.shader.info().workgroup_size;
     let diverged = AtomicBool::new(false);
     let timed_out = AtomicBool::new(false);
+    let loop_limit = AtomicBool::new(false);
     exec.for_each(jobs as usize, &|j| {
         ferropipe_profiling::scope!("compute job");
         let shared: Vec<AtomicU32> = (0..d.shared_words).map(|_| AtomicU32::new(0)).collect();
         let first = j as u64 * per_job;
         for wg in first..(first + per_job).min(total) {
+            if loop_limit.load(std::sync::atomic::Ordering::Relaxed) {
+                // a runaway kernel: like a lost device, stop the launch
+                break;
+            }
             if let Some(deadline) = d.deadline
                 && (timed_out.load(std::sync::atomic::Ordering::Relaxed)
                     || std::time::Instant::now() >= deadline)
@@ -205,11 +215,14 @@ pub fn run_grid(exec: &dyn crate::pool::Executor, d: &ComputeDispatch) -> Comput
                 active,
                 diverged: &diverged,
             };
-            d.shader.run_workgroup(&resources, &call);
+            if d.shader.run_workgroup(&resources, &call).is_err() {
+                loop_limit.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
         }
     });
     ComputeOutcome {
         divergent_barrier: diverged.into_inner(),
         timed_out: timed_out.into_inner(),
+        loop_limit: loop_limit.into_inner(),
     }
 }

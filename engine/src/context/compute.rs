@@ -238,10 +238,21 @@ impl Context {
     /// `create_compute_state`: compiles the kernel now, so every error and
     /// every construct ferropipe cannot run surfaces here.
     pub fn create_compute_state(&mut self, state: &ComputeState) -> Result<CsHandle> {
+        self.create_compute_state_with_overrides(state, &[])
+    }
+
+    /// `create_compute_state` with values for WGSL `override`s, which
+    /// `@workgroup_size` may use (see
+    /// [`Context::create_vs_state_with_overrides`]).
+    pub fn create_compute_state_with_overrides(
+        &mut self,
+        state: &ComputeState,
+        overrides: &[ferropipe_shader::OverrideValue<'_>],
+    ) -> Result<CsHandle> {
         self.alive("create_compute_state")?;
         const CALL: &str = "create_compute_state";
         let (lang, code, entry) = state.code.parts();
-        let shader = ferropipe_shader::compile_compute(lang, code, entry)
+        let shader = ferropipe_shader::compile_compute_with_overrides(lang, code, entry, overrides)
             .map_err(|source| Error::Shader { call: CALL, source })?;
         let local = u64::from(shader.info().shared_bytes) + u64::from(state.req_local_mem);
         if local > u64::from(MAX_SHARED_BYTES) {
@@ -657,6 +668,12 @@ impl Context {
             return Err(self.lose(CALL, e.to_string()));
         }
         self.count_compute_invocations(ran);
+        if self.world.resource::<ComputeOutcome>().loop_limit {
+            return Err(Error::Shader {
+                call: CALL,
+                source: ferropipe_shader::ShaderError::LoopLimit { stage: "compute" },
+            });
+        }
         if self.world.resource::<ComputeOutcome>().divergent_barrier {
             return Err(Error::invalid(
                 CALL,

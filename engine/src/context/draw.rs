@@ -516,11 +516,29 @@ impl Context {
             return Err(self.lose("flush", e.to_string()));
         }
         self.resolve_query_counts();
+        // a shader that stopped a runaway loop left its results incomplete:
+        // an error, never a normal completion (every shader is asked, so
+        // each flag is cleared)
+        let mut incomplete = None;
+        for s in &self.world.resource::<RecordedScene>().states {
+            if s.vs.take_incomplete() {
+                incomplete.get_or_insert("vertex");
+            }
+            if s.fs.take_incomplete() {
+                incomplete.get_or_insert("fragment");
+            }
+        }
         self.world.resource_mut::<RecordedScene>().clear();
         let mut rec = self.world.resource_mut::<DrawRecorder>();
         rec.last_block = None;
         rec.taken_at = None;
         rec.so_buffers.clear();
-        Ok(())
+        match incomplete {
+            Some(stage) => Err(Error::Shader {
+                call: "flush",
+                source: ferropipe_shader::ShaderError::LoopLimit { stage },
+            }),
+            None => Ok(()),
+        }
     }
 }

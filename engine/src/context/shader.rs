@@ -7,7 +7,8 @@ use ferropipe_components::cso::{FragmentShaderCso, VertexShaderCso};
 use ferropipe_components::shader::{FragmentShaderRef, Semantic, ShaderInfo, VertexShaderRef};
 use ferropipe_components::state::{MAX_SO_BUFFERS, StreamOutputInfo};
 
-use ferropipe_shader::Language;
+use ferropipe_components::enums::ShaderType;
+use ferropipe_shader::{Language, OverrideValue};
 
 use super::{Context, Handle};
 use crate::error::{Error, Result};
@@ -164,12 +165,35 @@ impl Context {
     /// compiled to a lane program now, so every error (and every construct
     /// ferropipe cannot run) surfaces here, not at draw time.
     pub fn create_vs_state(&mut self, state: &ShaderState) -> Result<VsHandle> {
+        self.create_vs_state_with_overrides(state, &[])
+    }
+
+    /// `create_vs_state` with values for the WGSL `override` constants
+    /// (WebGPU's `GPUProgrammableStage.constants`): `(name or numeric @id,
+    /// value)`, converted to each override's type.  Overrides not listed
+    /// take their initializer; one without an initializer, a name the
+    /// shader does not declare, or a value that does not fit is a typed
+    /// `Error::Shader`.
+    pub fn create_vs_state_with_overrides(
+        &mut self,
+        state: &ShaderState,
+        overrides: &[OverrideValue<'_>],
+    ) -> Result<VsHandle> {
         self.alive("create_vs_state")?;
         const CALL: &str = "create_vs_state";
         check_semantics(CALL, state)?;
         let (lang, code, entry) = state.code.parts();
-        let shader = ferropipe_shader::compile_vertex(lang, code, entry, &state.semantics)
-            .map_err(|source| Error::Shader { call: CALL, source })?;
+        let shader: VertexShaderRef = Arc::new(
+            ferropipe_shader::compile_with_overrides(
+                lang,
+                code,
+                entry,
+                ShaderType::Vertex,
+                &state.semantics,
+                overrides,
+            )
+            .map_err(|source| Error::Shader { call: CALL, source })?,
+        );
         let stream_output = check_stream_output(CALL, &state.stream_output, shader.info())?;
         Ok(self.spawn(VertexShaderCso {
             shader,
@@ -179,6 +203,16 @@ impl Context {
 
     /// `create_fs_state` from WGSL or GLSL source (see `create_vs_state`).
     pub fn create_fs_state(&mut self, state: &ShaderState) -> Result<FsHandle> {
+        self.create_fs_state_with_overrides(state, &[])
+    }
+
+    /// `create_fs_state` with values for WGSL `override`s (see
+    /// [`Context::create_vs_state_with_overrides`]).
+    pub fn create_fs_state_with_overrides(
+        &mut self,
+        state: &ShaderState,
+        overrides: &[OverrideValue<'_>],
+    ) -> Result<FsHandle> {
         self.alive("create_fs_state")?;
         const CALL: &str = "create_fs_state";
         check_semantics(CALL, state)?;
@@ -190,8 +224,17 @@ impl Context {
             ));
         }
         let (lang, code, entry) = state.code.parts();
-        let shader = ferropipe_shader::compile_fragment(lang, code, entry, &state.semantics)
-            .map_err(|source| Error::Shader { call: CALL, source })?;
+        let shader: FragmentShaderRef = Arc::new(
+            ferropipe_shader::compile_with_overrides(
+                lang,
+                code,
+                entry,
+                ShaderType::Fragment,
+                &state.semantics,
+                overrides,
+            )
+            .map_err(|source| Error::Shader { call: CALL, source })?,
+        );
         Ok(self.spawn(FragmentShaderCso(shader)))
     }
 

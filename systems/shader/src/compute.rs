@@ -51,7 +51,25 @@ pub fn compile_compute(
     source: &str,
     entry_point: &str,
 ) -> Result<ComputeShaderRef, ShaderError> {
-    let compiled = crate::compile(language, source, entry_point, ShaderType::Compute, &[])?;
+    compile_compute_with_overrides(language, source, entry_point, &[])
+}
+
+/// [`compile_compute`] with values for WGSL `override`s (see
+/// [`crate::compile_with_overrides`]); `@workgroup_size` may use them.
+pub fn compile_compute_with_overrides(
+    language: Language,
+    source: &str,
+    entry_point: &str,
+    overrides: &[crate::OverrideValue<'_>],
+) -> Result<ComputeShaderRef, ShaderError> {
+    let compiled = crate::compile_with_overrides(
+        language,
+        source,
+        entry_point,
+        ShaderType::Compute,
+        &[],
+        overrides,
+    )?;
     let program = compiled.into_program();
     let info = program
         .compute
@@ -67,12 +85,10 @@ pub fn compile_compute(
     if info.invocations() > u64::from(MAX_WORKGROUP_INVOCATIONS)
         || size.iter().zip(MAX_WORKGROUP_SIZE).any(|(s, m)| *s > m)
     {
-        return Err(ShaderError::Unsupported {
-            construct: format!(
-                "@workgroup_size({}, {}, {}) (at most {MAX_WORKGROUP_INVOCATIONS} invocations, {:?} per dimension)",
-                size[0], size[1], size[2], MAX_WORKGROUP_SIZE
-            ),
-        });
+        return Err(ShaderError::unsupported(format!(
+            "@workgroup_size({}, {}, {}) (at most {MAX_WORKGROUP_INVOCATIONS} invocations, {:?} per dimension)",
+            size[0], size[1], size[2], MAX_WORKGROUP_SIZE
+        )));
     }
     Ok(Arc::new(ComputeShader { program, info }))
 }
@@ -95,8 +111,14 @@ impl ComputeShader {
 
     /// Runs one workgroup.  `call.shared` must hold at least
     /// [`ComputeShader::shared_words`] zeroed words (fewer are read as 0,
-    /// never out of bounds).
-    pub fn run_workgroup(&self, resources: &ShaderResources<'_>, call: &ComputeCall<'_>) {
+    /// never out of bounds).  [`ShaderError::LoopLimit`] when a loop ran
+    /// past [`exec::MAX_BACK_EDGES`]: the workgroup's writes are then
+    /// incomplete.
+    pub fn run_workgroup(
+        &self,
+        resources: &ShaderResources<'_>,
+        call: &ComputeCall<'_>,
+    ) -> Result<(), ShaderError> {
         let count = self.info.invocations() as usize;
         let groups = count.div_ceil(LANES);
         let mut outputs = [];
@@ -112,6 +134,9 @@ impl ComputeShader {
             count,
             compute: Some(call),
         };
-        exec::run(&self.program, &mut io);
+        if exec::run(&self.program, &mut io) {
+            return Err(ShaderError::LoopLimit { stage: "compute" });
+        }
+        Ok(())
     }
 }

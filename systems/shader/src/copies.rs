@@ -149,7 +149,7 @@ mod tests {
             if direct {
                 c.run(&ShaderResources::default(), &mut io);
             } else {
-                crate::exec::run(
+                let stopped = crate::exec::run(
                     c.program(),
                     &mut crate::exec::CallIo {
                         resources: &ShaderResources::default(),
@@ -164,6 +164,7 @@ mod tests {
                         compute: None,
                     },
                 );
+                assert!(!stopped);
             }
             outputs.iter().map(|l| l.to_array()).collect::<Vec<_>>()
         };

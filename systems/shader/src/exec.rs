@@ -52,8 +52,10 @@ pub const MAX_CHUNK_GROUPS: usize = 64;
 /// Register-file budget per chunk (varying registers).
 const CHUNK_BYTES: usize = 64 * 1024;
 /// Loop back edges taken per chunk before the executor gives up on a
-/// runaway loop (the GPU analogue is a device-lost timeout); the shader's
-/// outputs are then whatever they were.
+/// runaway loop (the GPU analogue is a device-lost timeout).  The call
+/// then returns `true` ([`run`]) and its outputs are whatever they were:
+/// `launch_grid` and the draw's flush report it as
+/// [`crate::ShaderError::LoopLimit`], never as a normal completion.
 pub const MAX_BACK_EDGES: u32 = 1 << 20;
 
 /// Per-thread scratch memory of the interpreter.
@@ -94,7 +96,10 @@ pub struct CallIo<'a, 'r> {
 }
 
 /// Runs `prog` over all groups of `io`, using this thread's scratch.
-pub fn run(prog: &LaneProgram, io: &mut CallIo<'_, '_>) {
+/// Returns whether a chunk stopped at [`MAX_BACK_EDGES`] (the results are
+/// then incomplete).
+#[must_use]
+pub fn run(prog: &LaneProgram, io: &mut CallIo<'_, '_>) -> bool {
     SCRATCH.with(|s| match s.try_borrow_mut() {
         Ok(mut scratch) => run_with(prog, io, &mut scratch),
         // Re-entered from inside a shader call (a Rust-native shader that
@@ -108,11 +113,12 @@ pub fn chunk_groups(nv: usize) -> usize {
     (CHUNK_BYTES / (nv.max(1) * std::mem::size_of::<Lanes>())).clamp(1, MAX_CHUNK_GROUPS)
 }
 
-/// Runs `prog` with explicit scratch memory.
-pub fn run_with(prog: &LaneProgram, io: &mut CallIo<'_, '_>, scratch: &mut Scratch) {
+/// Runs `prog` with explicit scratch memory (returns as [`run`]).
+#[must_use]
+pub fn run_with(prog: &LaneProgram, io: &mut CallIo<'_, '_>, scratch: &mut Scratch) -> bool {
     let total = io.groups;
     if total == 0 {
-        return;
+        return false;
     }
     let nu = prog.num_uniform as usize;
     let nv = prog.num_varying as usize;
@@ -141,6 +147,7 @@ pub fn run_with(prog: &LaneProgram, io: &mut CallIo<'_, '_>, scratch: &mut Scrat
         exec_any: true,
         exec_full: true,
         back_edges: 0,
+        loop_limit: false,
     };
     run_ops(&prog.prologue, file, &mut state, io);
     let mut g0 = 0;
@@ -155,6 +162,7 @@ pub fn run_with(prog: &LaneProgram, io: &mut CallIo<'_, '_>, scratch: &mut Scrat
         }
         g0 += groups;
     }
+    state.loop_limit
 }
 
 struct State {
@@ -165,6 +173,8 @@ struct State {
     exec_any: bool,
     exec_full: bool,
     back_edges: u32,
+    /// Set when a chunk stopped at [`MAX_BACK_EDGES`].
+    loop_limit: bool,
 }
 
 /// `(base, mask)` of a register operand in a register file with `nu`
@@ -479,6 +489,7 @@ fn run_ops(ops: &[Op], file: &mut [Lanes], st: &mut State, io: &mut CallIo<'_, '
                 if st.exec_any {
                     st.back_edges += 1;
                     if st.back_edges > MAX_BACK_EDGES {
+                        st.loop_limit = true;
                         return;
                     }
                     pc = *target as usize;

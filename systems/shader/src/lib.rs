@@ -46,7 +46,9 @@ use ferropipe_components::shader::{
 };
 use thiserror::Error;
 
-pub use compute::{ComputeShader, ComputeShaderRef, compile_compute};
+pub use compute::{
+    ComputeShader, ComputeShaderRef, compile_compute, compile_compute_with_overrides,
+};
 pub use ir::LaneProgram;
 
 /// Shader source languages the front end accepts.
@@ -57,20 +59,28 @@ pub enum Language {
     Glsl,
 }
 
-/// Why a shader could not be created.
+/// Why a shader could not be created, or (`LoopLimit`) why a call's
+/// results are incomplete.
+///
+/// Every variant that comes from a place in the source carries its 1-based
+/// `line` and `column`, 0 when naga gives no span; the message then has no
+/// location (never a made-up `0:0`).  Constructs are named once, in WGSL
+/// spelling (`@builtin(subgroup_invocation_id)`, `i64`), never with Rust
+/// `Debug` names or naga arena handles.
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum ShaderError {
-    /// naga rejected the source; `line`/`column` are 1-based when known.
-    #[error("{language:?} parse error at {line}:{column}: {message}")]
+    /// naga rejected the source.
+    #[error("{language:?} parse error{}: {message}", at(*line, *column))]
     Parse {
         language: Language,
         message: String,
         line: u32,
         column: u32,
     },
-    /// naga's validator rejected the module; `line`/`column` are 1-based
-    /// when known (0 otherwise).
-    #[error("validation error at {line}:{column}: {message}")]
+    /// naga's validator rejected the requested entry point (or what it
+    /// uses: other entry points are not validated when the module can be
+    /// compacted to this one).
+    #[error("validation error{}: {message}", at(*line, *column))]
     Validation {
         message: String,
         line: u32,
@@ -79,9 +89,40 @@ pub enum ShaderError {
     /// The entry point does not exist for the requested stage.
     #[error("no {stage} entry point named `{name}`")]
     MissingEntryPoint { stage: &'static str, name: String },
+    /// A WGSL `override` the entry point uses has no initializer and no
+    /// value was given at creation.
+    #[error("override `{name}` has no default and no value was given")]
+    MissingOverride { name: String },
+    /// A value was given for an override the module does not declare, or
+    /// that the value cannot be converted to (`message` says which).
+    #[error("override `{name}`: {message}")]
+    BadOverride { name: String, message: String },
     /// A construct ferropipe does not execute yet.
-    #[error("unsupported: {construct}")]
-    Unsupported { construct: String },
+    #[error("unsupported{}: {construct}", at(*line, *column))]
+    Unsupported {
+        construct: String,
+        line: u32,
+        column: u32,
+    },
+    /// A call of the shader stopped a runaway loop after
+    /// [`exec::MAX_BACK_EDGES`] back edges in one chunk (the GPU analogue
+    /// is a device-lost timeout): what the call wrote is incomplete.
+    /// Reported by `launch_grid` and by the draw's flush, never at
+    /// creation.
+    #[error(
+        "a {stage} shader loop ran past {} back edges in one call; its results are incomplete",
+        exec::MAX_BACK_EDGES
+    )]
+    LoopLimit { stage: &'static str },
+}
+
+/// ` at line:column` when the location is known.
+fn at(line: u32, column: u32) -> String {
+    if line == 0 {
+        String::new()
+    } else {
+        format!(" at {line}:{column}")
+    }
 }
 
 impl ShaderError {
@@ -93,7 +134,51 @@ impl ShaderError {
             column: 0,
         }
     }
+
+    /// An `Unsupported` error without a source location (the lowering
+    /// adds the innermost statement's or expression's).
+    pub fn unsupported(construct: impl Into<String>) -> Self {
+        ShaderError::Unsupported {
+            construct: construct.into(),
+            line: 0,
+            column: 0,
+        }
+    }
+
+    /// The source location, 1-based, when known.
+    pub fn location(&self) -> Option<(u32, u32)> {
+        match *self {
+            ShaderError::Parse { line, column, .. }
+            | ShaderError::Validation { line, column, .. }
+            | ShaderError::Unsupported { line, column, .. }
+                if line != 0 =>
+            {
+                Some((line, column))
+            }
+            _ => None,
+        }
+    }
+
+    /// Sets the location when none is known yet (inner spans win).
+    pub(crate) fn locate(&mut self, l: u32, c: u32) {
+        match self {
+            ShaderError::Parse { line, column, .. }
+            | ShaderError::Validation { line, column, .. }
+            | ShaderError::Unsupported { line, column, .. }
+                if *line == 0 =>
+            {
+                (*line, *column) = (l, c);
+            }
+            _ => {}
+        }
+    }
 }
+
+/// A value for a WGSL `override` constant: its name (or its numeric
+/// `@id`, as a decimal string) and the value, converted to the
+/// override's type as WebGPU's `GPUProgrammableStage.constants` are
+/// (`bool`: non-zero is true; integers: must be integral and in range).
+pub type OverrideValue<'a> = (&'a str, f64);
 
 /// A shader compiled to a lane program, runnable by the pipeline.
 #[derive(Debug)]
@@ -102,6 +187,9 @@ pub struct CompiledShader {
     /// Set when the program only moves inputs to outputs
     /// ([`copies::interface_copies`]): it then runs as row copies.
     copies: Option<copies::Copies>,
+    /// Set by a run that stopped at `exec::MAX_BACK_EDGES`; taken (and
+    /// cleared) by the flush through `take_incomplete`.
+    loop_limit: std::sync::atomic::AtomicBool,
 }
 
 impl CompiledShader {
@@ -133,19 +221,37 @@ pub fn compile(
     stage: ShaderType,
     semantics: &[(u32, Semantic)],
 ) -> Result<CompiledShader, ShaderError> {
+    compile_with_overrides(language, source, entry_point, stage, semantics, &[])
+}
+
+/// [`compile`] with values for WGSL `override` constants, by name or by
+/// numeric `@id` (see [`OverrideValue`]); overrides not given take their
+/// initializer, and one without an initializer is
+/// [`ShaderError::MissingOverride`].
+pub fn compile_with_overrides(
+    language: Language,
+    source: &str,
+    entry_point: &str,
+    stage: ShaderType,
+    semantics: &[(u32, Semantic)],
+    overrides: &[OverrideValue<'_>],
+) -> Result<CompiledShader, ShaderError> {
     let naga_stage = front::naga_stage(stage)?;
     // naga is robust, but a panic deep inside a third-party parser must not
     // take the host down: user input gets a typed error, always.
     let compiled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let parsed = front::parse(language, source, naga_stage)?;
-        let entry = front::find_entry(&parsed.module, entry_point, naga_stage)?;
-        lower::lower_entry(&parsed.module, &parsed.info, entry, semantics)
+        let (parsed, entry) = front::prepare(language, source, entry_point, naga_stage, overrides)?;
+        lower::lower_entry(&parsed.module, &parsed.info, entry, semantics, source)
     }));
     match compiled {
         Ok(program) => {
             let program = program?;
             let copies = copies::interface_copies(&program);
-            Ok(CompiledShader { program, copies })
+            Ok(CompiledShader {
+                program,
+                copies,
+                loop_limit: Default::default(),
+            })
         }
         Err(panic) => {
             let what = panic
@@ -250,6 +356,11 @@ impl VertexShader for CompiledShader {
         self.stores_every_output()
     }
 
+    fn take_incomplete(&self) -> bool {
+        self.loop_limit
+            .swap(false, std::sync::atomic::Ordering::Relaxed)
+    }
+
     fn run(&self, resources: &ShaderResources<'_>, io: &mut VertexIo<'_>) {
         if let Some(c) = &self.copies {
             copies::run_copies(c, io.groups, io.inputs, io.outputs);
@@ -269,7 +380,10 @@ impl VertexShader for CompiledShader {
             count: io.count,
             compute: memory.as_ref(),
         };
-        exec::run(&self.program, &mut call);
+        if exec::run(&self.program, &mut call) {
+            self.loop_limit
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 }
 
@@ -280,6 +394,11 @@ impl FragmentShader for CompiledShader {
 
     fn writes_all_outputs(&self) -> bool {
         self.stores_every_output()
+    }
+
+    fn take_incomplete(&self) -> bool {
+        self.loop_limit
+            .swap(false, std::sync::atomic::Ordering::Relaxed)
     }
 
     fn run(&self, resources: &ShaderResources<'_>, io: &mut FragmentIo<'_>) {
@@ -301,6 +420,9 @@ impl FragmentShader for CompiledShader {
             count: io.groups * ferropipe_components::shader::LANES,
             compute: memory.as_ref(),
         };
-        exec::run(&self.program, &mut call);
+        if exec::run(&self.program, &mut call) {
+            self.loop_limit
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 }

@@ -55,7 +55,9 @@ fn run_with_images(
         active: shader.info().workgroup_size,
         diverged: &diverged,
     };
-    shader.run_workgroup(&ShaderResources::default(), &call);
+    shader
+        .run_workgroup(&ShaderResources::default(), &call)
+        .unwrap();
     // every kernel here keeps its barriers in uniform control flow
     assert!(!diverged.load(Ordering::Relaxed));
 }
@@ -263,7 +265,7 @@ fn compute_errors_are_typed() {
     ];
     for (src, what) in unsupported {
         match compile_compute(Language::Wgsl, src, "main") {
-            Err(ShaderError::Unsupported { construct }) => {
+            Err(ShaderError::Unsupported { construct, .. }) => {
                 assert!(construct.contains(what), "{construct}")
             }
             // naga refuses derivatives and implicit-LOD sampling in
@@ -448,7 +450,9 @@ fn run_full(
         active,
         diverged: &diverged,
     };
-    shader.run_workgroup(&ShaderResources::default(), &call);
+    shader
+        .run_workgroup(&ShaderResources::default(), &call)
+        .unwrap();
     diverged.load(Ordering::Relaxed)
 }
 
@@ -496,7 +500,7 @@ fn atomics_naga_refuses_or_ferropipe_cannot_run_are_typed() {
          @compute @workgroup_size(1) fn main() { atomicMax(&a, 1li); }",
     ] {
         match compile_compute(Language::Wgsl, src, "main") {
-            Err(ShaderError::Unsupported { construct }) => {
+            Err(ShaderError::Unsupported { construct, .. }) => {
                 assert!(construct.contains("64-bit"), "{construct}")
             }
             other => panic!("{other:?}"),

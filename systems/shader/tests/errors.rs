@@ -124,7 +124,7 @@ fn unsupported_constructs_are_reported_at_create_time() {
     ];
     for (src, what) in cases {
         match wgsl(src, "fs", ShaderType::Fragment) {
-            Err(ShaderError::Unsupported { construct }) => {
+            Err(ShaderError::Unsupported { construct, .. }) => {
                 assert!(construct.contains(what), "{construct}")
             }
             Err(ShaderError::Validation { .. }) => {}

@@ -41,7 +41,7 @@ fn tex_kind(c: naga::ImageClass) -> Result<TexKind, ShaderError> {
         naga::ImageClass::Depth { .. } => TexKind::Depth,
         naga::ImageClass::Storage { .. } => return Err(unsupported("storage textures")),
         naga::ImageClass::External => return Err(unsupported("external textures")),
-        other => return Err(unsupported(format!("textures of class {other:?}"))),
+        _ => return Err(unsupported("textures of this sample type")),
     })
 }
 
@@ -81,7 +81,10 @@ impl<'m> Lowerer<'m> {
         if let Some(v) = &self.frames[fi].exprs[h.index()] {
             return Ok(v.clone());
         }
-        let v = self.expr_uncached(h)?;
+        let v = self.expr_uncached(h).map_err(|e| {
+            let span = self.frames[fi].func.expressions.get_span(h);
+            self.locate(e, span)
+        })?;
         self.frames[fi].exprs[h.index()] = Some(v.clone());
         Ok(v)
     }
@@ -117,10 +120,14 @@ impl<'m> Lowerer<'m> {
             // abstract literals only survive in dead code; concretise them
             Literal::AbstractInt(v) => self.b.ki(v as i32),
             Literal::AbstractFloat(v) => self.b.kf(v as f32),
-            Literal::F64(_) => return Err(unsupported("f64")),
-            Literal::F16(_) => return Err(unsupported("f16")),
-            Literal::I64(_) | Literal::U64(_) => return Err(unsupported("64-bit integers")),
-            Literal::I16(_) | Literal::U16(_) => return Err(unsupported("16-bit integers")),
+            Literal::F64(_) => return Err(unsupported(scalar_feature(naga::ScalarKind::Float, 8))),
+            Literal::F16(_) => return Err(unsupported(scalar_feature(naga::ScalarKind::Float, 2))),
+            Literal::I64(_) | Literal::U64(_) => {
+                return Err(unsupported(scalar_feature(naga::ScalarKind::Uint, 8)));
+            }
+            Literal::I16(_) | Literal::U16(_) => {
+                return Err(unsupported(scalar_feature(naga::ScalarKind::Uint, 2)));
+            }
         })
     }
 
@@ -147,7 +154,10 @@ impl<'m> Lowerer<'m> {
                 (0..vsize(*size)).map(|_| v[0]).collect()
             }
             Expression::Override(_) => return Err(unsupported("pipeline-overridable constants")),
-            other => return Err(unsupported(format!("constant expression {other:?}"))),
+            other => {
+                let what = snake(&format!("{other:?}")).replace('_', " ");
+                return Err(unsupported(format!("`{what}` in a constant expression")));
+            }
         })
     }
 
@@ -326,7 +336,16 @@ impl<'m> Lowerer<'m> {
         }
     }
 
-    fn global(&mut self, g: Handle<naga::GlobalVariable>) -> Result<LVal, ShaderError> {
+    /// The place or resource of global `g`; errors point at its
+    /// declaration.
+    pub(super) fn global(&mut self, g: Handle<naga::GlobalVariable>) -> Result<LVal, ShaderError> {
+        self.global_inner(g).map_err(|e| {
+            let span = self.module.global_variables.get_span(g);
+            self.locate(e, span)
+        })
+    }
+
+    fn global_inner(&mut self, g: Handle<naga::GlobalVariable>) -> Result<LVal, ShaderError> {
         let module = self.module;
         let gv = &module.global_variables[g];
         let rb = gv.binding.as_ref();
@@ -419,7 +438,10 @@ impl<'m> Lowerer<'m> {
             }
             naga::AddressSpace::Immediate => Err(unsupported("immediate data (push constants)")),
             naga::AddressSpace::Function => Err(internal("function-space global")),
-            _ => Err(unsupported(format!("the {:?} address space", gv.space))),
+            _ => Err(unsupported(format!(
+                "the {} address space",
+                snake(&format!("{:?}", gv.space))
+            ))),
         }
     }
 
@@ -648,7 +670,12 @@ impl<'m> Lowerer<'m> {
         kind: naga::ScalarKind,
         convert: Option<u8>,
     ) -> Result<Regs, ShaderError> {
-        let from = elem_kind(self.ty(expr)).ok_or_else(|| internal("conversion of a composite"))?;
+        let from = match *self.ty(expr) {
+            // an unsupported source width is named as such, not as an
+            // internal error
+            TypeInner::Scalar(s) | TypeInner::Vector { scalar: s, .. } => scalar_kind(s)?,
+            ref ty => elem_kind(ty).ok_or_else(|| internal("conversion of a composite"))?,
+        };
         let v = self.value(expr)?;
         let Some(width) = convert else {
             // bitcast: same bits
@@ -659,7 +686,7 @@ impl<'m> Lowerer<'m> {
             (naga::ScalarKind::Sint, 4) => ScalarKind::Sint,
             (naga::ScalarKind::Uint, 4) => ScalarKind::Uint,
             (naga::ScalarKind::Bool, _) => ScalarKind::Bool,
-            (k, w) => return Err(unsupported(format!("conversion to {k:?} of {w} bytes"))),
+            (k, w) => return Err(unsupported(scalar_feature(k, w))),
         };
         use ScalarKind as K;
         let mut out = Regs::new();

@@ -397,9 +397,10 @@ impl<'m> Lowerer<'m> {
             // storage buffers only (its validator refuses the rest)
             (naga::ScalarKind::Float, 4) => (false, true),
             _ => {
-                return Err(unsupported(
-                    "64-bit atomics (the interpreter has no 64-bit integers: PIPE_CAP_INT64 is 0)",
-                ));
+                return Err(unsupported(super::types::scalar_feature(
+                    scalar.kind,
+                    scalar.width,
+                )));
             }
         };
         use naga::AtomicFunction as A;
@@ -408,7 +409,10 @@ impl<'m> Lowerer<'m> {
             A::Subtract if float => (AtomicFn::FSub, None),
             A::Exchange { compare: None } => (AtomicFn::Exchange, None),
             _ if float => {
-                return Err(unsupported(format!("{fun:?} on atomic<f32>")));
+                return Err(unsupported(format!(
+                    "atomic{} on atomic<f32>",
+                    super::types::variant(&format!("{fun:?}"))
+                )));
             }
             A::Add => (AtomicFn::Add, None),
             A::Subtract => (AtomicFn::Sub, None),
@@ -543,7 +547,12 @@ impl<'m> Lowerer<'m> {
         let func = match query {
             naga::ImageQuery::Size { level: None } => TexQueryFn::Size,
             naga::ImageQuery::NumLayers => TexQueryFn::NumLayers,
-            other => return Err(unsupported(format!("{other:?} of a storage texture"))),
+            other => {
+                return Err(unsupported(format!(
+                    "texture{} of a storage texture",
+                    super::types::variant(&format!("{other:?}"))
+                )));
+            }
         };
         let dim = image_dim(img.dim)?;
         let d = self.b.image_query(img.view, func, dim, img.arrayed);

@@ -29,7 +29,7 @@
 pub(crate) mod builder;
 mod expr;
 pub mod memory;
-mod types;
+pub(crate) mod types;
 
 use std::collections::HashMap;
 
@@ -172,6 +172,8 @@ struct IoEntry {
 
 pub struct Lowerer<'m> {
     module: &'m Module,
+    /// The source text, to turn naga spans into lines and columns.
+    source: &'m str,
     info: &'m ModuleInfo,
     stage: ShaderStage,
     semantics: &'m [(u32, Semantic)],
@@ -197,47 +199,100 @@ pub struct Lowerer<'m> {
     compute: ComputeInfo,
 }
 
-/// Compiles entry point `entry` of a validated module.
+/// A stage in WGSL spelling, for messages.
+fn stage_word(s: ShaderStage) -> &'static str {
+    match s {
+        ShaderStage::Vertex => "vertex",
+        ShaderStage::Fragment => "fragment",
+        ShaderStage::Compute => "compute",
+        ShaderStage::Task => "task",
+        ShaderStage::Mesh => "mesh",
+        _ => "this kind of",
+    }
+}
+
+/// Compiles entry point `entry` of a validated module.  `source` is the
+/// text the module was parsed from: errors get the line and column of the
+/// innermost statement, expression or global naga has a span for.
+///
+/// When the entry point's resources are bound outside ferropipe's groups
+/// (FORMAT.md "Shaders"), every such global is reported in one error, not
+/// only the first one the lowering meets.
 pub fn lower_entry(
     module: &Module,
     info: &ModuleInfo,
     entry: usize,
     semantics: &[(u32, Semantic)],
+    source: &str,
+) -> Result<LaneProgram, ShaderError> {
+    lower_entry_inner(module, info, entry, semantics, source).map_err(|e| {
+        let all = binding_errors(module, info, entry, semantics, source);
+        if all.len() > 1 && all.contains(&e) {
+            let (line, column) = e.location().unwrap_or((0, 0));
+            let list: Vec<String> = all
+                .iter()
+                .map(|e| match (e, e.location()) {
+                    (ShaderError::Unsupported { construct, .. }, Some((l, c))) => {
+                        format!("{l}:{c}: {construct}")
+                    }
+                    (ShaderError::Unsupported { construct, .. }, None) => construct.clone(),
+                    (other, _) => other.to_string(),
+                })
+                .collect();
+            ShaderError::Unsupported {
+                construct: format!("{} resource bindings: {}", all.len(), list.join("; ")),
+                line,
+                column,
+            }
+        } else {
+            e
+        }
+    })
+}
+
+/// The error of each resource global the entry point uses whose binding
+/// ferropipe cannot map (each resolved by a fresh lowerer: this runs only
+/// after the lowering failed, so its side effects do not matter).
+fn binding_errors(
+    module: &Module,
+    info: &ModuleInfo,
+    entry: usize,
+    semantics: &[(u32, Semantic)],
+    source: &str,
+) -> Vec<ShaderError> {
+    let ep_info = info.get_entry_point(entry);
+    let mut out = Vec::new();
+    for (g, gv) in module.global_variables.iter() {
+        if ep_info[g].is_empty() || gv.binding.is_none() {
+            continue;
+        }
+        let mut l = Lowerer::new(module, info, entry, semantics, source);
+        if let Err(e) = l.global(g) {
+            out.push(e);
+        }
+    }
+    out
+}
+
+fn lower_entry_inner(
+    module: &Module,
+    info: &ModuleInfo,
+    entry: usize,
+    semantics: &[(u32, Semantic)],
+    source: &str,
 ) -> Result<LaneProgram, ShaderError> {
     let ep = &module.entry_points[entry];
     let stage = ep.stage;
-    let shader_type = match stage {
-        ShaderStage::Vertex => ShaderType::Vertex,
-        ShaderStage::Fragment => ShaderType::Fragment,
-        ShaderStage::Compute => ShaderType::Compute,
-        s => return Err(unsupported(format!("{s:?} shaders"))),
-    };
+    if !matches!(
+        stage,
+        ShaderStage::Vertex | ShaderStage::Fragment | ShaderStage::Compute
+    ) {
+        return Err(unsupported(format!("{} shaders", stage_word(stage))));
+    }
     if ep.workgroup_size_overrides.is_some() {
         return Err(unsupported("override-sized workgroups"));
     }
-    let mut l = Lowerer {
-        module,
-        info,
-        stage,
-        semantics,
-        b: Builder::new(),
-        vars: Vec::new(),
-        globals: HashMap::new(),
-        frames: Vec::new(),
-        breaks: Vec::new(),
-        summaries: HashMap::new(),
-        depth: 0,
-        static_full: true,
-        exits: 0,
-        jumps: 0,
-        dead_lanes_idle: false,
-        info_out: ShaderInfo::new(shader_type),
-        shared: HashMap::new(),
-        compute: ComputeInfo {
-            workgroup_size: ep.workgroup_size,
-            ..Default::default()
-        },
-    };
+    let mut l = Lowerer::new(module, info, entry, semantics, source);
     let summary = l.summary_of_function(&ep.function)?;
     l.info_out.uses_derivatives = stage == ShaderStage::Fragment && summary.uses_derivatives;
     l.dead_lanes_idle = !l.info_out.uses_derivatives;
@@ -262,6 +317,55 @@ pub fn lower_entry(
 }
 
 impl<'m> Lowerer<'m> {
+    fn new(
+        module: &'m Module,
+        info: &'m ModuleInfo,
+        entry: usize,
+        semantics: &'m [(u32, Semantic)],
+        source: &'m str,
+    ) -> Self {
+        let ep = &module.entry_points[entry];
+        let shader_type = match ep.stage {
+            ShaderStage::Vertex => ShaderType::Vertex,
+            ShaderStage::Fragment => ShaderType::Fragment,
+            // only vertex, fragment and compute entry points are lowered
+            _ => ShaderType::Compute,
+        };
+        Lowerer {
+            module,
+            source,
+            info,
+            stage: ep.stage,
+            semantics,
+            b: Builder::new(),
+            vars: Vec::new(),
+            globals: HashMap::new(),
+            frames: Vec::new(),
+            breaks: Vec::new(),
+            summaries: HashMap::new(),
+            depth: 0,
+            static_full: true,
+            exits: 0,
+            jumps: 0,
+            dead_lanes_idle: false,
+            info_out: ShaderInfo::new(shader_type),
+            shared: HashMap::new(),
+            compute: ComputeInfo {
+                workgroup_size: ep.workgroup_size,
+                ..Default::default()
+            },
+        }
+    }
+
+    /// `e` with the location of `span`, unless an inner one is set.
+    pub(super) fn locate(&self, mut e: ShaderError, span: naga::Span) -> ShaderError {
+        let (line, column) = crate::front::span_location(span, self.source);
+        if line != 0 {
+            e.locate(line, column);
+        }
+        e
+    }
+
     // ------------------------------------------------------------------
     // entry point and interface
 
@@ -472,7 +576,10 @@ impl<'m> Lowerer<'m> {
                     BuiltIn::SampleIndex => (Semantic::SampleId, 1, ScalarKind::Uint),
                     BuiltIn::SampleMask => (Semantic::SampleMask, 1, ScalarKind::Uint),
                     other => {
-                        return Err(unsupported(format!("fragment input @builtin({other:?})")));
+                        return Err(unsupported(format!(
+                            "fragment input @builtin({})",
+                            types::builtin_name(*other)
+                        )));
                     }
                 };
                 let slot = IoSlot::new(sem, 0)
@@ -486,8 +593,9 @@ impl<'m> Lowerer<'m> {
             }
             (_, Binding::BuiltIn(bi)) => {
                 return Err(unsupported(format!(
-                    "{:?} input @builtin({bi:?})",
-                    self.stage
+                    "{} input @builtin({})",
+                    stage_word(self.stage),
+                    types::builtin_name(*bi)
                 )));
             }
         })
@@ -579,8 +687,9 @@ impl<'m> Lowerer<'m> {
                 }
                 (_, other) => {
                     return Err(unsupported(format!(
-                        "{:?} output @builtin({other:?})",
-                        self.stage
+                        "{} output @builtin({})",
+                        stage_word(self.stage),
+                        types::builtin_name(*other)
                     )));
                 }
             },
@@ -934,8 +1043,8 @@ impl<'m> Lowerer<'m> {
     // statements
 
     fn block(&mut self, block: &'m Block) -> Result<Flow, ShaderError> {
-        for st in block.iter() {
-            let f = self.statement(st)?;
+        for (st, span) in block.span_iter() {
+            let f = self.statement(st).map_err(|e| self.locate(e, *span))?;
             if f.terminated {
                 return Ok(f);
             }
@@ -1593,7 +1702,10 @@ fn input_regs(
             BuiltIn::NumWorkGroups => Ok((0..3)
                 .map(|c| b.load_input_uniform(InputSrc::Compute(ComputeValue::NumWorkgroups(c))))
                 .collect()),
-            other => Err(unsupported(format!("input @builtin({other:?})"))),
+            other => Err(unsupported(format!(
+                "input @builtin({})",
+                types::builtin_name(*other)
+            ))),
         },
     }
 }

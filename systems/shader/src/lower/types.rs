@@ -7,8 +7,23 @@ use naga::{ArraySize, Handle, Module, Scalar, Type, TypeInner, VectorSize};
 use crate::ShaderError;
 
 pub fn unsupported(construct: impl Into<String>) -> ShaderError {
-    ShaderError::Unsupported {
-        construct: construct.into(),
+    ShaderError::unsupported(construct)
+}
+
+/// The one name of each scalar width ferropipe does not execute, used by
+/// every error about it (types, literals, conversions, atomics): the
+/// registers are 32-bit lanes.
+pub fn scalar_feature(kind: naga::ScalarKind, width: u8) -> &'static str {
+    match (kind, width) {
+        (naga::ScalarKind::Float, 2) => "f16 (`enable f16;`)",
+        (naga::ScalarKind::Float, 8) => "f64",
+        (naga::ScalarKind::Sint | naga::ScalarKind::Uint, 8) => "64-bit integers (i64, u64)",
+        (naga::ScalarKind::Sint | naga::ScalarKind::Uint, 2) => "16-bit integers (i16, u16)",
+        (naga::ScalarKind::Sint | naga::ScalarKind::Uint, 1) => "8-bit integers",
+        (naga::ScalarKind::AbstractInt | naga::ScalarKind::AbstractFloat, _) => {
+            "abstract numeric types at run time"
+        }
+        _ => "scalars of this width",
     }
 }
 
@@ -19,8 +34,49 @@ pub fn scalar_kind(s: Scalar) -> Result<ScalarKind, ShaderError> {
         (naga::ScalarKind::Sint, 4) => Ok(ScalarKind::Sint),
         (naga::ScalarKind::Uint, 4) => Ok(ScalarKind::Uint),
         (naga::ScalarKind::Bool, _) => Ok(ScalarKind::Bool),
-        (k, w) => Err(unsupported(format!("{k:?} scalars of {w} bytes"))),
+        (k, w) => Err(unsupported(scalar_feature(k, w))),
     }
+}
+
+/// A builtin in WGSL spelling (`subgroup_invocation_id`), for messages.
+pub fn builtin_name(b: naga::BuiltIn) -> String {
+    use naga::common::wgsl::TryToWgsl;
+    match b.try_to_wgsl() {
+        Some(s) => s.to_string(),
+        // builtins WGSL has no name for (GLSL-only ones): the GLSL name
+        None => match b {
+            naga::BuiltIn::PointSize => "gl_PointSize".into(),
+            naga::BuiltIn::CullDistance => "gl_CullDistance".into(),
+            naga::BuiltIn::PointCoord => "gl_PointCoord".into(),
+            naga::BuiltIn::BaseInstance => "gl_BaseInstance".into(),
+            naga::BuiltIn::BaseVertex => "gl_BaseVertex".into(),
+            naga::BuiltIn::WorkGroupSize => "gl_WorkGroupSize".into(),
+            other => snake(&format!("{other:?}")),
+        },
+    }
+}
+
+/// The variant name of a `Debug` string: `Exchange { compare: None }` →
+/// `Exchange` (to build WGSL names like `atomicExchange`).
+pub fn variant(debug: &str) -> &str {
+    debug.split([' ', '{', '(']).next().unwrap_or(debug)
+}
+
+/// `SubgroupInvocationId { .. }` → `subgroup_invocation_id`.
+pub fn snake(debug: &str) -> String {
+    let name = debug.split([' ', '{', '(']).next().unwrap_or(debug);
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 pub fn vsize(s: VectorSize) -> usize {

@@ -1,0 +1,2 @@
+@fragment
+fn main(@builtin(view_index) view_index: i32) {}
