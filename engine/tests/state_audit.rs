@@ -510,10 +510,6 @@ fn read_doc() -> BTreeMap<String, Vec<Row>> {
     out
 }
 
-/// A member whose proof is still on another branch: its scene or test
-/// may be missing until that branch merges (the lead drops the marker).
-const LANDING: &str = "(landing from branch texture-fidelity)";
-
 #[test]
 fn table_lists_every_member() {
     let doc = read_doc();
@@ -568,8 +564,6 @@ fn every_proof_exists() {
         for r in doc.get(a.name).map(Vec::as_slice).unwrap_or(&[]) {
             let at = format!("docs/state-audit.md:{}: {}.{}", r.line, a.name, r.member);
             for p in &r.proofs {
-                let landing = p.contains(LANDING);
-                let p = p.replace(LANDING, "");
                 let p = p.trim();
                 let (kind, arg) = p.split_once(' ').unwrap_or((p, ""));
                 let arg = arg.trim();
@@ -587,9 +581,7 @@ fn every_proof_exists() {
                     "scene" => {
                         let path = scene_dir.join(format!("{arg}.json"));
                         if !path.is_file() {
-                            if !landing {
-                                problems.push(format!("{at}: no scene {}", path.display()));
-                            }
+                            problems.push(format!("{at}: no scene {}", path.display()));
                             continue;
                         }
                         let text = std::fs::read_to_string(&path).unwrap();
@@ -612,7 +604,7 @@ fn every_proof_exists() {
                             continue;
                         };
                         let src = std::fs::read_to_string(root().join(file)).unwrap_or_default();
-                        if !src.contains(&format!("fn {func}(")) && !landing {
+                        if !src.contains(&format!("fn {func}(")) {
                             problems.push(format!("{at}: no `fn {func}(` in {file}"));
                         }
                     }
