@@ -703,7 +703,8 @@ mod uniformity {
             active: cs.info().workgroup_size,
             diverged: &diverged,
         };
-        cs.run_workgroup(&ShaderResources::default(), &call);
+        cs.run_workgroup(&ShaderResources::default(), &call)
+            .unwrap();
         diverged.load(Ordering::Relaxed)
     }
 
