@@ -290,6 +290,8 @@ fn audits() -> Vec<Audit> {
             constant_buffers,
             sampler_views,
             samplers,
+            shader_buffers,
+            shader_images,
         }),
         audit!(ViewportState { scale, translate }),
         audit!(ScissorState {

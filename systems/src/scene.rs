@@ -472,7 +472,7 @@ pub fn fetch_vertices(
         if exec.meter.exceeded().is_some() {
             // A lost flush: this wave does not run either.
             exec.planned_all = true;
-            exec.spare_jobs.extend(exec.wave.drain(..));
+            exec.spare_jobs.append(&mut exec.wave);
         }
         let states = &exec.states;
         let scene = &*scene;
@@ -924,8 +924,8 @@ pub fn execute_scene(world: &mut World, counted: &[bool]) -> Result<(), BudgetEx
         scene.counters = std::mem::take(&mut exec.counters);
         if lost.is_some() {
             let exec = &mut *exec;
-            exec.spare_jobs.extend(exec.wave.drain(..));
-            exec.spare_binned.extend(exec.binned.drain(..));
+            exec.spare_jobs.append(&mut exec.wave);
+            exec.spare_binned.append(&mut exec.binned);
             exec.binned_bytes = 0;
         }
         end_scene(&mut exec);
