@@ -107,7 +107,7 @@ impl FragmentShader for SamplingFs {
     }
     fn run(&self, _: &ShaderResources<'_>, io: &mut FragmentIo<'_>) {
         for o in io.outputs.iter_mut() {
-            *o = wide::f32x8::splat(1.0);
+            *o = Lanes::splat(1.0);
         }
     }
 }

@@ -1492,7 +1492,7 @@ mod counters {
             io.outputs[..n].copy_from_slice(&io.inputs[..n]);
             for g in 0..io.groups {
                 let keep = io.inputs[g].simd_ge(Lanes::splat(0.5));
-                io.mask[g] = io.mask[g] & keep;
+                io.mask[g] &= keep;
             }
         }
     }

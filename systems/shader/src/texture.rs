@@ -3175,7 +3175,7 @@ mod tests {
                 };
                 let got = tex.sample(Some(&s), &args)[0].to_array()[0] * 255.0;
                 let base = cube_index * 6 * 20;
-                let px = (base + 0 * 20 + row) as f32; // +X (0, row)
+                let px = (base + row) as f32; // +X (face 0, row)
                 let pz = (base + 4 * 20 + 4 + row) as f32; // +Z (1, row)
                 let want = (px + pz) / 2.0;
                 assert!(
