@@ -10,7 +10,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::{Image, dominant, render_headless, run_demo, saturated_fraction, scratch_dir};
 
@@ -29,46 +29,48 @@ struct Xvfb {
 }
 
 impl Xvfb {
+    /// Starts Xvfb with `-displayfd`: the server itself picks a free
+    /// display and writes its number to our pipe once it accepts
+    /// connections. Choosing the number here raced: both tests of this file
+    /// run in one process, computed the same number, and the second test
+    /// took the first one's socket for its own and lost its display when
+    /// the first test's server was killed (CI stop 14: "The X11 server
+    /// closed the connection").
     fn start(binary: &Path) -> Xvfb {
-        // A display number unlikely to collide with other test runs; retry
-        // a few when the lock is taken.
-        let base = 100 + std::process::id() % 700;
-        for n in base..base + 20 {
-            let socket = PathBuf::from(format!("/tmp/.X11-unix/X{n}"));
-            if socket.exists() || Path::new(&format!("/tmp/.X{n}-lock")).exists() {
-                continue;
+        use std::io::{BufRead, BufReader};
+        let mut child = Command::new(binary)
+            .args([
+                "-displayfd",
+                "1",
+                "-screen",
+                "0",
+                "1280x800x24",
+                "-nolisten",
+                "tcp",
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn Xvfb");
+        let stdout = child.stdout.take().expect("Xvfb stdout piped");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        match rx.recv_timeout(Duration::from_secs(20)) {
+            Ok(line) if line.trim().parse::<u32>().is_ok() => Xvfb {
+                child,
+                display: format!(":{}", line.trim()),
+            },
+            other => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("Xvfb did not report a display: {other:?}");
             }
-            let mut child = Command::new(binary)
-                .args([
-                    &format!(":{n}"),
-                    "-screen",
-                    "0",
-                    "1280x800x24",
-                    "-nolisten",
-                    "tcp",
-                ])
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("spawn Xvfb");
-            let start = Instant::now();
-            while start.elapsed() < Duration::from_secs(10) {
-                if socket.exists() {
-                    return Xvfb {
-                        child,
-                        display: format!(":{n}"),
-                    };
-                }
-                if child.try_wait().ok().flatten().is_some() {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(50));
-            }
-            let _ = child.kill();
-            let _ = child.wait();
         }
-        panic!("could not start Xvfb on any display");
     }
 }
 
