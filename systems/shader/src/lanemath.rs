@@ -105,65 +105,18 @@ pub fn u32_to_f32(a: Lanes) -> Lanes {
     hi.mul_add(f32x8::splat(65536.0), lo)
 }
 
-/// f32 -> f16 bits (round to nearest even), as WGSL `pack2x16float` and
-/// half-float formats need.  Scalar: half conversions are rare in shaders.
+/// f32 -> f16 bits (round to nearest even, overflow to infinity), as WGSL
+/// `pack2x16float` and `quantizeToF16` need: the same conversion as the
+/// half-float texture formats ([`ferropipe_components::pack::f32_to_f16`],
+/// the `half` crate), so a value packed by a shader and one stored by a
+/// format round alike.
 pub fn f32_to_f16_bits(x: f32) -> u16 {
-    let b = x.to_bits();
-    let sign = ((b >> 16) & 0x8000) as u16;
-    let exp = ((b >> 23) & 0xff) as i32;
-    let mant = b & 0x7f_ffff;
-    if exp == 0xff {
-        // inf / nan
-        return sign
-            | 0x7c00
-            | if mant != 0 {
-                0x200 | (mant >> 13) as u16
-            } else {
-                0
-            };
-    }
-    let e = exp - 127 + 15;
-    if e >= 0x1f {
-        return sign | 0x7c00;
-    }
-    if e <= 0 {
-        // subnormal half (or zero)
-        if e < -10 {
-            return sign;
-        }
-        let m = mant | 0x80_0000;
-        let shift = (14 - e) as u32;
-        let half = m >> shift;
-        let rem = m & ((1 << shift) - 1);
-        let halfway = 1 << (shift - 1);
-        let round = rem > halfway || (rem == halfway && (half & 1) == 1);
-        return sign | (half + round as u32) as u16;
-    }
-    let half = ((e as u32) << 10) | (mant >> 13);
-    let rem = mant & 0x1fff;
-    let round = rem > 0x1000 || (rem == 0x1000 && (half & 1) == 1);
-    sign | (half + round as u32) as u16
+    ferropipe_components::pack::f32_to_f16(x)
 }
 
 /// f16 bits -> f32 (exact).
 pub fn f16_bits_to_f32(h: u16) -> f32 {
-    let sign = ((h & 0x8000) as u32) << 16;
-    let exp = ((h >> 10) & 0x1f) as u32;
-    let mant = (h & 0x3ff) as u32;
-    let bits = if exp == 0 {
-        if mant == 0 {
-            sign
-        } else {
-            // subnormal: value = mant * 2^-24
-            return f32::from_bits(sign)
-                + (if sign != 0 { -1.0 } else { 1.0 }) * mant as f32 * (1.0 / 16_777_216.0);
-        }
-    } else if exp == 0x1f {
-        sign | 0x7f80_0000 | (mant << 13)
-    } else {
-        sign | ((exp + 112) << 23) | (mant << 13)
-    };
-    f32::from_bits(bits)
+    ferropipe_components::pack::f16_to_f32(h)
 }
 
 #[inline(always)]
