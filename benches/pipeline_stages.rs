@@ -82,13 +82,14 @@ use ferropipe_components::state::{
     RasterizerState, ScissorState, StencilRef, VertexElement, ViewportState,
 };
 use ferropipe_components::view::{Surface, SurfaceDesc, SurfaceRef};
-use ferropipe_systems::bin::{BinScratch, TileGrid, bin_prims};
+use ferropipe_systems::bin::{BinScratch, bin_prims};
 use ferropipe_systems::clip::{ClipCounters, ClipScratch, clip_segment};
 use ferropipe_systems::derived::DerivedState;
 use ferropipe_systems::fetch::{
     BufferView, IndexSource, JobPart, Segment, Topology, VertexDedup, assemble_part, fetch_segment,
 };
 use ferropipe_systems::fragment::{self, BatchPrimRef, FragBatch, FragGroup, MAX_BATCH_GROUPS};
+use ferropipe_systems::lanes::TileGrid;
 use ferropipe_systems::locks::LockSet;
 use ferropipe_systems::merge::{ColorTarget, StoreGroup, TargetMemory, Targets, store_batch};
 use ferropipe_systems::raster::cover_prim;

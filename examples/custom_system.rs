@@ -2,7 +2,7 @@
 //! overdraw heat-map.
 //!
 //! `count_overdraw` runs in the `BackEnd` schedule just before the tile
-//! pass (`.before(PipelineSet::Raster)`), where the whole binned scene is
+//! pass (`.before(PipelineSet::Tiles)`), where the whole binned scene is
 //! available (`SceneExecution::binned`).  For every tile, on the screen's
 //! worker pool, it walks the tile's bin in submission order and evaluates
 //! each primitive's coverage with the rasterizer's own kernel
@@ -117,7 +117,7 @@ pub fn install(ctx: &mut Context) {
         BackEnd,
         count_overdraw
             .run_if(resource_exists::<Overdraw>)
-            .before(PipelineSet::Raster),
+            .before(PipelineSet::Tiles),
     );
 }
 

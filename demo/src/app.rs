@@ -443,8 +443,8 @@ impl DemoApp {
                 n(Counter::TilesFullyCovered),
                 n(Counter::BinsEmitted)
             ));
-            // Wall time of each stage's system runs; raster's includes the
-            // fragment shading and merging fused into the tile pass.
+            // Wall time of each stage's system runs; `tiles` is the tile
+            // pass: raster, fragment shading and merging fused.
             let stages: Vec<String> = Stage::ALL
                 .iter()
                 .map(|s| format!("{} {:.2}", s.name(), c.get(s.time_counter()) as f64 / 1e6))

@@ -194,7 +194,7 @@ fn check_counters(layout: &serde_json::Value) {
     let shaded = get("fragments-shaded");
     assert!(shaded > 0, "no fragments shaded");
     assert!(get("fragments-killed") <= shaded);
-    assert!(get("raster-time") > 0 && get("fetch-time") > 0);
+    assert!(get("tiles-time") > 0 && get("fetch-time") > 0);
 }
 
 /// The frame shown in the window must be the frame ferropipe renders

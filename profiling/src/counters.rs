@@ -170,15 +170,10 @@ counters! {
     SetupNs = ("setup-time", Nanoseconds, StageTime, "primitive setup and culling"),
     /// Wall time of the `Bin` set's system.
     BinNs = ("bin-time", Nanoseconds, StageTime, "binning into tiles"),
-    /// Wall time of the `Raster` set's system: the tile pass, which runs
-    /// raster, fragment shading and output merge fused per batch of pixels.
-    RasterNs = ("raster-time", Nanoseconds, StageTime, "tile pass (raster with fused fragment and merge)"),
-    /// Wall time of the `Fragment` set's system (its per-command
-    /// bookkeeping; the shading itself is in the tile pass).
-    FragmentNs = ("fragment-time", Nanoseconds, StageTime, "fragment bookkeeping after the tile pass"),
-    /// Wall time of the `Merge` set's system (occlusion counts, bin
-    /// recycling; the stores themselves are in the tile pass).
-    MergeNs = ("merge-time", Nanoseconds, StageTime, "merge bookkeeping after the tile pass"),
+    /// Wall time of the `Tiles` set's systems: the tile pass, which runs
+    /// raster, fragment shading and output merge fused per batch of
+    /// pixels, and its per-command counts.
+    TilesNs = ("tiles-time", Nanoseconds, StageTime, "tile pass: raster, fragment shading and merge, fused"),
 }
 
 impl Counter {
@@ -223,23 +218,19 @@ pub enum Stage {
     Clip,
     Setup,
     Bin,
-    Raster,
-    Fragment,
-    Merge,
+    Tiles,
 }
 
 impl Stage {
     /// Every stage, in pipeline order.
-    pub const ALL: [Stage; 9] = [
+    pub const ALL: [Stage; 7] = [
         Stage::Fetch,
         Stage::Shade,
         Stage::StreamOut,
         Stage::Clip,
         Stage::Setup,
         Stage::Bin,
-        Stage::Raster,
-        Stage::Fragment,
-        Stage::Merge,
+        Stage::Tiles,
     ];
 
     /// The stage's time counter.
@@ -251,9 +242,7 @@ impl Stage {
             Stage::Clip => Counter::ClipNs,
             Stage::Setup => Counter::SetupNs,
             Stage::Bin => Counter::BinNs,
-            Stage::Raster => Counter::RasterNs,
-            Stage::Fragment => Counter::FragmentNs,
-            Stage::Merge => Counter::MergeNs,
+            Stage::Tiles => Counter::TilesNs,
         }
     }
 
@@ -266,9 +255,7 @@ impl Stage {
             Stage::Clip => "clip",
             Stage::Setup => "setup",
             Stage::Bin => "bin",
-            Stage::Raster => "raster",
-            Stage::Fragment => "fragment",
-            Stage::Merge => "merge",
+            Stage::Tiles => "tiles",
         }
     }
 }
@@ -515,10 +502,10 @@ mod tests {
     fn stage_timer_adds_elapsed_time() {
         let set = CounterSet::new();
         {
-            let _t = set.time_stage(Stage::Raster);
+            let _t = set.time_stage(Stage::Tiles);
             std::thread::sleep(std::time::Duration::from_millis(2));
         }
-        assert!(set.get(Counter::RasterNs) >= 2_000_000);
-        assert_eq!(set.get(Counter::MergeNs), 0);
+        assert!(set.get(Counter::TilesNs) >= 2_000_000);
+        assert_eq!(set.get(Counter::BinNs), 0);
     }
 }

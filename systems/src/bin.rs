@@ -14,52 +14,12 @@
 //! entry (what makes `fill_overdraw` cheap: earlier layers are never shaded).
 
 use ferropipe_components::batch::{
-    BinEntry, ClearValue, JobBins, MAX_EDGES, Plane, SetupPrim, SetupPrims, TILE_ORDER, TILE_SIZE,
-    bin_flags,
+    BinEntry, ClearValue, JobBins, MAX_EDGES, Plane, SetupPrim, SetupPrims, TILE_ORDER, bin_flags,
 };
 use ferropipe_components::enums::ClearFlags;
 
-use crate::derived::{DerivedState, Rect};
-use crate::raster::{self, PREFETCH_DISTANCE};
-
-/// The tile grid of a scene.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct TileGrid {
-    pub cols: u32,
-    pub rows: u32,
-    /// Framebuffer size in pixels.
-    pub width: u32,
-    pub height: u32,
-}
-
-impl TileGrid {
-    pub fn new(width: u32, height: u32) -> Self {
-        let w = width.min(16384);
-        let h = height.min(16384);
-        TileGrid {
-            cols: w.div_ceil(TILE_SIZE).max(1),
-            rows: h.div_ceil(TILE_SIZE).max(1),
-            width: w,
-            height: h,
-        }
-    }
-
-    pub fn tiles(&self) -> usize {
-        (self.cols * self.rows) as usize
-    }
-
-    /// The pixels of tile `t` that lie inside the framebuffer.
-    pub fn tile_rect(&self, t: usize) -> Rect {
-        let tx = (t as u32 % self.cols) * TILE_SIZE;
-        let ty = (t as u32 / self.cols) * TILE_SIZE;
-        Rect {
-            x0: tx as i32,
-            y0: ty as i32,
-            x1: (tx + TILE_SIZE).min(self.width) as i32,
-            y1: (ty + TILE_SIZE).min(self.height) as i32,
-        }
-    }
-}
+use crate::derived::DerivedState;
+use crate::lanes::{self, PREFETCH_DISTANCE, Rect, TileGrid, prefetch_planes};
 
 /// Edge classification over the pixels of `r`: `None` if the edge rejects
 /// every pixel, else whether it accepts all of them.
@@ -223,10 +183,10 @@ pub fn order_prims_by_tile(
 fn prefetch_record(prims: &SetupPrims, entries: &[BinEntry], k: usize) {
     let record = |i: usize| prims.prims.get(entries.get(i)?.prim as usize);
     if let Some(p) = record(k + PREFETCH_DISTANCE) {
-        raster::prefetch_record(p);
+        lanes::prefetch_record(p);
     }
     if let Some(p) = record(k + PREFETCH_DISTANCE / 2) {
-        raster::prefetch_planes(prims, p);
+        prefetch_planes(prims, p);
     }
 }
 

@@ -1,7 +1,8 @@
 //! Equivalent of llvmpipe's `lp_state_derived.c` (plus the linkage part of
 //! `lp_state_setup.c` and draw's `draw_vs` output mapping): everything the
-//! stages need that follows from a state block alone, computed once per block
-//! per scene, never per vertex or pixel.
+//! stages need that follows from a state block alone, never computed per
+//! vertex or pixel, and derived once per distinct state: the plan cache
+//! (plans.rs) keeps each [`DerivedShape`] across draws and flushes.
 //!
 //! A [`DerivedState`] answers, for one [`StateBlock`]:
 //! * fetch: which vertex element feeds which VS input slot, and how to decode it;
@@ -21,6 +22,7 @@ use ferropipe_components::shader::{FragmentShaderRef, Interpolation, Semantic, S
 use ferropipe_components::state::{MAX_CLIP_PLANES, MAX_VIEWPORTS, RasterizerState, ViewportState};
 
 use crate::fetch::ElementFetch;
+use crate::lanes::Rect;
 use crate::merge::MergePlan;
 
 /// Largest `conservative_raster_dilate` applied, in pixels
@@ -65,37 +67,6 @@ pub enum FsInputSource {
     Zero,
 }
 
-/// A rectangle of pixels, min inclusive, max exclusive.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Rect {
-    pub x0: i32,
-    pub y0: i32,
-    pub x1: i32,
-    pub y1: i32,
-}
-
-impl Rect {
-    /// The intersection of two rectangles (possibly empty).
-    pub fn intersect(&self, o: &Rect) -> Rect {
-        Rect {
-            x0: self.x0.max(o.x0),
-            y0: self.y0.max(o.y0),
-            x1: self.x1.min(o.x1),
-            y1: self.y1.min(o.y1),
-        }
-    }
-
-    /// Whether the rectangle holds no pixel.
-    pub fn is_empty(&self) -> bool {
-        self.x0 >= self.x1 || self.y0 >= self.y1
-    }
-
-    /// Whether `o` lies inside `self`.
-    pub fn contains(&self, o: &Rect) -> bool {
-        o.x0 >= self.x0 && o.y0 >= self.y0 && o.x1 <= self.x1 && o.y1 <= self.y1
-    }
-}
-
 /// One enabled clip half-space beyond the view volume.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ClipPlane {
@@ -106,10 +77,12 @@ pub enum ClipPlane {
 }
 
 /// Everything derived from one state block: the block, and the derived
-/// part shared (one `Arc`) by consecutive blocks that differ only in
-/// bindings the derivation does not read ([`same_shape_inputs`]: vertex
-/// and index buffers, stage resources, stream-output targets).  Fields of
-/// [`DerivedShape`] read through `Deref`.
+/// part shared (one `Arc`, from plans.rs' `PlanCache`) by every
+/// block with the same state objects and value states, in this flush or
+/// an earlier one; blocks differing only in bindings the derivation does
+/// not read ([`same_shape_inputs`]: vertex and index buffers, stage
+/// resources, stream-output targets) share it.  Fields of [`DerivedShape`]
+/// read through `Deref`.
 pub struct DerivedState {
     pub block: Arc<StateBlock>,
     /// Floats per clipped vertex: `[x, y, z, 1/w]` + 4 per attribute (+ 4
@@ -292,12 +265,45 @@ pub struct DerivedShape {
     /// A full-tile primitive with this state overwrites everything earlier
     /// commands could have left in the tile (see bin.rs).
     pub opaque: bool,
+    /// Floats per clipped vertex this state needs (before the scene pads
+    /// every block's to the largest, [`DerivedState::stride`]).
+    pub vertex_stride: usize,
 }
 
 impl DerivedState {
-    /// Derives the per-block state.  `block` must have passed the façade's
-    /// draw validation.
+    /// Derives the per-block state from scratch (tests and benches; the
+    /// pipeline takes the derived part from plans.rs' `PlanCache`).
+    /// `block` must have passed the façade's draw validation.
     pub fn new(block: Arc<StateBlock>) -> Self {
+        let shape = Arc::new(DerivedShape::new(&block));
+        DerivedState::with_shape(block, shape)
+    }
+
+    /// The state of `block` with its derived part `shape` (derived from
+    /// `block`'s state objects, or from a block with the same ones).
+    pub fn with_shape(block: Arc<StateBlock>, shape: Arc<DerivedShape>) -> Self {
+        DerivedState {
+            block,
+            stride: shape.vertex_stride,
+            shape,
+        }
+    }
+
+    /// Whether this state's derived part is `shape` (shared, not equal).
+    pub fn shares_shape(&self, shape: &Arc<DerivedShape>) -> bool {
+        Arc::ptr_eq(&self.shape, shape)
+    }
+
+    /// The derived part, shared by blocks with the same state objects.
+    pub fn shape(&self) -> &Arc<DerivedShape> {
+        &self.shape
+    }
+}
+
+impl DerivedShape {
+    /// Derives the part of a block's state that its state objects and
+    /// value states decide (the plan cache's unit).
+    pub fn new(block: &StateBlock) -> Self {
         let vs_info = block.vs.info().clone();
         let rast = *block.rasterizer;
         let multisampled = rast.multisample
@@ -322,7 +328,7 @@ impl DerivedState {
         };
         let fs_info = fs.info().clone();
 
-        let fetch = crate::fetch::plan_elements(&block, &vs_info);
+        let fetch = crate::fetch::plan_elements(block, &vs_info);
 
         let pos_slot = vs_info.output_slot(Semantic::Position);
         let psize_slot = vs_info.output_slot(Semantic::PointSize);
@@ -487,7 +493,7 @@ impl DerivedState {
             depth_range[i] = (a.min(b), a.max(b));
         }
 
-        let merge = MergePlan::new(&block, &fs_info);
+        let merge = MergePlan::new(block, &fs_info);
         let kills = fs_info.uses_discard
             || rast.poly_stipple_enable
             || block.dsa.alpha_enabled
@@ -505,7 +511,7 @@ impl DerivedState {
             && fb.zsbuf.is_none()
             && merge.overwrites_color();
 
-        let shape = DerivedShape {
+        DerivedShape {
             vs_info,
             // (Before `fs` moves into its field.)
             fs_writes_all_outputs: fs.writes_all_outputs(),
@@ -575,29 +581,12 @@ impl DerivedState {
             merge,
             early_depth,
             opaque,
-        };
-        DerivedState {
-            block,
-            stride,
-            shape: Arc::new(shape),
+            vertex_stride: stride,
         }
     }
+}
 
-    /// The derived state of `block`, sharing this one's derived part when
-    /// [`same_shape_inputs`] says deriving it would give the same (a draw
-    /// per constant-buffer update, many_draws: 10,000 blocks per frame).
-    pub fn for_next_block(&self, block: Arc<StateBlock>) -> Self {
-        if same_shape_inputs(&self.block, &block) {
-            DerivedState {
-                block,
-                stride: self.stride,
-                shape: self.shape.clone(),
-            }
-        } else {
-            DerivedState::new(block)
-        }
-    }
-
+impl DerivedState {
     /// Whether the depth or stencil buffer is tested or written at all.
     /// The depth bounds test reads the stored depth whether or not the
     /// depth test is on (EXT_depth_bounds_test, Vulkan's
@@ -851,45 +840,5 @@ mod offset_tests {
             PolygonOffset::new(&r, None).zoffset(-0.25, 0.125, [0.0; 3]),
             -0.1
         );
-    }
-}
-
-#[cfg(test)]
-mod shape_tests {
-    use super::*;
-    use crate::tests::Setup;
-    use ferropipe_components::draw::ConstantBufferBinding;
-
-    /// Blocks that differ only in bindings the derivation does not read
-    /// share one derived part; any other difference derives anew.
-    #[test]
-    fn derived_parts_are_shared_only_across_binding_changes() {
-        let base = Arc::new(Setup::new(32, 32, None).block);
-        let first = DerivedState::new(base.clone());
-
-        let mut cb = (*base).clone();
-        let mut slots = (*cb.vs_resources.constant_buffers).clone();
-        slots[0] = ConstantBufferBinding {
-            user_buffer: Some(Arc::from(vec![1u8; 16])),
-            ..Default::default()
-        };
-        cb.vs_resources.constant_buffers = Arc::new(slots);
-        let next = first.for_next_block(Arc::new(cb));
-        assert!(Arc::ptr_eq(&first.shape, &next.shape), "constants only");
-
-        let mut color = (*base).clone();
-        color.blend_color.color = [0.5; 4];
-        let next = first.for_next_block(Arc::new(color));
-        assert!(!Arc::ptr_eq(&first.shape, &next.shape), "blend colour");
-        assert_eq!(next.merge.blend_color, [0.5; 4]);
-
-        let mut rast = (*base).clone();
-        rast.rasterizer = Arc::new(RasterizerState {
-            cull_face: Face::Back,
-            ..*base.rasterizer
-        });
-        let next = first.for_next_block(Arc::new(rast));
-        assert!(!Arc::ptr_eq(&first.shape, &next.shape), "rasterizer");
-        assert_eq!(next.cull_face, Face::Back);
     }
 }

@@ -27,6 +27,8 @@ use ferropipe_components::format::{ChannelType, Format, FormatDesc};
 use ferropipe_components::pack;
 use ferropipe_components::shader::{LANES, Lanes, ScalarKind, ShaderInfo};
 
+use crate::lanes::resize_lanes;
+
 /// Most distinct vertices one segment holds: 32 lane groups, so one VS call
 /// covers a segment and its registers stay in L1/L2 (an interpreter's
 /// per-call register file scales with the group count).
@@ -1025,14 +1027,6 @@ fn fill_default(rows: &mut [Lanes], groups: usize, integer: bool) {
             .iter_mut()
             .for_each(|l| *l = Lanes::splat(f32::from_bits(d[c])));
     }
-}
-
-/// Grows (never shrinks) a lane buffer to `n` registers.
-pub fn resize_lanes(v: &mut Vec<Lanes>, n: usize) {
-    if v.len() < n {
-        v.resize(n, Lanes::ZERO);
-    }
-    v.truncate(n);
 }
 
 /// A lane buffer as a flat float slice (`LANES` floats per register).

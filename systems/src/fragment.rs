@@ -13,14 +13,12 @@
 
 use ferropipe_components::batch::{BinnedJob, MS_SAMPLES, Plane, SetupPrim};
 use ferropipe_components::shader::{
-    FRAG_LANE_X, FRAG_LANE_Y, FragmentIo, ILanes, Interpolation, Lanes, ShaderResources,
+    FRAG_LANE_X, FRAG_LANE_Y, FragmentIo, Interpolation, Lanes, ShaderResources,
 };
 
 use crate::derived::{DerivedState, FsInputSource};
-use crate::fetch::resize_lanes;
-
-/// Groups per fragment batch (8 lanes each: 512 pixels, two 16x16 blocks).
-pub const MAX_BATCH_GROUPS: usize = 64;
+pub use crate::lanes::MAX_BATCH_GROUPS;
+use crate::lanes::{mask_lanes, resize_lanes};
 
 /// One covered 4x2 group awaiting shading.
 #[derive(Clone, Copy, Debug, Default)]
@@ -191,14 +189,6 @@ pub fn clamp_depth(ds: &DerivedState, viewport: u8, z: Lanes) -> Lanes {
     } else {
         z
     }
-}
-
-/// Expands an 8-bit mask to all-ones / zero lanes.
-#[inline]
-pub fn mask_lanes(mask: u8) -> Lanes {
-    const BITS: ILanes = ILanes::new([1, 2, 4, 8, 16, 32, 64, 128]);
-    let m = (ILanes::splat(mask as i32) & BITS).simd_eq(BITS);
-    wide::bytemuck::cast(m)
 }
 
 /// Interpolates the batch's inputs and runs the fragment shader; afterwards

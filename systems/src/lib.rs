@@ -14,16 +14,18 @@
 //! | `Setup` | setup.rs | fixed point, culling, edge functions, plane equations |
 //! | (in `Setup`) | aa_stage.rs | smooth lines / points as quads, coverage-scaled alpha |
 //! | `Bin` | bin.rs | 64x64 tile bins with trivial accept/reject |
-//! | `Raster` | raster.rs | per-tile coverage, early depth; drives fragment.rs and merge.rs |
-//! | `Fragment` | fragment.rs | interpolation, fragment shader (called per batch by raster) |
-//! | `Merge` | merge.rs | depth/stencil/alpha, blend, logic op, stores (called per batch) |
+//! | `Tiles` | raster.rs | the tile pass: per-tile coverage, early depth; drives fragment.rs and merge.rs per batch |
+//! | (in `Tiles`) | fragment.rs | interpolation, fragment shader (called per batch by raster) |
+//! | (in `Tiles`) | merge.rs | depth/stencil/alpha, blend, logic op, stores (called per batch) |
 //!
 //! Compute (`launch_grid`) is a schedule of its own, [`compute::ComputeGrid`]
 //! (compute.rs: workgroups on the worker pool).
 //!
-//! `derived.rs` computes per-state-block derived state once per scene,
-//! `scene.rs` holds the systems and the scene loop, `locks.rs` resource
-//! locking, `pool.rs` the worker pool.
+//! `derived.rs` computes the derived state of a state block, `plans.rs`
+//! caches it across draws and flushes (one derivation per distinct state),
+//! `lanes.rs` holds the lane and tile helpers every stage may use (a leaf:
+//! it imports no stage), `scene.rs` holds the systems and the scene loop,
+//! `locks.rs` resource locking, `pool.rs` the worker pool.
 //!
 //! **Architecture invariants**
 //! 1. Systems never see the Gallium `Context`: they read the recorded scene
@@ -49,8 +51,10 @@ pub mod compute;
 pub mod derived;
 pub mod fetch;
 pub mod fragment;
+pub mod lanes;
 pub mod locks;
 pub mod merge;
+pub mod plans;
 pub mod pool;
 pub mod raster;
 pub mod scene;
@@ -100,38 +104,31 @@ pub enum PipelineSet {
     /// accept (llvmpipe's `lp_setup_bin_triangle`, `lp_scene.c`).  Output:
     /// `SceneExecution::binned`, in submission order.
     Bin,
-    /// The tile pass: every tile in parallel walks its bin, computes
-    /// coverage (16x16 then 4x2 groups in SIMD), runs early depth, and
-    /// shades and merges batches of up to 512 pixels through the Fragment
-    /// and Merge stages' code (llvmpipe's `lp_rast.c`, `lp_rast_tri.c`).
-    /// The three back-end stages are fused per batch so fragments never
-    /// leave the cache; see raster.rs.  After this set every render target
-    /// holds the scene's (or this pass's) result.
-    Raster,
-    /// Fragment stage bookkeeping after the tile pass: fragment-shader
-    /// invocation counts per command (fragment.rs holds the interpolation
-    /// and shading code the tile pass calls; llvmpipe's `lp_state_fs.c`).
-    Fragment,
-    /// Merge stage bookkeeping after the tile pass: occlusion sample
-    /// counts per command, bin recycling (merge.rs holds the depth,
-    /// stencil, blend and store code the tile pass calls; llvmpipe's
-    /// `lp_bld_depth.c`, `lp_bld_blend.c`).
-    Merge,
+    /// The back end, one stage: every tile in parallel walks its bin,
+    /// computes coverage (16x16 then 4x2 groups in SIMD), runs early
+    /// depth, and shades and merges batches of up to 512 pixels
+    /// (llvmpipe's `lp_rast.c`, `lp_rast_tri.c`; fragment.rs is
+    /// `lp_state_fs.c`'s shading loop, merge.rs `lp_bld_depth.c` and
+    /// `lp_bld_blend.c`).  Raster, fragment and merge are fused per batch
+    /// so fragments never leave the cache (ARCHITECTURE.md, "Why the back
+    /// end is fused"); then the pass's counts go to their commands (FS
+    /// invocations, occlusion samples) and the bins are recycled.  After
+    /// this set every render target holds the scene's (or this pass's)
+    /// result.
+    Tiles,
 }
 
 impl PipelineSet {
     /// Every set, in pipeline order (the order [`configure_pipeline`]
     /// chains them).
-    pub const ALL: [PipelineSet; 9] = [
+    pub const ALL: [PipelineSet; 7] = [
         PipelineSet::Fetch,
         PipelineSet::Shade,
         PipelineSet::StreamOut,
         PipelineSet::Clip,
         PipelineSet::Setup,
         PipelineSet::Bin,
-        PipelineSet::Raster,
-        PipelineSet::Fragment,
-        PipelineSet::Merge,
+        PipelineSet::Tiles,
     ];
 
     /// The profiling stage whose time counter this set's system adds to
@@ -147,9 +144,7 @@ impl PipelineSet {
             PipelineSet::Clip => Stage::Clip,
             PipelineSet::Setup => Stage::Setup,
             PipelineSet::Bin => Stage::Bin,
-            PipelineSet::Raster => Stage::Raster,
-            PipelineSet::Fragment => Stage::Fragment,
-            PipelineSet::Merge => Stage::Merge,
+            PipelineSet::Tiles => Stage::Tiles,
         }
     }
 }
@@ -158,7 +153,7 @@ impl PipelineSet {
 #[derive(ScheduleLabel, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct FrontEnd;
 
-/// The schedule of the back-end sets (`Raster` … `Merge`), run per tile pass.
+/// The schedule of the back-end set (`Tiles`), run per tile pass.
 #[derive(ScheduleLabel, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct BackEnd;
 
@@ -186,25 +181,18 @@ pub fn configure_pipeline(world: &mut World, executor: pool::ExecutorRef) {
         scene::bin_primitives.in_set(PipelineSet::Bin),
     ));
     let mut back = Schedule::new(BackEnd);
-    back.configure_sets(
-        (
-            PipelineSet::Raster,
-            PipelineSet::Fragment,
-            PipelineSet::Merge,
-        )
-            .chain(),
+    back.add_systems(
+        (scene::rasterize_tiles, scene::reduce_tile_counts)
+            .chain()
+            .in_set(PipelineSet::Tiles),
     );
-    back.add_systems((
-        scene::rasterize_tiles.in_set(PipelineSet::Raster),
-        scene::reduce_fragment_counts.in_set(PipelineSet::Fragment),
-        scene::reduce_merge_counts.in_set(PipelineSet::Merge),
-    ));
     world.add_schedule(front);
     world.add_schedule(back);
     compute::configure_compute(world);
     world.insert_resource(scene::PipelineExecutor(executor));
     world.init_resource::<SceneExecution>();
     world.init_resource::<PipelineCounters>();
+    world.init_resource::<plans::PlanCache>();
     world.init_resource::<stream_out::StreamOutCarry>();
     world.init_resource::<ferropipe_components::batch::RecordedScene>();
 }

@@ -121,6 +121,23 @@ pub fn stage_resource_refs(s: &StageResources) -> impl Iterator<Item = (&Resourc
         .chain(s.storage_refs().map(|r| (r, true)))
 }
 
+/// Whether `a` and `b` bind the very same `Arc`s but for the constant
+/// buffers (a [`PreparedStage`] of `a` then serves `b` after
+/// [`PreparedStage::rebind_constants`]).
+pub fn same_except_constants(a: &StageResources, b: &StageResources) -> bool {
+    let StageResources {
+        constant_buffers: _,
+        sampler_views,
+        samplers,
+        shader_buffers,
+        shader_images,
+    } = a;
+    Arc::ptr_eq(sampler_views, &b.sampler_views)
+        && Arc::ptr_eq(samplers, &b.samplers)
+        && Arc::ptr_eq(shader_buffers, &b.shader_buffers)
+        && Arc::ptr_eq(shader_images, &b.shader_images)
+}
+
 /// One stage's resources resolved to byte slices (and words).
 pub struct PreparedStage<'a> {
     constants: Vec<&'a [u8]>,
@@ -137,32 +154,12 @@ impl<'a> PreparedStage<'a> {
         // (128 sampler views) cost ~6 KB of allocation per state block, a
         // page-fault storm on scenes with thousands of blocks (many_draws).
         let used = |n: Option<usize>| n.map_or(0, |i| i + 1);
-        let n_cb = used(
-            s.constant_buffers
-                .iter()
-                .rposition(|c| c.user_buffer.is_some() || c.buffer.is_some()),
-        );
         let n_sv = used(s.sampler_views.iter().rposition(Option::is_some));
         let n_s = used(s.samplers.iter().rposition(Option::is_some));
-        let constants = s.constant_buffers[..n_cb]
-            .iter()
-            .map(|c| {
-                if let Some(u) = &c.user_buffer {
-                    return &u[..];
-                }
-                let Some(buf) = &c.buffer else { return &[][..] };
-                let bytes = locks.bytes(buf);
-                let start = (c.buffer_offset as usize).min(bytes.len());
-                let end = if c.buffer_size == 0 {
-                    bytes.len()
-                } else {
-                    start
-                        .saturating_add(c.buffer_size as usize)
-                        .min(bytes.len())
-                };
-                &bytes[start..end]
-            })
-            .collect();
+        let n_b = used(s.shader_buffers.iter().rposition(Option::is_some));
+        let n_i = used(s.shader_images.iter().rposition(Option::is_some));
+        let mut constants = Vec::new();
+        resolve_constants(s, locks, &mut constants);
         let textures = s.sampler_views[..n_sv]
             .iter()
             .map(|v| {
@@ -175,13 +172,11 @@ impl<'a> PreparedStage<'a> {
             })
             .collect();
         let samplers = s.samplers[..n_s].iter().map(|s| s.as_deref()).collect();
-        let buffers = s
-            .shader_buffers
+        let buffers = s.shader_buffers[..n_b]
             .iter()
             .map(|b| word_buffer(locks, b.as_ref()?))
             .collect();
-        let images = s
-            .shader_images
+        let images = s.shader_images[..n_i]
             .iter()
             .map(|i| view_storage_image(locks, i.as_ref()?))
             .collect();
@@ -194,6 +189,14 @@ impl<'a> PreparedStage<'a> {
         }
     }
 
+    /// Re-resolves the constant buffers only, for a stage whose other
+    /// bindings are the very same `Arc`s as the ones prepared (a constant
+    /// buffer per draw, many_draws: scanning 128 sampler views per draw
+    /// was half of the shade stage).
+    pub fn rebind_constants(&mut self, s: &'a StageResources, locks: &'a LockSet<'a>) {
+        resolve_constants(s, locks, &mut self.constants);
+    }
+
     pub fn resources(&self) -> ShaderResources<'_> {
         ShaderResources {
             constants: &self.constants,
@@ -203,6 +206,33 @@ impl<'a> PreparedStage<'a> {
             images: &self.images,
         }
     }
+}
+
+/// The stage's constant buffers as byte slices, up to the last bound slot
+/// (consumers index with `get`; a slot past the end reads as unbound).
+fn resolve_constants<'a>(s: &'a StageResources, locks: &'a LockSet<'a>, out: &mut Vec<&'a [u8]>) {
+    let n_cb = s
+        .constant_buffers
+        .iter()
+        .rposition(|c| c.user_buffer.is_some() || c.buffer.is_some())
+        .map_or(0, |i| i + 1);
+    out.clear();
+    out.extend(s.constant_buffers[..n_cb].iter().map(|c| {
+        if let Some(u) = &c.user_buffer {
+            return &u[..];
+        }
+        let Some(buf) = &c.buffer else { return &[][..] };
+        let bytes = locks.bytes(buf);
+        let start = (c.buffer_offset as usize).min(bytes.len());
+        let end = if c.buffer_size == 0 {
+            bytes.len()
+        } else {
+            start
+                .saturating_add(c.buffer_size as usize)
+                .min(bytes.len())
+        };
+        &bytes[start..end]
+    }));
 }
 
 /// Views `len` bytes at `ptr` as words.

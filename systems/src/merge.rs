@@ -672,7 +672,7 @@ fn depth_test_z32f(
     };
     let pass = pass.to_bitmask() as u8 & mask;
     if write && pass != 0 {
-        let m = crate::fragment::mask_lanes(pass);
+        let m = crate::lanes::mask_lanes(pass);
         let new = m.select(z, old);
         // SAFETY: as above.
         unsafe {

@@ -27,19 +27,19 @@
 use std::sync::Mutex;
 
 use ferropipe_components::batch::{
-    BinEntry, BinnedJob, MAX_EDGES, MS_SAMPLES, Plane, PrimKind, SetupPrim, SetupPrims, bin_flags,
+    BinEntry, BinnedJob, MAX_EDGES, MS_SAMPLES, Plane, PrimKind, SetupPrim, bin_flags,
 };
 use ferropipe_components::enums::ClearFlags;
 use ferropipe_components::shader::{
     FRAG_LANE_X, FRAG_LANE_Y, ILanes, LANES, Lanes, Semantic, ShaderResources,
 };
 
-use crate::bin::TileGrid;
-use crate::derived::{DerivedState, Rect};
+use crate::derived::DerivedState;
 use crate::fragment::{
     BatchPrimRef, FragBatch, FragCounts, FragGroup, MAX_BATCH_GROUPS, clamp_depth, group_depth,
     sample_depth, shade_batch,
 };
+use crate::lanes::{PREFETCH_DISTANCE, Rect, TileGrid, prefetch, prefetch_planes, prefetch_record};
 use crate::merge::{
     DepthTarget, GroupColors, StoreGroup, Targets, alpha_test, clear_color, clear_depth_stencil,
     depth_stencil_test, store_batch,
@@ -309,8 +309,12 @@ pub struct TileContext<'a> {
     pub jobs: &'a [BinnedJob],
     pub states: &'a [DerivedState],
     pub targets: &'a Targets,
-    /// Fragment-shader resources per state block.
+    /// Fragment-shader resources, one per run of state blocks with the
+    /// same fragment bindings.
     pub fs_resources: &'a [ShaderResources<'a>],
+    /// Per state block, its entry of `fs_resources` (a `u32` per block,
+    /// not a copy of the resources: many_draws has 10,000 blocks).
+    pub fs_resources_of: &'a [u32],
 }
 
 /// Reusable per-job scratch.
@@ -581,13 +585,6 @@ fn raster_entry(
     }
 }
 
-/// How many entries ahead the tile walk (and the per-job record
-/// permutation, `bin::order_prims_by_tile`) prefetches set-up records, and
-/// (half as far) their planes.  A tile reads a few records from all over
-/// each job's arrays (tiny triangles: ~1/500 of them, 4-6 per job), so
-/// without this nearly every record is a cache miss.
-pub(crate) const PREFETCH_DISTANCE: usize = 8;
-
 #[inline]
 fn prefetch_ahead(jobs: &[BinnedJob], walk: &[(u32, BinEntry)], k: usize) {
     let record = |i: usize| {
@@ -600,24 +597,6 @@ fn prefetch_ahead(jobs: &[BinnedJob], walk: &[(u32, BinEntry)], k: usize) {
     }
     if let Some((job, p)) = record(k + PREFETCH_DISTANCE / 2) {
         prefetch_planes(&job.prims, p);
-    }
-}
-
-/// Prefetches both cache lines a set-up record may straddle (112 bytes).
-#[inline]
-pub(crate) fn prefetch_record(p: &SetupPrim) {
-    let at = p as *const SetupPrim as *const u8;
-    prefetch(at);
-    prefetch(at.wrapping_add(std::mem::size_of::<SetupPrim>() - 1));
-}
-
-/// Prefetches the first two lines of record `p`'s planes in `prims`.
-#[inline]
-pub(crate) fn prefetch_planes(prims: &SetupPrims, p: &SetupPrim) {
-    if let Some(pl) = prims.planes.get(p.planes as usize) {
-        let at = pl as *const Plane as *const u8;
-        prefetch(at);
-        prefetch(at.wrapping_add(64));
     }
 }
 
@@ -643,19 +622,6 @@ fn prefetch_tile_entries(jobs: &[BinnedJob], j: usize, t: usize) {
     {
         prefetch(e as *const BinEntry as *const u8);
     }
-}
-
-/// Hints the cache to fetch the line at `p` (no effect on other targets).
-#[inline(always)]
-pub(crate) fn prefetch(p: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: prefetching never faults and does not dereference in the
-    // language sense; any address is allowed.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch(p as *const i8, std::arch::x86_64::_MM_HINT_T0);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
 }
 
 /// Shades and merges the batch, then empties it.
@@ -774,7 +740,12 @@ fn shade_and_merge(
 ) {
     let early = ds.early_depth && ds.uses_depth_stencil();
     let state = batch.state.unwrap_or_default();
-    shade_batch(batch, ds, ctx.jobs, &ctx.fs_resources[state as usize]);
+    shade_batch(
+        batch,
+        ds,
+        ctx.jobs,
+        &ctx.fs_resources[ctx.fs_resources_of[state as usize] as usize],
+    );
     let n = batch.groups.len();
     let mut stores = std::mem::take(&mut batch.stores);
     stores.clear();

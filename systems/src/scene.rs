@@ -15,7 +15,7 @@ use std::sync::Arc;
 use bevy_ecs::prelude::*;
 use ferropipe_components::batch::{
     BinnedJob, ClearValue, ClippedPrims, Command, DrawCounters, JobBins, Plane, RecordedScene,
-    SetupPrim, SetupPrims,
+    SetupPrim, SetupPrims, StageResources, StateBlock,
 };
 use ferropipe_components::draw::DrawInfo;
 use ferropipe_components::enums::{ClearFlags, PrimType};
@@ -23,16 +23,18 @@ use ferropipe_components::resource::ResourceRef;
 use ferropipe_profiling::{Counter, CounterSet, Counts};
 
 use crate::PipelineSet;
-use crate::bin::{BinScratch, TileGrid, bin_clear, bin_prims, order_prims_by_tile};
+use crate::bin::{BinScratch, bin_clear, bin_prims, order_prims_by_tile};
 use crate::budget::{BudgetExceeded, BudgetMeter, WorkBudget};
 use crate::clip::{ClipCounters, ClipScratch, clip_segment};
-use crate::derived::DerivedState;
+use crate::derived::{DerivedState, same_shape_inputs};
 use crate::fetch::{
     BufferView, IndexSource, JobPart, Segment, Topology, VertexDedup, assemble_part, fetch_segment,
     restart_runs,
 };
-use crate::locks::{LockSet, PreparedStage, stage_resource_refs};
+use crate::lanes::TileGrid;
+use crate::locks::{LockSet, PreparedStage, same_except_constants};
 use crate::merge::{ColorTarget, DepthFormat, DepthTarget, TargetMemory, Targets};
+use crate::plans::PlanCache;
 use crate::pool::ExecutorRef;
 use crate::raster::{ScratchPool, TileContext, TileCount, TileScratch, TileTotals, rasterize_tile};
 use crate::setup::setup_prims;
@@ -132,6 +134,9 @@ struct Planner {
 #[derive(Resource, Default)]
 pub struct SceneExecution {
     pub states: Vec<DerivedState>,
+    /// A block of the scene captures stream output (the StreamOut stage
+    /// has work; found once per scene, not per wave over every block).
+    pub captures: bool,
     pub grid: TileGrid,
     /// Per command: its samples are counted by an active query (its bin
     /// entries may not be skipped).
@@ -178,16 +183,31 @@ impl SceneExecution {
     }
 }
 
-/// Prepares `exec` for `scene`: derived state per block, the tile grid, the
-/// resource lists to lock.
-pub fn begin_scene(scene: &RecordedScene, exec: &mut SceneExecution, counted: &[bool]) {
+/// Prepares `exec` for `scene`: derived state per block (from `plans`,
+/// which derives only what no earlier block or flush did), the tile grid,
+/// the resource lists to lock.
+pub fn begin_scene(
+    scene: &RecordedScene,
+    exec: &mut SceneExecution,
+    plans: &mut PlanCache,
+    counted: &[bool],
+) {
     exec.states.clear();
+    exec.captures = false;
+    plans.begin_flush();
     for b in &scene.states {
-        let ds = match exec.states.last() {
-            Some(prev) => prev.for_next_block(b.clone()),
-            None => DerivedState::new(b.clone()),
+        exec.captures |= b.stream_output.is_some();
+        // Consecutive blocks mostly differ in bindings only (a constant
+        // buffer per draw): comparing with the predecessor is cheaper than
+        // the cache's hash.
+        let shape = match exec.states.last() {
+            Some(prev) if same_shape_inputs(&prev.block, b) => {
+                plans.count_shared();
+                prev.shape().clone()
+            }
+            _ => plans.shape(b),
         };
-        exec.states.push(ds);
+        exec.states.push(DerivedState::with_shape(b.clone(), shape));
     }
     // One clipped-vertex layout per scene: draws of different blocks share
     // a job's vertex buffer (clip pads every vertex to it).
@@ -209,45 +229,95 @@ pub fn begin_scene(scene: &RecordedScene, exec: &mut SceneExecution, counted: &[
     exec.tile_seen.clear();
     exec.tile_seen.resize(exec.grid.tiles(), 0);
 
+    // The resources to lock, each binding array visited once: blocks share
+    // their predecessor's arrays unless a setter replaced them (many_draws:
+    // 10,000 blocks, one new constant-buffer array each), so comparing with
+    // the previous block skips most before the hash sets see them.
     let mut vr = Vec::new();
     let mut vsr = Vec::new();
     let mut fsr = Vec::new();
     let mut vss = Vec::new();
     let mut fss = Vec::new();
-    let mut seen_blocks: std::collections::HashSet<(usize, usize)> = Default::default();
-    let mut seen_storage: std::collections::HashSet<(usize, usize)> = Default::default();
-    for b in &scene.states {
-        if let Some(ib) = &b.index_buffer.buffer {
+    let mut seen: std::collections::HashSet<(u8, usize)> = Default::default();
+    let mut prev: Option<&StateBlock> = None;
+    for b in scene.states.iter().map(|b| &**b) {
+        let same = |f: fn(&StateBlock) -> usize| prev.is_some_and(|p| f(p) == f(b));
+        if let Some(ib) = &b.index_buffer.buffer
+            && !prev.is_some_and(|p| {
+                p.index_buffer
+                    .buffer
+                    .as_ref()
+                    .is_some_and(|q| Arc::ptr_eq(q, ib))
+            })
+        {
             vr.push(ib.clone());
         }
-        for vb in b.vertex_buffers.iter() {
-            if let Some(r) = &vb.buffer {
-                vr.push(r.clone());
-            }
+        if !same(|b| Arc::as_ptr(&b.vertex_buffers) as usize)
+            && seen.insert((0, Arc::as_ptr(&b.vertex_buffers) as usize))
+        {
+            vr.extend(b.vertex_buffers.iter().filter_map(|vb| vb.buffer.clone()));
         }
-        for (stage, list, storage) in [
-            (&b.vs_resources, &mut vsr, &mut vss),
-            (&b.fs_resources, &mut fsr, &mut fss),
+        // (Keys tagged per stage and array: one `Arc` bound to both stages
+        // is listed for each.)
+        for (tag, stage, list, storage, of) in [
+            (
+                1,
+                &b.vs_resources,
+                &mut vsr,
+                &mut vss,
+                (|b| &b.vs_resources) as fn(&StateBlock) -> &StageResources,
+            ),
+            (5, &b.fs_resources, &mut fsr, &mut fss, |b| &b.fs_resources),
         ] {
-            let key = (
-                Arc::as_ptr(&stage.constant_buffers) as usize,
-                Arc::as_ptr(&stage.sampler_views) as usize,
-            );
-            if seen_blocks.insert(key) {
+            let was = prev.map(of);
+            let mut kind = tag;
+            let mut new = |p: usize, q: Option<usize>| {
+                kind += 1;
+                q != Some(p) && seen.insert((kind, p))
+            };
+            // Constant buffers change per draw (many_draws) and rarely bind
+            // a resource: pushed without hashing the array, deduplicated
+            // below.
+            if !was.is_some_and(|w| Arc::ptr_eq(&w.constant_buffers, &stage.constant_buffers)) {
                 list.extend(
-                    stage_resource_refs(stage)
-                        .filter(|(_, write)| !write)
-                        .map(|(r, _)| r.clone()),
+                    stage
+                        .constant_buffers
+                        .iter()
+                        .filter_map(|c| c.buffer.clone()),
                 );
             }
-            let key = (
-                Arc::as_ptr(&stage.shader_buffers) as usize,
-                Arc::as_ptr(&stage.shader_images) as usize,
-            );
-            if seen_storage.insert(key) {
-                storage.extend(stage.storage_refs().cloned());
+            let p = Arc::as_ptr(&stage.sampler_views) as usize;
+            if new(p, was.map(|w| Arc::as_ptr(&w.sampler_views) as usize)) {
+                list.extend(
+                    stage
+                        .sampler_views
+                        .iter()
+                        .flatten()
+                        .map(|v| v.resource.clone()),
+                );
+            }
+            let p = Arc::as_ptr(&stage.shader_buffers) as usize;
+            if new(p, was.map(|w| Arc::as_ptr(&w.shader_buffers) as usize)) {
+                storage.extend(
+                    stage
+                        .shader_buffers
+                        .iter()
+                        .flatten()
+                        .map(|b| b.buffer.clone()),
+                );
+            }
+            let p = Arc::as_ptr(&stage.shader_images) as usize;
+            if new(p, was.map(|w| Arc::as_ptr(&w.shader_images) as usize)) {
+                storage.extend(
+                    stage
+                        .shader_images
+                        .iter()
+                        .flatten()
+                        .map(|i| i.resource.clone()),
+                );
             }
         }
+        prev = Some(b);
     }
     dedup_refs(&mut vr);
     dedup_refs(&mut vsr);
@@ -485,6 +555,12 @@ pub fn fetch_vertices(
                 dedup,
                 ..
             } = job;
+            // The vertex-buffer views, rebuilt only when a part's block
+            // binds another array (not per part: one draw per part is
+            // many_draws' 10,000 collects).
+            let mut buffers: Vec<BufferView<'_>> = Vec::new();
+            let mut buffers_of: Option<*const ferropipe_components::batch::VertexBufferSlots> =
+                None;
             for part in parts.iter() {
                 let Command::Draw { info, .. } = &scene.commands[part.command as usize] else {
                     continue;
@@ -503,16 +579,16 @@ pub fn fetch_vertices(
                 };
                 let first_new = *used;
                 assemble_part(*part, info, topo, index, dedup, segments, used);
-                let buffers: Vec<BufferView<'_>> = ds
-                    .block
-                    .vertex_buffers
-                    .iter()
-                    .map(|vb| BufferView {
+                let vbs = &ds.block.vertex_buffers;
+                if buffers_of != Some(Arc::as_ptr(vbs)) {
+                    buffers_of = Some(Arc::as_ptr(vbs));
+                    buffers.clear();
+                    buffers.extend(vbs.iter().map(|vb| BufferView {
                         bytes: vb.buffer.as_deref().map_or(&[][..], |r| locks.bytes(r)),
                         stride: vb.stride,
                         offset: vb.buffer_offset,
-                    })
-                    .collect();
+                    }));
+                }
                 for seg in &mut segments[first_new..*used] {
                     fetch_segment(seg, info, &ds.fetch, &ds.vs_info, &buffers);
                 }
@@ -548,8 +624,28 @@ pub fn shade_vertices(
             for si in 0..n {
                 let state = job.segments[si].part.state;
                 let ds = &states[state as usize];
-                if prepared.as_ref().is_none_or(|(s, _)| *s != state) {
-                    prepared = Some((state, PreparedStage::new(&ds.block.vs_resources, locks)));
+                let now = &ds.block.vs_resources;
+                // Blocks with the very same VS bindings share one
+                // preparation; blocks that differ in constant buffers only
+                // re-resolve those.
+                let fresh = match &mut prepared {
+                    Some((s, _)) if *s == state => false,
+                    Some((s, p)) => {
+                        let was = &states[*s as usize].block.vs_resources;
+                        if was.same_as(now) {
+                            false
+                        } else if same_except_constants(was, now) {
+                            p.rebind_constants(now, locks);
+                            *s = state;
+                            false
+                        } else {
+                            true
+                        }
+                    }
+                    None => true,
+                };
+                if fresh {
+                    prepared = Some((state, PreparedStage::new(now, locks)));
                 }
                 let res = prepared
                     .as_ref()
@@ -725,7 +821,7 @@ pub fn rasterize_tiles(
     counters: Res<PipelineCounters>,
 ) {
     ferropipe_profiling::scope!("rasterize_tiles");
-    let _time = counters.0.time_stage(PipelineSet::Raster.stage());
+    let _time = counters.0.time_stage(PipelineSet::Tiles.stage());
     let exec = &mut *exec;
     if exec.binned.is_empty() {
         return;
@@ -769,15 +865,16 @@ pub fn rasterize_tiles(
             if i == 0 || !fs.same_as(&exec.states[i - 1].block.fs_resources) {
                 prepared.push(PreparedStage::new(fs, &locks));
             }
-            which.push(prepared.len() - 1);
+            which.push(prepared.len() as u32 - 1);
         }
-        let fs_resources: Vec<_> = which.iter().map(|&k| prepared[k].resources()).collect();
+        let fs_resources: Vec<_> = prepared.iter().map(PreparedStage::resources).collect();
         let ctx = TileContext {
             grid: exec.grid,
             jobs: &exec.binned,
             states: &exec.states,
             targets: &targets,
             fs_resources: &fs_resources,
+            fs_resources_of: &which,
         };
         let n = exec.grid.tiles();
         exec.tile_counts.resize_with(n, Vec::new);
@@ -813,18 +910,21 @@ pub fn rasterize_tiles(
     exec.fs_storage = fs_storage;
 }
 
-/// Fragment: attributes the tile pass's fragment-shader invocations to
-/// their commands (`ps_invocations`), and adds up the fragments shaded and
-/// killed, in tile order.
-pub fn reduce_fragment_counts(mut exec: ResMut<SceneExecution>, counters: Res<PipelineCounters>) {
-    let _time = counters.0.time_stage(PipelineSet::Fragment.stage());
+/// The tile pass's bookkeeping: attributes fragment-shader invocations
+/// (`ps_invocations`) and passed samples (occlusion) to their commands,
+/// adds up the fragments shaded and killed in tile order, and recycles the
+/// bins for the rest of the scene.
+pub fn reduce_tile_counts(mut exec: ResMut<SceneExecution>, counters: Res<PipelineCounters>) {
+    let _time = counters.0.time_stage(PipelineSet::Tiles.stage());
     let exec = &mut *exec;
-    for tile in &exec.tile_counts {
-        for c in tile {
+    for tile in &mut exec.tile_counts {
+        for c in tile.iter() {
             if let Some(d) = exec.counters.get_mut(c.command as usize) {
                 d.ps_invocations += c.ps_invocations;
+                d.samples_passed += c.samples_passed;
             }
         }
+        tile.clear();
     }
     let mut pass = Counts::new();
     for t in exec.tile_totals.drain(..) {
@@ -832,21 +932,6 @@ pub fn reduce_fragment_counts(mut exec: ResMut<SceneExecution>, counters: Res<Pi
         pass.add(Counter::FragmentsKilled, t.frags.killed);
     }
     counters.0.commit(&pass);
-}
-
-/// Merge: attributes passed samples (occlusion) to their commands, and
-/// recycles the bins for the rest of the scene.
-pub fn reduce_merge_counts(mut exec: ResMut<SceneExecution>, counters: Res<PipelineCounters>) {
-    let _time = counters.0.time_stage(PipelineSet::Merge.stage());
-    let exec = &mut *exec;
-    for tile in &mut exec.tile_counts {
-        for c in tile.iter() {
-            if let Some(d) = exec.counters.get_mut(c.command as usize) {
-                d.samples_passed += c.samples_passed;
-            }
-        }
-        tile.clear();
-    }
     let binned = std::mem::take(&mut exec.binned);
     exec.spare_binned.extend(binned);
     exec.binned_bytes = 0;
@@ -879,8 +964,10 @@ pub fn execute_scene(world: &mut World, counted: &[bool]) -> Result<(), BudgetEx
         .copied()
         .unwrap_or_default();
     world.resource_scope(|world, mut exec: Mut<SceneExecution>| {
-        let scene = world.resource::<RecordedScene>();
-        begin_scene(scene, &mut exec, counted);
+        world.resource_scope(|world, mut plans: Mut<PlanCache>| {
+            let scene = world.resource::<RecordedScene>();
+            begin_scene(scene, &mut exec, &mut plans, counted);
+        });
         exec.meter = BudgetMeter::start(work);
     });
     let budget = world

@@ -40,7 +40,8 @@ use ferropipe_components::batch::{
 use ferropipe_components::enums::{Face, PolygonMode, SpriteCoordMode};
 use ferropipe_components::shader::{Interpolation, LANES, Lanes};
 
-use crate::derived::{DerivedState, FsInputSource, Rect};
+use crate::derived::{DerivedState, FsInputSource};
+use crate::lanes::Rect;
 
 /// Largest point size (llvmpipe's `LP_MAX_POINT_WIDTH`).
 pub const MAX_POINT_WIDTH: f32 = 255.0;
@@ -769,7 +770,7 @@ impl PlanePlan {
         for k in &self.chunks {
             let mut a = [gather(v[0], k), gather(v[1], k), gather(v[2], k)];
             if k.perspective != 0 {
-                let m = crate::fragment::mask_lanes(k.perspective);
+                let m = crate::lanes::mask_lanes(k.perspective);
                 for (ak, vk) in a.iter_mut().zip(v) {
                     let w = Lanes::splat(vk.get(3).copied().unwrap_or(0.0));
                     *ak = m.select(*ak * w, *ak);
@@ -782,9 +783,9 @@ impl PlanePlan {
             let mut dady = (d2 * e1x - d1 * e2x) * inv_det;
             let mut a0 = a[0] + dadx * rx + dady * ry;
             if k.flat | k.zero != 0 {
-                let constant = crate::fragment::mask_lanes(k.flat | k.zero);
+                let constant = crate::lanes::mask_lanes(k.flat | k.zero);
                 let flat = gather(pv, k);
-                let zero = crate::fragment::mask_lanes(k.zero);
+                let zero = crate::lanes::mask_lanes(k.zero);
                 a0 = constant.select(zero.select(Lanes::ZERO, flat), a0);
                 dadx = constant.select(Lanes::ZERO, dadx);
                 dady = constant.select(Lanes::ZERO, dady);

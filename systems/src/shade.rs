@@ -9,7 +9,7 @@ use ferropipe_components::batch::VertexBatch;
 use ferropipe_components::shader::{Lanes, ShaderResources, VertexIo};
 
 use crate::derived::DerivedState;
-use crate::fetch::resize_lanes;
+use crate::lanes::resize_lanes;
 
 /// Runs the VS of `ds` over `batch` (inputs already fetched).
 pub fn shade_batch(batch: &mut VertexBatch, ds: &DerivedState, resources: &ShaderResources<'_>) {

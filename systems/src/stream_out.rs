@@ -285,7 +285,7 @@ pub fn emit_stream_output(
 ) {
     let _time = counters.0.time_stage(crate::PipelineSet::StreamOut.stage());
     let exec = &mut *exec;
-    if !exec.states.iter().any(|s| s.block.stream_output.is_some()) {
+    if !exec.captures {
         return;
     }
     ferropipe_profiling::scope!("emit_stream_output");

@@ -451,7 +451,7 @@ mod cases {
         world.init_resource::<TilePasses>();
         world.schedule_scope(crate::BackEnd, |_, sched| {
             use bevy_ecs::schedule::IntoScheduleConfigs;
-            sched.add_systems(count_tile_passes.after(crate::PipelineSet::Merge));
+            sched.add_systems(count_tile_passes.after(crate::PipelineSet::Tiles));
         });
         let fb = s.fb.clone();
         let mut cmds = vec![(None, clear([0.1, 0.2, 0.3, 1.0]))];

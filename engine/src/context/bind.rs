@@ -295,7 +295,7 @@ impl Context {
                 }
             }
         };
-        self.stage_slots_mut(stage).constant_buffers[index as usize] = binding;
+        self.stage_slots_mut(stage).constant_buffers()[index as usize] = binding;
         Ok(())
     }
 
@@ -324,7 +324,7 @@ impl Context {
                 None => None,
             });
         }
-        let slots = self.stage_slots_mut(stage).sampler_views;
+        let slots = self.stage_slots_mut(stage).sampler_views();
         for (i, v) in refs.into_iter().enumerate() {
             slots[start_slot as usize + i] = v;
         }

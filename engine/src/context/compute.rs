@@ -194,11 +194,29 @@ pub(crate) fn resolve_stage(call: &'static str, shader: ShaderType) -> Result<Op
     }
 }
 
-/// Mutable slot arrays of one stage (see [`resolve_stage`]).
+/// The slot arrays of one stage (see [`resolve_stage`]), each copied on
+/// write alone: recorded state blocks keep sharing the arrays a setter
+/// does not touch (a constant buffer per draw, many_draws, had copied the
+/// stage's 128 sampler views and 32 samplers per call, and given every
+/// block arrays of its own).
 pub(crate) struct StageSlots<'a> {
-    pub constant_buffers: &'a mut ConstantBufferSlots,
-    pub sampler_views: &'a mut SamplerViewSlots,
-    pub samplers: &'a mut SamplerSlots,
+    constant_buffers: &'a mut Arc<ConstantBufferSlots>,
+    sampler_views: &'a mut Arc<SamplerViewSlots>,
+    samplers: &'a mut Arc<SamplerSlots>,
+}
+
+impl<'a> StageSlots<'a> {
+    pub(crate) fn constant_buffers(self) -> &'a mut ConstantBufferSlots {
+        Arc::make_mut(self.constant_buffers)
+    }
+
+    pub(crate) fn sampler_views(self) -> &'a mut SamplerViewSlots {
+        Arc::make_mut(self.sampler_views)
+    }
+
+    pub(crate) fn samplers(self) -> &'a mut SamplerSlots {
+        Arc::make_mut(self.samplers)
+    }
 }
 
 /// Refuses host memory whose address is not 4-byte aligned: kernels see
@@ -324,9 +342,9 @@ impl Context {
             }
         };
         StageSlots {
-            constant_buffers: Arc::make_mut(cb),
-            sampler_views: Arc::make_mut(sv),
-            samplers: Arc::make_mut(s),
+            constant_buffers: cb,
+            sampler_views: sv,
+            samplers: s,
         }
     }
 

@@ -216,7 +216,7 @@ impl Context {
                 None => None,
             });
         }
-        let slots = self.stage_slots_mut(stage).samplers;
+        let slots = self.stage_slots_mut(stage).samplers();
         for (i, s) in states.into_iter().enumerate() {
             slots[start_slot as usize + i] = s;
         }

@@ -327,9 +327,7 @@ impl Context {
     /// ctx.insert_resource(TilePasses::default());
     /// ctx.add_systems(
     ///     BackEnd,
-    ///     count_tile_passes
-    ///         .after(PipelineSet::Raster)
-    ///         .before(PipelineSet::Fragment),
+    ///     count_tile_passes.before(PipelineSet::Tiles),
     /// );
     /// # Ok::<(), ferropipe::Error>(())
     /// ```

@@ -43,7 +43,7 @@ use ferropipe_components::shader::{ILanes, Lanes, ULanes};
 use ferropipe_components::state::RtBlendState;
 
 use super::{ColorTarget, Quad, StoreGroup, TargetMemory};
-use crate::fragment::mask_lanes;
+use crate::lanes::mask_lanes;
 
 /// Four channels of eight pixels as bytes in i32 lanes (0..=255).
 pub(super) type ByteQuad = [ILanes; 4];

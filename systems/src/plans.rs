@@ -1,0 +1,324 @@
+//! The plan cache: derived state kept across flushes, llvmpipe's dirty bits
+//! and variant caches (`lp_state_derived.c`, `lp_state_fs.c`'s variant
+//! list) made type-safe.
+//!
+//! A state block's derived part ([`DerivedShape`]) follows from its state
+//! objects and a few value states alone ([`ShapeKey`]).  The façade never
+//! mutates a state object after creation, so the identity of its `Arc` is
+//! the identity of its contents: the cache keys the derived part by those
+//! pointers and the value states, and a flush derives only what no earlier
+//! flush derived.  Each entry holds [`Weak`]s of the objects it was derived
+//! from: a weak reference keeps the allocation, so no other object can take
+//! the same address while the entry lives (no ABA), and an entry whose
+//! object was deleted (its last strong reference gone) is swept at the
+//! next flush.  Entries no flush used for [`MAX_IDLE_FLUSHES`] flushes are
+//! dropped too (the fragment shader is held strongly by the derived part,
+//! so its deletion alone is not seen), and at most [`MAX_SHAPES`] are kept
+//! (llvmpipe bounds its fs variants the same way, `LP_MAX_SHADER_VARIANTS`).
+//!
+//! Deriving the same state twice is a bug: [`PlanCounts::shapes`] counts
+//! derivations, and the tests hold it to one per distinct state across
+//! draws and flushes.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Weak};
+
+use bevy_ecs::prelude::Resource;
+use ferropipe_components::batch::StateBlock;
+use ferropipe_components::draw::FramebufferState;
+use ferropipe_components::shader::{FragmentShader, VertexShader};
+use ferropipe_components::state::{
+    BlendColor, BlendState, ClipState, DepthStencilAlphaState, MAX_VIEWPORTS, PolyStipple,
+    RasterizerState, ScissorState, StencilRef, VertexElement, ViewportState,
+};
+
+use crate::derived::DerivedShape;
+
+/// Flushes an entry may go unused before it is dropped.
+pub const MAX_IDLE_FLUSHES: u64 = 64;
+/// Most derived parts kept; past it the least recently used go.
+pub const MAX_SHAPES: usize = 1024;
+
+/// How often the cache derived and how often it found a plan.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PlanCounts {
+    /// [`DerivedShape`]s derived (cache misses).
+    pub shapes: u64,
+    /// Blocks whose derived part came from the cache or from the previous
+    /// block.
+    pub shape_hits: u64,
+}
+
+/// The value states a [`DerivedShape`] reads beside the state objects:
+/// every `StateBlock` field that is neither a state object nor a binding
+/// the derivation ignores (see [`crate::derived::same_shape_inputs`]).
+#[derive(Clone, PartialEq)]
+struct ShapeValues {
+    blend_color: BlendColor,
+    stencil_ref: StencilRef,
+    sample_mask: u32,
+    min_samples: u32,
+    clip: ClipState,
+    poly_stipple: PolyStipple,
+    viewports: [ViewportState; MAX_VIEWPORTS],
+    scissors: [ScissorState; MAX_VIEWPORTS],
+}
+
+impl ShapeValues {
+    fn of(b: &StateBlock) -> Self {
+        ShapeValues {
+            blend_color: b.blend_color,
+            stencil_ref: b.stencil_ref,
+            sample_mask: b.sample_mask,
+            min_samples: b.min_samples,
+            clip: b.clip,
+            poly_stipple: b.poly_stipple,
+            viewports: b.viewports,
+            scissors: b.scissors,
+        }
+    }
+}
+
+/// The identities of the state objects a [`DerivedShape`] reads (data
+/// pointers of their `Arc`s; the hash key).
+type ShapeKey = [usize; 7];
+
+fn key_of(b: &StateBlock) -> ShapeKey {
+    [
+        Arc::as_ptr(&b.rasterizer) as usize,
+        Arc::as_ptr(&b.dsa) as usize,
+        Arc::as_ptr(&b.blend) as usize,
+        Arc::as_ptr(&b.velems) as *const VertexElement as usize,
+        Arc::as_ptr(&b.vs) as *const () as usize,
+        Arc::as_ptr(&b.fs) as *const () as usize,
+        Arc::as_ptr(&b.framebuffer) as usize,
+    ]
+}
+
+/// Weak references to a key's objects: they pin the addresses and tell
+/// when an object is gone.
+struct Pins {
+    rasterizer: Weak<RasterizerState>,
+    dsa: Weak<DepthStencilAlphaState>,
+    blend: Weak<BlendState>,
+    velems: Weak<[VertexElement]>,
+    vs: Weak<dyn VertexShader>,
+    fs: Weak<dyn FragmentShader>,
+    framebuffer: Weak<FramebufferState>,
+}
+
+impl Pins {
+    fn of(b: &StateBlock) -> Self {
+        Pins {
+            rasterizer: Arc::downgrade(&b.rasterizer),
+            dsa: Arc::downgrade(&b.dsa),
+            blend: Arc::downgrade(&b.blend),
+            velems: Arc::downgrade(&b.velems),
+            vs: Arc::downgrade(&b.vs),
+            fs: Arc::downgrade(&b.fs),
+            framebuffer: Arc::downgrade(&b.framebuffer),
+        }
+    }
+
+    /// Whether every object is still alive somewhere (bound, in a handle,
+    /// or in a recorded block).
+    fn alive(&self) -> bool {
+        self.rasterizer.strong_count() > 0
+            && self.dsa.strong_count() > 0
+            && self.blend.strong_count() > 0
+            && self.velems.strong_count() > 0
+            && self.vs.strong_count() > 0
+            && self.fs.strong_count() > 0
+            && self.framebuffer.strong_count() > 0
+    }
+}
+
+struct ShapeEntry {
+    _pins: Pins,
+    values: ShapeValues,
+    shape: Arc<DerivedShape>,
+    last_used: u64,
+}
+
+/// Derived state cached across flushes (one per context world; see the
+/// module docs).
+#[derive(Resource, Default)]
+pub struct PlanCache {
+    shapes: HashMap<ShapeKey, Vec<ShapeEntry>>,
+    flush: u64,
+    counts: PlanCounts,
+}
+
+impl PlanCache {
+    /// Starts a flush: sweeps entries whose objects were deleted or that no
+    /// flush used for [`MAX_IDLE_FLUSHES`].
+    pub fn begin_flush(&mut self) {
+        self.flush += 1;
+        let now = self.flush;
+        self.shapes.retain(|_, list| {
+            list.retain(|e| e._pins.alive() && now - e.last_used <= MAX_IDLE_FLUSHES);
+            !list.is_empty()
+        });
+    }
+
+    /// The derived part of `block`: the cached one, or a new derivation
+    /// (counted) that the cache keeps.
+    pub fn shape(&mut self, block: &StateBlock) -> Arc<DerivedShape> {
+        let key = key_of(block);
+        let values = ShapeValues::of(block);
+        let now = self.flush;
+        let list = self.shapes.entry(key).or_default();
+        if let Some(e) = list.iter_mut().find(|e| e.values == values) {
+            e.last_used = now;
+            self.counts.shape_hits += 1;
+            return e.shape.clone();
+        }
+        let shape = Arc::new(DerivedShape::new(block));
+        self.counts.shapes += 1;
+        list.push(ShapeEntry {
+            _pins: Pins::of(block),
+            values,
+            shape: shape.clone(),
+            last_used: now,
+        });
+        if self.len() > MAX_SHAPES {
+            self.evict_least_recent();
+        }
+        shape
+    }
+
+    /// Counts a block that shares its predecessor's derived part.
+    pub fn count_shared(&mut self) {
+        self.counts.shape_hits += 1;
+    }
+
+    /// How often the cache derived and hit.
+    pub fn counts(&self) -> PlanCounts {
+        self.counts
+    }
+
+    /// Derived parts held.
+    pub fn len(&self) -> usize {
+        self.shapes.values().map(Vec::len).sum()
+    }
+
+    /// Whether the cache holds nothing.
+    pub fn is_empty(&self) -> bool {
+        self.shapes.is_empty()
+    }
+
+    /// Drops the older half of the entries (by last use), keeping the
+    /// current flush's.
+    fn evict_least_recent(&mut self) {
+        let mut ages: Vec<u64> = self
+            .shapes
+            .values()
+            .flatten()
+            .map(|e| e.last_used)
+            .collect();
+        ages.sort_unstable();
+        let cut = ages[ages.len() / 2].min(self.flush);
+        self.shapes.retain(|_, list| {
+            list.retain(|e| e.last_used >= cut);
+            !list.is_empty()
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tests::{Setup, draw, run, world};
+    use ferropipe_components::batch::StateBlock;
+    use ferropipe_components::draw::ConstantBufferBinding;
+    use ferropipe_components::enums::PrimType;
+
+    /// `block` with a constant buffer of its own (a binding the
+    /// derivation does not read).
+    fn with_constants(block: &StateBlock, v: u8) -> StateBlock {
+        let mut b = block.clone();
+        let mut slots = (*b.vs_resources.constant_buffers).clone();
+        slots[0] = ConstantBufferBinding {
+            user_buffer: Some(Arc::from(vec![v; 16])),
+            ..Default::default()
+        };
+        b.vs_resources.constant_buffers = Arc::new(slots);
+        b
+    }
+
+    /// Two blend states alternating over draws (each draw with its own
+    /// constants) and over three flushes derive two shapes, not twelve;
+    /// a deleted state's shape is swept at the next flush.
+    #[test]
+    fn each_state_is_derived_once_across_draws_and_flushes() {
+        let s = Setup::new(32, 32, None);
+        let a = s.block.clone();
+        let mut b = s.block.clone();
+        let mut blend = (*a.blend).clone();
+        blend.rt[0].colormask = 0x3;
+        b.blend = Arc::new(blend);
+        let mut w = world(1);
+        let tri = || draw(PrimType::Triangles, 0, 3);
+        for flush in 0..3u8 {
+            run(
+                &mut w,
+                &s.fb,
+                vec![
+                    (Some(with_constants(&a, flush)), tri()),
+                    (Some(with_constants(&b, flush)), tri()),
+                    (Some(with_constants(&a, flush + 10)), tri()),
+                    (Some(with_constants(&b, flush + 10)), tri()),
+                ],
+            );
+        }
+        let cache = w.resource::<PlanCache>();
+        assert_eq!(cache.counts().shapes, 2, "one derivation per state");
+        assert_eq!(cache.counts().shape_hits, 10);
+        assert_eq!(cache.len(), 2);
+
+        // A value state is part of the key: a new blend colour derives.
+        let mut c = a.clone();
+        c.blend_color.color = [0.5; 4];
+        drop(b);
+        run(&mut w, &s.fb, vec![(Some(c), tri())]);
+        let cache = w.resource::<PlanCache>();
+        assert_eq!(cache.counts().shapes, 3);
+        // `b`'s blend state is gone (its blocks were cleared with the
+        // scene): its shape was swept at that flush's start.
+        assert_eq!(cache.len(), 2);
+    }
+
+    /// Blocks that differ only in bindings the derivation does not read
+    /// share one derived part; any other difference derives anew.
+    #[test]
+    fn derived_parts_are_shared_only_across_binding_changes() {
+        use crate::derived::same_shape_inputs;
+        use ferropipe_components::enums::Face;
+        let base = Arc::new(Setup::new(32, 32, None).block);
+        let mut plans = PlanCache::default();
+        plans.begin_flush();
+        let first = plans.shape(&base);
+
+        let cb = with_constants(&base, 1);
+        assert!(same_shape_inputs(&base, &cb));
+        assert!(Arc::ptr_eq(&first, &plans.shape(&cb)), "constants only");
+
+        let mut color = (*base).clone();
+        color.blend_color.color = [0.5; 4];
+        assert!(!same_shape_inputs(&base, &color));
+        let next = plans.shape(&color);
+        assert!(!Arc::ptr_eq(&first, &next), "blend colour");
+        assert_eq!(next.merge.blend_color, [0.5; 4]);
+
+        let mut rast = (*base).clone();
+        rast.rasterizer = Arc::new(RasterizerState {
+            cull_face: Face::Back,
+            ..*base.rasterizer
+        });
+        assert!(!same_shape_inputs(&base, &rast));
+        let next = plans.shape(&rast);
+        assert!(!Arc::ptr_eq(&first, &next), "rasterizer");
+        assert_eq!(next.cull_face, Face::Back);
+        assert_eq!(plans.counts().shapes, 3);
+    }
+}
