@@ -157,14 +157,14 @@ pub fn heat_map(map: &Overdraw, max: u32) -> Vec<u8> {
 /// Replays `scene` with the heat-map system installed: the overdraw of its
 /// last flush.
 pub fn overdraw_of_scene(
-    scene: &ferropipe::scene::Scene,
-) -> Result<Overdraw, ferropipe::scene::SceneError> {
-    let mut r = ferropipe::scene::Replayer::new(2)?;
+    scene: &ferropipe_scene::Scene,
+) -> Result<Overdraw, ferropipe_scene::SceneError> {
+    let mut r = ferropipe_scene::Replayer::new(2)?;
     install(&mut r.ctx);
     r.run(scene, 0..scene.calls.len(), true)?;
     r.ctx
         .flush()
-        .map_err(|e| ferropipe::scene::SceneError::Unsupported(e.to_string()))?;
+        .map_err(|e| ferropipe_scene::SceneError::Unsupported(e.to_string()))?;
     Ok(r.ctx.resource::<Overdraw>().cloned().unwrap_or_default())
 }
 
@@ -175,7 +175,7 @@ fn main() {
         .next()
         .unwrap_or_else(|| "tests/scenes/conformance/blend_factors.json".into());
     let out = args.next().unwrap_or_else(|| "out/overdraw.png".into());
-    let scene = match ferropipe::scene::Scene::load(scene_path.as_ref()) {
+    let scene = match ferropipe_scene::Scene::load(scene_path.as_ref()) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("{scene_path}: {e}");
@@ -193,8 +193,7 @@ fn main() {
     if let Some(dir) = std::path::Path::new(&out).parent() {
         let _ = std::fs::create_dir_all(dir);
     }
-    if let Err(e) = ferropipe::scene::output::write_png(out.as_ref(), map.width, map.height, &rgba)
-    {
+    if let Err(e) = ferropipe_scene::output::write_png(out.as_ref(), map.width, map.height, &rgba) {
         eprintln!("{out}: {e}");
         std::process::exit(4);
     }
@@ -210,11 +209,11 @@ fn main() {
 mod tests {
     use super::*;
 
-    fn scene(name: &str) -> ferropipe::scene::Scene {
+    fn scene(name: &str) -> ferropipe_scene::Scene {
         let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../tests/scenes/conformance")
             .join(format!("{name}.json"));
-        ferropipe::scene::Scene::load(&p).unwrap()
+        ferropipe_scene::Scene::load(&p).unwrap()
     }
 
     /// The system sees every fragment and no more: `fill_rule_mesh` is a
@@ -230,13 +229,13 @@ mod tests {
         // The same scene without the system renders the same image: the
         // system does not touch render targets.
         let with = {
-            let mut r = ferropipe::scene::Replayer::new(2).unwrap();
+            let mut r = ferropipe_scene::Replayer::new(2).unwrap();
             install(&mut r.ctx);
             let s = scene("blend_factors");
             r.run(&s, 0..s.calls.len(), true).unwrap();
             r.read_outputs(&s).unwrap()
         };
-        let without = ferropipe::scene::replay(&scene("blend_factors"), &Default::default())
+        let without = ferropipe_scene::replay(&scene("blend_factors"), &Default::default())
             .unwrap()
             .outputs;
         assert!(with == without, "the heat-map system changed the image");

@@ -16,8 +16,18 @@
 //! 2D transform and colour arrive as user constants, as they would from any
 //! engine's material system.
 //!
+//! **Capturing a frame** (docs/capture.md): with a third argument the host
+//! records its last frame into that directory as a `gallium-scene/1` file
+//! (`SceneCapture::start` before the frame, `SceneCapture::finish` after
+//! it).  A capture names shader *source*, so a host that wants captures
+//! creates its shaders from WGSL: here the same sprite program in WGSL
+//! ([`SPRITE_WGSL`]); capturing the Rust-native shaders is a typed
+//! `CaptureError::NativeShader`.
+//!
 //! ```sh
 //! cargo run --release -p demo --example embed -- 120 out/embed.png
+//! cargo run --release -p demo --example embed -- 120 out/embed.png out/embed-capture
+//! cargo run --release -p demo --bin replay -- out/embed-capture/capture.json --out out/embed-replay
 //! ```
 
 use std::ptr::NonNull;
@@ -37,8 +47,10 @@ use ferropipe::components::state::{
 };
 use ferropipe::components::view::SurfaceTemplate;
 use ferropipe::{
-    ConstantBuffer, Context, FramebufferTemplate, Resource, Screen, ScreenConfig, VertexBuffer,
+    ConstantBuffer, Context, FramebufferTemplate, Resource, Screen, ScreenConfig, ShaderCode,
+    ShaderState, VertexBuffer,
 };
+use ferropipe_scene::capture::SceneCapture;
 
 /// The host's frame: RGBA8 pixels in memory the host allocated and owns.
 /// `u32` elements keep every pixel 4-byte aligned.
@@ -130,9 +142,41 @@ fn f32_bytes(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|f| f.to_le_bytes()).collect()
 }
 
+/// The sprite program in WGSL, for hosts that capture (a capture names
+/// shader source): the same constants as [`SpriteVs`] and [`SpriteFs`].
+pub const SPRITE_WGSL: &str = r#"
+struct Sprite { pos_cos_sin: vec4<f32>, half: vec4<f32> }
+@group(0) @binding(0) var<uniform> sprite: Sprite;
+
+@vertex
+fn vs_main(@location(0) corner: vec2<f32>) -> @builtin(position) vec4<f32> {
+    let p = corner * sprite.half.x;
+    let c = sprite.pos_cos_sin;
+    return vec4<f32>(p.x * c.z - p.y * c.w + c.x, p.x * c.w + p.y * c.z + c.y, 0.0, 1.0);
+}
+"#;
+
+/// The sprite's flat colour in WGSL (its own module: the fragment stage's
+/// constant buffer 0 is a different buffer from the vertex stage's).
+pub const SPRITE_FS_WGSL: &str = r#"
+@group(0) @binding(0) var<uniform> color: vec4<f32>;
+
+@fragment
+fn fs_main() -> @location(0) vec4<f32> {
+    return color;
+}
+"#;
+
+/// Which shaders the host creates.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Shaders {
+    RustNative,
+    Wgsl,
+}
+
 /// Creates the screen, context, pipeline state and the render target in
 /// `frame`'s memory.
-fn create_renderer(frame: &mut HostFrame) -> ferropipe::Result<Renderer> {
+fn create_renderer(frame: &mut HostFrame, shaders: Shaders) -> ferropipe::Result<Renderer> {
     let screen = Screen::new(ScreenConfig {
         threads: 2,
         ..Default::default()
@@ -177,21 +221,39 @@ fn create_renderer(frame: &mut HostFrame) -> ferropipe::Result<Renderer> {
     let dsa = ctx.create_depth_stencil_alpha_state(&DepthStencilAlphaState::default())?;
     ctx.bind_depth_stencil_alpha_state(Some(dsa))?;
 
-    let mut corner = IoSlot::new(Semantic::Generic(0), 0);
-    corner.components = 2;
-    let vs = ctx.create_vs_state_native(Arc::new(SpriteVs(ShaderInfo {
-        stage: ShaderType::Vertex,
-        inputs: vec![corner],
-        outputs: vec![IoSlot::new(Semantic::Position, 0)],
-        const_buffers_used: 1,
-        ..Default::default()
-    })))?;
-    let fs = ctx.create_fs_state_native(Arc::new(SpriteFs(ShaderInfo {
-        stage: ShaderType::Fragment,
-        outputs: vec![IoSlot::new(Semantic::Color(0), 0)],
-        const_buffers_used: 1,
-        ..Default::default()
-    })))?;
+    let (vs, fs) = match shaders {
+        Shaders::RustNative => {
+            let mut corner = IoSlot::new(Semantic::Generic(0), 0);
+            corner.components = 2;
+            let vs = ctx.create_vs_state_native(Arc::new(SpriteVs(ShaderInfo {
+                stage: ShaderType::Vertex,
+                inputs: vec![corner],
+                outputs: vec![IoSlot::new(Semantic::Position, 0)],
+                const_buffers_used: 1,
+                ..Default::default()
+            })))?;
+            let fs = ctx.create_fs_state_native(Arc::new(SpriteFs(ShaderInfo {
+                stage: ShaderType::Fragment,
+                outputs: vec![IoSlot::new(Semantic::Color(0), 0)],
+                const_buffers_used: 1,
+                ..Default::default()
+            })))?;
+            (vs, fs)
+        }
+        Shaders::Wgsl => {
+            let wgsl = |code: &str, entry: &str| ShaderState {
+                code: ShaderCode::Wgsl {
+                    code: code.into(),
+                    entry_point: entry.into(),
+                },
+                semantics: Vec::new(),
+                stream_output: Default::default(),
+            };
+            let vs = ctx.create_vs_state(&wgsl(SPRITE_WGSL, "vs_main"))?;
+            let fs = ctx.create_fs_state(&wgsl(SPRITE_FS_WGSL, "fs_main"))?;
+            (vs, fs)
+        }
+    };
     ctx.bind_vs_state(Some(vs))?;
     ctx.bind_fs_state(Some(fs))?;
     let elements = ctx.create_vertex_elements_state(&[VertexElement {
@@ -277,8 +339,29 @@ fn present(mut frame: ResMut<HostFrame>) {
 }
 
 /// Runs the host for `frames` frames at `width` x `height`; returns the
-/// host frame (pixels and what `present` measured).
-fn run(frames: u32, width: u32, height: u32) -> ferropipe::Result<HostFrame> {
+/// host frame (pixels and what `present` measured).  With `capture`, the
+/// last frame is also recorded into that directory (`capture.json`).
+fn run(
+    frames: u32,
+    width: u32,
+    height: u32,
+    capture: Option<&std::path::Path>,
+) -> Result<HostFrame, Box<dyn std::error::Error>> {
+    let shaders = if capture.is_some() {
+        Shaders::Wgsl
+    } else {
+        Shaders::RustNative
+    };
+    run_with(frames, width, height, shaders, capture)
+}
+
+fn run_with(
+    frames: u32,
+    width: u32,
+    height: u32,
+    shaders: Shaders,
+    capture: Option<&std::path::Path>,
+) -> Result<HostFrame, Box<dyn std::error::Error>> {
     let mut world = World::new();
     let mut frame = HostFrame {
         pixels: vec![0; (width * height) as usize],
@@ -287,7 +370,7 @@ fn run(frames: u32, width: u32, height: u32) -> ferropipe::Result<HostFrame> {
         presented: 0,
         covered: 0,
     };
-    let renderer = create_renderer(&mut frame)?;
+    let renderer = create_renderer(&mut frame, shaders)?;
     world.insert_resource(frame);
     world.insert_resource(RenderError::default());
     world.insert_non_send(renderer);
@@ -309,17 +392,32 @@ fn run(frames: u32, width: u32, height: u32) -> ferropipe::Result<HostFrame> {
     }
     let mut schedule = Schedule::default();
     schedule.add_systems((animate, render, present).chain());
-    for _ in 0..frames {
+    for i in 0..frames {
+        let capturing = capture.filter(|_| i + 1 == frames);
+        if let Some(dir) = capturing {
+            // Records from the current state: the calls that recreate the
+            // bound state and the resources' contents come first.
+            SceneCapture::start(&mut world.non_send_mut::<Renderer>().ctx, dir)?;
+        }
         schedule.run(&mut world);
         if world.resource::<RenderError>().0.is_some() {
             break;
+        }
+        if capturing.is_some() {
+            let s = SceneCapture::finish(&mut world.non_send_mut::<Renderer>().ctx)?;
+            println!(
+                "embed: captured the last frame into {} ({} calls, outputs {:?})",
+                s.scene.display(),
+                s.calls,
+                s.outputs
+            );
         }
     }
     // The renderer (and with it every reference to the host memory) goes
     // first; then the host takes its frame back.
     drop(world.remove_non_send::<Renderer>());
     if let Some(e) = world.resource_mut::<RenderError>().0.take() {
-        return Err(e);
+        return Err(e.into());
     }
     Ok(world
         .remove_resource::<HostFrame>()
@@ -330,11 +428,15 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let frames = args.next().and_then(|a| a.parse().ok()).unwrap_or(60);
     let out = args.next();
-    let frame = match run(frames, 320, 240) {
+    let capture = args.next().map(std::path::PathBuf::from);
+    let frame = match run(frames, 320, 240, capture.as_deref()) {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("embed: ferropipe: {e}");
-            std::process::exit(if e.is_unsupported() { 3 } else { 1 });
+            eprintln!("embed: {e}");
+            let unsupported = e
+                .downcast_ref::<ferropipe::Error>()
+                .is_some_and(|e| e.is_unsupported());
+            std::process::exit(if unsupported { 3 } else { 1 });
         }
     };
     println!(
@@ -370,8 +472,8 @@ fn write_png(path: &str, frame: &HostFrame) -> Result<(), Box<dyn std::error::Er
 mod tests {
     #[test]
     fn host_frames_change_and_show_every_sprite() {
-        let a = super::run(1, 160, 120).unwrap();
-        let b = super::run(10, 160, 120).unwrap();
+        let a = super::run(1, 160, 120, None).unwrap();
+        let b = super::run(10, 160, 120, None).unwrap();
         assert_eq!((a.presented, b.presented), (1, 10));
         // 24 sprites of ~(0.06 * 2)² / 4 of the frame each.
         let expected = 24.0 * (0.06f32 * 160.0) * (0.06 * 120.0) * 4.0 / 4.0;
@@ -383,5 +485,31 @@ mod tests {
             );
         }
         assert_ne!(a.pixels, b.pixels, "the sprites moved");
+    }
+
+    /// The host captures its last frame; replaying the capture gives the
+    /// host's frame byte for byte.  Capturing Rust-native shaders is the
+    /// typed error.
+    #[test]
+    fn a_captured_frame_replays_to_the_host_frame() {
+        let dir = std::env::temp_dir().join(format!("embed-capture-{}", std::process::id()));
+        let frame = super::run(3, 160, 120, Some(&dir)).unwrap();
+        let scene = ferropipe_scene::Scene::load(&dir.join("capture.json")).unwrap();
+        let report = ferropipe_scene::replay(&scene, &Default::default()).unwrap();
+        let host: Vec<u8> = frame.pixels.iter().flat_map(|p| p.to_le_bytes()).collect();
+        match &report.outputs[0].pixels {
+            ferropipe_scene::OutputPixels::Color(px) => assert!(*px == host),
+            other => panic!("{other:?}"),
+        }
+        let native = super::run_with(2, 64, 48, super::Shaders::RustNative, Some(&dir));
+        let err = native.err().expect("native shaders cannot be captured");
+        assert!(
+            matches!(
+                err.downcast_ref::<ferropipe_scene::capture::CaptureError>(),
+                Some(ferropipe_scene::capture::CaptureError::NativeShader { .. })
+            ),
+            "{err}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -9,8 +9,8 @@
 
 use std::path::{Path, PathBuf};
 
-use ferropipe::scene::compare::{Tolerance, compare_with_reference};
-use ferropipe::scene::{ReplayOptions, Scene, replay};
+use ferropipe_scene::compare::{Tolerance, compare_with_reference};
+use ferropipe_scene::{ReplayOptions, Scene, replay};
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/scenes/blend_exact")

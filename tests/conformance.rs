@@ -1,6 +1,6 @@
 //! Conformance: every scene under `tests/scenes/conformance/` replayed and
 //! compared with its llvmpipe reference (`ref/NAME/`) by compare.py's rule
-//! (`ferropipe::scene::compare`).
+//! (`ferropipe_scene::compare`).
 //!
 //! `tests/conformance-fails.txt` lists the scenes expected to fail, one per
 //! line as `name: reason` (like Mesa CI's `*-fails.txt`).  The test fails
@@ -11,8 +11,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use ferropipe::scene::compare::{Tolerance, compare_with_reference};
-use ferropipe::scene::{ReplayOptions, ReplayReport, Scene, SceneError, replay};
+use ferropipe_scene::compare::{Tolerance, compare_with_reference};
+use ferropipe_scene::{ReplayOptions, ReplayReport, Scene, SceneError, replay};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests")
@@ -170,8 +170,8 @@ fn outputs_do_not_depend_on_thread_count() {
 /// can fail.
 #[test]
 fn comparison_follows_compare_py() {
-    use ferropipe::scene::output::read_png;
-    use ferropipe::scene::{OutputData, OutputPixels};
+    use ferropipe_scene::output::read_png;
+    use ferropipe_scene::{OutputData, OutputPixels};
     let ref_dir = root().join("scenes/conformance/ref/clear_subrect");
     let (w, h, rgba) = read_png(&ref_dir.join("color.png")).unwrap();
     let z: Vec<f32> = std::fs::read(ref_dir.join("zs.depth.f32"))
@@ -239,7 +239,7 @@ fn comparison_follows_compare_py() {
 /// exactly even while drawing is not implemented (the draws are skipped).
 #[test]
 fn clear_subrect_depth_stencil_match_llvmpipe() {
-    use ferropipe::scene::Replayer;
+    use ferropipe_scene::Replayer;
     let path = root().join("scenes/conformance/clear_subrect.json");
     let scene = Scene::load(&path).unwrap();
     let mut r = Replayer::new(1).unwrap();

@@ -27,10 +27,10 @@ use ferropipe::components::format::Format;
 use ferropipe::components::resource::ResourceTemplate;
 use ferropipe::components::state::*;
 use ferropipe::components::view::SamplerViewDesc;
-use ferropipe::scene::{OutputData, Replayer, Scene};
 use ferropipe::{
     Context, IndexBuffer, Resource, Screen, ScreenConfig, ShaderCode, ShaderState, VertexBuffer,
 };
+use ferropipe_scene::{OutputData, Replayer, Scene};
 
 fn wgsl(code: &str) -> ShaderState {
     ShaderState {

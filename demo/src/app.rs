@@ -31,6 +31,8 @@ pub struct WindowOptions {
     pub screenshot: Option<PathBuf>,
     pub screenshot_after: u32,
     pub window_size: [f32; 2],
+    /// Where "Capture frame" writes (`--capture DIR`).
+    pub capture_dir: PathBuf,
 }
 
 /// Runs the window until it is closed.
@@ -104,6 +106,11 @@ struct DemoApp {
     screenshot_after: u32,
     screenshot_requested: bool,
     layout: Layout,
+    capture_dir: PathBuf,
+    /// Frames captured so far (names `frame_N.json`).
+    captures: u32,
+    /// The last capture's outcome, shown under the button.
+    capture_status: Option<String>,
 }
 
 impl DemoApp {
@@ -133,6 +140,9 @@ impl DemoApp {
             screenshot_after: options.screenshot_after,
             screenshot_requested: false,
             layout: Layout::default(),
+            capture_dir: options.capture_dir,
+            captures: 0,
+            capture_status: None,
         };
         app.rebuild_renderer();
         app
@@ -192,7 +202,14 @@ impl DemoApp {
             return;
         }
         let time = self.fixed_time.or(self.paused_at);
-        match renderer.render(&self.settings, &self.camera, &self.params, time) {
+        let result = renderer.render(&self.settings, &self.camera, &self.params, time);
+        if let Some(c) = renderer.take_capture_result() {
+            self.capture_status = Some(match c {
+                Ok(s) => format!("captured {} ({} calls)", s.scene.display(), s.calls),
+                Err(e) => e.to_string(),
+            });
+        }
+        match result {
             Ok(report) => {
                 self.error = None;
                 self.rendered_frames += 1;
@@ -263,6 +280,22 @@ impl DemoApp {
             picked = Some(SceneSource::from_path(PathBuf::from(
                 self.scene_path.trim(),
             )));
+        }
+        if ui
+            .button("Capture frame")
+            .on_hover_text(format!(
+                "record the next frame as a gallium-scene/1 file in {} (docs/capture.md)",
+                self.capture_dir.display()
+            ))
+            .clicked()
+            && let Some(r) = self.renderer.as_mut()
+        {
+            r.capture_next_frame(self.capture_dir.clone(), format!("frame_{}", self.captures));
+            self.captures += 1;
+            self.capture_status = Some("capturing the next frame…".into());
+        }
+        if let Some(s) = &self.capture_status {
+            ui.label(RichText::new(s).small());
         }
         if !self.recent.is_empty() {
             ui.label("Recent:");

@@ -22,6 +22,9 @@ pub struct HeadlessJob {
     /// Scene time per frame, seconds (animation is by frame number, so the
     /// output does not depend on how fast the machine is).
     pub frame_time: f32,
+    /// `--capture DIR`: capture the first frame into `DIR/frame.json`
+    /// (docs/capture.md).
+    pub capture: Option<PathBuf>,
 }
 
 /// How the headless run failed; [`HeadlessError::exit_code`] follows the
@@ -31,6 +34,7 @@ pub enum HeadlessError {
     Render(ferropipe::Error),
     Io(PathBuf, std::io::Error),
     Png(PathBuf, png::EncodingError),
+    Capture(ferropipe_scene::capture::CaptureError),
 }
 
 impl std::fmt::Display for HeadlessError {
@@ -39,6 +43,7 @@ impl std::fmt::Display for HeadlessError {
             HeadlessError::Render(e) => write!(f, "ferropipe: {e}"),
             HeadlessError::Io(p, e) => write!(f, "{}: {e}", p.display()),
             HeadlessError::Png(p, e) => write!(f, "{}: {e}", p.display()),
+            HeadlessError::Capture(e) => write!(f, "{e}"),
         }
     }
 }
@@ -47,6 +52,12 @@ impl HeadlessError {
     pub fn exit_code(&self) -> i32 {
         match self {
             HeadlessError::Render(e) if e.is_unsupported() => 3,
+            HeadlessError::Capture(ferropipe_scene::capture::CaptureError::Inexpressible {
+                ..
+            })
+            | HeadlessError::Capture(ferropipe_scene::capture::CaptureError::NativeShader {
+                ..
+            }) => 3,
             _ => 1,
         }
     }
@@ -68,6 +79,9 @@ pub fn run_from(job: &HeadlessJob, start_time: f32) -> Result<f64, HeadlessError
     let mut camera = renderer
         .model_camera()
         .unwrap_or_else(|| crate::scenes::default_camera(&job.source));
+    if let Some(dir) = &job.capture {
+        renderer.capture_next_frame(dir.clone(), "frame".into());
+    }
     let mut bar = Progress::new(job.frames);
     let started = Instant::now();
     let mut total_ms = 0.0;
@@ -79,6 +93,17 @@ pub fn run_from(job: &HeadlessJob, start_time: f32) -> Result<f64, HeadlessError
             Some(start_time + i as f32 * job.frame_time),
         )?;
         total_ms += report.render_ms;
+        if let Some(result) = renderer.take_capture_result() {
+            let summary = result.map_err(HeadlessError::Capture)?;
+            bar.bar.suspend(|| {
+                eprintln!(
+                    "demo: captured frame {i} into {} ({} calls, {} bytes of data)",
+                    summary.scene.display(),
+                    summary.calls,
+                    summary.data_bytes
+                )
+            });
+        }
         let (pixels, w, h) = renderer.pixels().expect("a frame was rendered");
         let path = job.out.join(format!("frame_{i:04}.png"));
         write_png(&path, pixels, w, h)?;

@@ -77,6 +77,11 @@ struct Args {
     /// Window: frames to show before the screenshot.
     #[arg(long, default_value_t = 30)]
     screenshot_after: u32,
+    /// Capture a frame into DIR as a gallium-scene/1 file with its side
+    /// files (docs/capture.md): headless, the first frame (DIR/frame.json);
+    /// in the window, where the "Capture frame" button writes.
+    #[arg(long, value_name = "DIR")]
+    capture: Option<PathBuf>,
     /// Window size in logical pixels, WxH.
     #[arg(long, default_value = "1280x800", value_parser = parse_size)]
     window_size: (u32, u32),
@@ -166,6 +171,10 @@ fn main() {
             screenshot: args.screenshot.clone(),
             screenshot_after: args.screenshot_after,
             window_size: [args.window_size.0 as f32, args.window_size.1 as f32],
+            capture_dir: args
+                .capture
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("out/capture")),
         };
         match app::run(options) {
             Ok(()) => return,
@@ -187,6 +196,7 @@ fn main() {
         out: args.out.clone(),
         orbit_step: std::f32::consts::TAU / 120.0,
         frame_time: 1.0 / 30.0,
+        capture: args.capture.clone(),
     };
     let start_time = args.time.unwrap_or(0.0);
     match headless::run_from(&job, start_time) {

@@ -8,11 +8,12 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use ferropipe::components::enums::QueryType;
-use ferropipe::scene::{OutputPixels, Replayer, Scene, SceneError};
 use ferropipe::{
     BoundState, Context, Error, QueryHandle, QueryResult, Result, Screen, ScreenConfig,
 };
 use ferropipe_profiling::{self as profiling, Counts};
+use ferropipe_scene::capture::{CaptureError, CaptureSummary, SceneCapture};
+use ferropipe_scene::{OutputPixels, Replayer, Scene, SceneError};
 
 use crate::camera::OrbitCamera;
 use crate::gfx::{self, FrameSetup, Targets};
@@ -232,6 +233,10 @@ pub struct Renderer {
     screen: Screen,
     threads: usize,
     started: Instant,
+    /// Capture the next frame into (directory, scene name).
+    capture_next: Option<(PathBuf, String)>,
+    /// How the last capture went.
+    capture_result: Option<std::result::Result<CaptureSummary, CaptureError>>,
 }
 
 impl Renderer {
@@ -255,6 +260,8 @@ impl Renderer {
             screen,
             threads,
             started: Instant::now(),
+            capture_next: None,
+            capture_result: None,
         })
     }
 
@@ -327,9 +334,53 @@ impl Renderer {
         }
     }
 
+    /// Captures the next frame [`Renderer::render`] draws into
+    /// `dir/NAME.json` (a `gallium-scene/1` file with its side files;
+    /// docs/capture.md).  [`Renderer::take_capture_result`] says how it
+    /// went.
+    pub fn capture_next_frame(&mut self, dir: PathBuf, name: String) {
+        self.capture_next = Some((dir, name));
+    }
+
+    /// The result of the last capture, once (`None` while none finished).
+    pub fn take_capture_result(
+        &mut self,
+    ) -> Option<std::result::Result<CaptureSummary, CaptureError>> {
+        self.capture_result.take()
+    }
+
     /// Renders one frame at `time` seconds (`None`: wall-clock time since
-    /// the scene started).
+    /// the scene started), captured when [`Renderer::capture_next_frame`]
+    /// asked for it.
     pub fn render(
+        &mut self,
+        settings: &RenderSettings,
+        camera: &OrbitCamera,
+        params: &SceneParams,
+        time: Option<f32>,
+    ) -> Result<FrameReport> {
+        let Some((dir, name)) = self.capture_next.take() else {
+            return self.render_frame(settings, camera, params, time);
+        };
+        // The file player replays on its own context: capture that one.
+        let ctx = match &mut self.scene {
+            Some(Active::File(p)) => &mut p.replayer.ctx,
+            _ => &mut self.ctx,
+        };
+        if let Err(e) = ctx.start_capture(Box::new(SceneCapture::named(&dir, &name))) {
+            self.capture_result = Some(Err(CaptureError::Context(e.to_string())));
+            return self.render_frame(settings, camera, params, time);
+        }
+        let report = self.render_frame(settings, camera, params, time);
+        let ctx = match &mut self.scene {
+            Some(Active::File(p)) => &mut p.replayer.ctx,
+            _ => &mut self.ctx,
+        };
+        self.capture_result = Some(SceneCapture::finish(ctx));
+        report
+    }
+
+    fn render_frame(
         &mut self,
         settings: &RenderSettings,
         camera: &OrbitCamera,
@@ -482,7 +533,10 @@ impl Renderer {
     /// supports them (checked once; an unsupported query is not an error
     /// for the demo, the overlay says "n/a").
     fn begin_statistics(&mut self) -> Option<QueryHandle> {
-        if !self.statistics_supported {
+        // The overlay's query is instrumentation, not the frame: a captured
+        // frame leaves it out (its counters are implementation-dependent,
+        // FORMAT.md, so a reference replay could not match them).
+        if !self.statistics_supported || self.ctx.is_capturing() {
             return None;
         }
         if self.statistics_query.is_none() {

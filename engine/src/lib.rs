@@ -16,19 +16,19 @@ pub mod caps;
 pub mod context;
 pub mod driver_query;
 pub mod error;
-pub mod scene;
 pub mod screen;
 mod validate;
 
 /// The ECS the pipeline runs on, for extensions ([`Context::add_systems`]).
 pub use bevy_ecs;
 pub use context::{
-    BlendHandle, BlitInfo, BlitSide, BoundState, ComputeBindings, ComputeState, ConstantBuffer,
-    Context, CsHandle, DrawIndirectInfo, DsaHandle, Fence, FramebufferTemplate, FsHandle, GridInfo,
-    Handle, ImageView, IndexBuffer, MAX_SO_OUTPUTS, MAX_SO_STRIDE, QueryHandle, QueryObject,
-    QueryResult, RasterizerHandle, SO_APPEND, SamplerHandle, SamplerViewHandle, ShaderBuffer,
-    ShaderCode, ShaderState, StreamOutputTargetHandle, SurfaceHandle, Transfer, TransferMapping,
-    VertexBuffer, VertexElementsHandle, VsHandle, WorkBudget, check_stream_output, stage_index,
+    BlendHandle, BlitInfo, BlitSide, BoundState, CallRecorder, CapturedCall, CapturedQuery,
+    ComputeBindings, ComputeState, ConstantBuffer, Context, CsHandle, DrawIndirectInfo, DsaHandle,
+    Fence, FramebufferTemplate, FsHandle, GridInfo, Handle, ImageView, IndexBuffer, MAX_SO_OUTPUTS,
+    MAX_SO_STRIDE, QueryHandle, QueryObject, QueryResult, RasterizerHandle, SO_APPEND,
+    SamplerHandle, SamplerViewHandle, ShaderBuffer, ShaderCode, ShaderRef, ShaderSource,
+    ShaderState, StreamOutputTargetHandle, SurfaceHandle, Transfer, TransferMapping, VertexBuffer,
+    VertexElementsHandle, VsHandle, WorkBudget, check_stream_output, stage_index,
 };
 /// GLOBAL addresses of `set_global_binding` (docs/shaders.md "Compute").
 pub use context::{

@@ -3,7 +3,7 @@
 //! positions, `set_sample_mask`, single-sample rasterization of a
 //! multisampled buffer, clears of every sample, and the blit resolve.
 
-use ferropipe::scene::{OutputPixels, ReplayOptions, Scene, replay};
+use ferropipe_scene::{OutputPixels, ReplayOptions, Scene, replay};
 use serde_json::{Value, json};
 
 const SHADER: &str = "

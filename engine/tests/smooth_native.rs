@@ -141,7 +141,7 @@ fn differing(a: &[u8], b: &[u8]) -> usize {
 fn assert_matches_reference(name: &str) {
     let (w, h, got) = render_native(name, 2, true);
     let reference = scenes_dir().join("ref").join(name).join("color.png");
-    let (rw, rh, want) = ferropipe::scene::output::read_png(&reference).unwrap();
+    let (rw, rh, want) = ferropipe_scene::output::read_png(&reference).unwrap();
     assert_eq!((w, h), (rw, rh));
     let allowed = (w * h) as usize / 1000;
     let n = differing(&got, &want);

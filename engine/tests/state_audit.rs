@@ -32,11 +32,11 @@ use ferropipe::components::draw::{
 use ferropipe::components::resource::ResourceTemplate;
 use ferropipe::components::state::*;
 use ferropipe::components::view::{SamplerViewDesc, SurfaceTemplate};
-use ferropipe::scene::{Call, ReplayOptions, Scene, SceneError, replay};
 use ferropipe::{
     BlitInfo, BlitSide, ComputeState, DrawIndirectInfo, GridInfo, ImageView, ShaderBuffer,
     ShaderState,
 };
+use ferropipe_scene::{Call, ReplayOptions, Scene, SceneError, replay};
 use serde_json::{Value, json};
 
 /// One audited struct: its name (the doc's section heading), its members,
@@ -1470,7 +1470,7 @@ fn render(f: &Flip, patches: &[&str]) -> Result<Vec<u8>, SceneError> {
         },
     )?;
     match &report.outputs[0].pixels {
-        ferropipe::scene::OutputPixels::Color(px) => Ok(px.clone()),
+        ferropipe_scene::OutputPixels::Color(px) => Ok(px.clone()),
         _ => panic!("colour output expected"),
     }
 }
@@ -1553,7 +1553,7 @@ fn quad_scene_with(fb: Value, rast: Value, fs: &str) -> Value {
     ]})
 }
 
-fn replay_json(v: &Value) -> Result<ferropipe::scene::ReplayReport, SceneError> {
+fn replay_json(v: &Value) -> Result<ferropipe_scene::ReplayReport, SceneError> {
     let scene = Scene::parse(&v.to_string(), Path::new("."))?;
     replay(
         &scene,
@@ -1672,7 +1672,7 @@ fn blits_obey_the_render_condition_only_when_enabled() {
         v["outputs"] = json!([{"name": "color", "surface": "dst_surf"}]);
         let report = replay_json(&v).unwrap();
         match &report.outputs[0].pixels {
-            ferropipe::scene::OutputPixels::Color(px) => px[..4].to_vec(),
+            ferropipe_scene::OutputPixels::Color(px) => px[..4].to_vec(),
             _ => unreachable!(),
         }
     };
@@ -1740,7 +1740,7 @@ fn constant_buffer_ranges_select_what_shaders_read() {
         v["outputs"] = json!([{"name": "color", "surface": "rt_surf"}]);
         let report = replay_json(&v).unwrap();
         match &report.outputs[0].pixels {
-            ferropipe::scene::OutputPixels::Color(px) => px[..4].to_vec(),
+            ferropipe_scene::OutputPixels::Color(px) => px[..4].to_vec(),
             _ => unreachable!(),
         }
     };

@@ -299,8 +299,8 @@ fn conformance_scenes_warn_nothing() {
     .unwrap();
     let mut noisy = Vec::new();
     for p in &paths {
-        let scene = ferropipe::scene::Scene::load(p).unwrap();
-        let mut r = ferropipe::scene::Replayer::on_screen(&screen).unwrap();
+        let scene = ferropipe_scene::Scene::load(p).unwrap();
+        let mut r = ferropipe_scene::Replayer::on_screen(&screen).unwrap();
         let _ = r.run(&scene, 0..scene.calls.len(), true);
         for w in take_warnings() {
             noisy.push(format!("{}: {w}", p.display()));

@@ -1,5 +1,5 @@
 //! `replay SCENE.json --out DIR [--threads N] [--time N] [--budget UNITS]
-//! [--budget-ms MS]`: replays a `gallium-scene/1` recording on ferropipe
+//! [--budget-ms MS] [--capture DIR]`: replays a `gallium-scene/1` recording on ferropipe
 //! and writes its outputs (`../shared/scenes/FORMAT.md`).
 //!
 //! Exit status: 0 ok; 1 a query result differed from its `expect` (after
@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use ferropipe::WorkBudget;
-use ferropipe::scene::{ReplayOptions, Scene, replay_to_dir};
+use ferropipe_scene::{ReplayOptions, Replayer, Scene, SceneError, replay_to_dir};
 
 #[derive(Parser)]
 #[command(
@@ -55,6 +55,25 @@ struct Args {
     /// Do not print query results or progress.
     #[arg(long)]
     quiet: bool,
+    /// Also capture the replay into DIR/capture.json with its side files,
+    /// naming the scene's outputs (docs/capture.md): a capture of a capture
+    /// replays to the same outputs.
+    #[arg(long, value_name = "DIR")]
+    capture: Option<PathBuf>,
+}
+
+/// Replays `scene` once with a capture into `dir`.
+fn capture(scene: &Scene, dir: &std::path::Path, threads: usize) -> Result<(), SceneError> {
+    let mut r = Replayer::new(threads)?;
+    r.start_capture(dir, "capture")?;
+    r.run(scene, 0..scene.calls.len(), true)?;
+    let s = r.finish_capture(scene)?;
+    eprintln!(
+        "replay: captured {} calls into {}",
+        s.calls,
+        s.scene.display()
+    );
+    Ok(())
 }
 
 fn main() -> ExitCode {
@@ -67,6 +86,9 @@ fn main() -> ExitCode {
         }
     };
     let result = Scene::load(&args.scene).and_then(|scene| {
+        if let Some(dir) = &args.capture {
+            capture(&scene, dir, args.threads)?;
+        }
         replay_to_dir(
             &scene,
             &args.out,
@@ -85,7 +107,7 @@ fn main() -> ExitCode {
         Ok(report) => {
             if !args.quiet {
                 for (id, v) in &report.queries {
-                    println!("{}", ferropipe::scene::output::query_line(id, v));
+                    println!("{}", ferropipe_scene::output::query_line(id, v));
                 }
             }
             if let Some(t) = &report.timing {

@@ -1130,6 +1130,7 @@ impl Context {
         let Some(plan) = Plan::new(info)? else {
             return Ok(());
         };
+        self.record(super::CapturedCall::Blit(info));
         if info.render_condition_enable && !self.render_condition_passes()? {
             return Ok(());
         }

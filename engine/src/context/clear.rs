@@ -119,6 +119,12 @@ impl Context {
         if depth.is_nan() {
             return Err(Error::invalid(CALL, "depth", "NaN"));
         }
+        self.record(super::CapturedCall::Clear {
+            buffers,
+            color,
+            depth,
+            stencil,
+        });
         if !self.render_condition_passes()? {
             return Ok(());
         }
@@ -168,6 +174,15 @@ impl Context {
                 format!("{} is not a colour format", s.desc.format),
             ));
         }
+        self.record(super::CapturedCall::ClearRenderTarget {
+            surface: &s,
+            color,
+            dstx,
+            dsty,
+            width,
+            height,
+            render_condition_enabled,
+        });
         if render_condition_enabled && !self.render_condition_passes()? {
             return Ok(());
         }
@@ -207,6 +222,17 @@ impl Context {
         if depth.is_nan() {
             return Err(Error::invalid(CALL, "depth", "NaN"));
         }
+        self.record(super::CapturedCall::ClearDepthStencil {
+            surface: &s,
+            clear_flags,
+            depth,
+            stencil,
+            dstx,
+            dsty,
+            width,
+            height,
+            render_condition_enabled,
+        });
         if render_condition_enabled && !self.render_condition_passes()? {
             return Ok(());
         }

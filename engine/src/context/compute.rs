@@ -287,6 +287,17 @@ impl Context {
                 format!("{}; at most {MAX_INPUT_SIZE}", state.req_input_mem),
             ));
         }
+        self.shader_sources.add_cs(
+            &shader,
+            super::ShaderSource {
+                code: state.code.clone(),
+                semantics: Vec::new(),
+                stream_output: Default::default(),
+                overrides: super::capture::owned_overrides(overrides),
+                req_local_mem: state.req_local_mem,
+                req_input_mem: state.req_input_mem,
+            },
+        );
         Ok(self.spawn(ComputeShaderCso {
             shader,
             req_input_mem: state.req_input_mem,
@@ -615,6 +626,7 @@ impl Context {
                 ));
             }
         }
+        self.record(super::CapturedCall::LaunchGrid(info));
         // draws recorded so far write what the kernel may read
         self.flush_recorded()?;
         let grid = match info.indirect {

@@ -293,6 +293,7 @@ impl Context {
         if info.indexed && !matches!(self.bound().index_buffer.index_size, 1 | 2 | 4) {
             return Err(Error::invalid(CALL, "indexed", "no index buffer bound"));
         }
+        self.record(super::CapturedCall::DrawVbo(info));
         if !self.render_condition_passes()? {
             return Ok(());
         }
@@ -361,6 +362,10 @@ impl Context {
         let Some(target) = indirect.count_from_stream_output else {
             return self.draw_vbo(info);
         };
+        self.record(super::CapturedCall::Inexpressible {
+            call: "draw_vbo_indirect",
+            why: "count_from_stream_output has no call in gallium-scene/1",
+        });
         let t = self
             .get(CALL, "count_from_stream_output", target)?
             .0
@@ -499,6 +504,7 @@ impl Context {
     /// `flush`: executes all recorded work and returns a fence.
     pub fn flush(&mut self) -> Result<Fence> {
         self.alive("flush")?;
+        self.record(super::CapturedCall::Flush);
         self.flush_recorded()?;
         Ok(Fence { _private: () })
     }

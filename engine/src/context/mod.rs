@@ -13,6 +13,7 @@
 
 mod bind;
 mod blit;
+mod capture;
 mod clear;
 mod compute;
 mod cso;
@@ -26,6 +27,7 @@ mod views;
 
 pub use bind::{ConstantBuffer, FramebufferTemplate, IndexBuffer, VertexBuffer};
 pub use blit::{BlitInfo, BlitSide};
+pub use capture::{CallRecorder, CapturedCall, CapturedQuery, ShaderRef, ShaderSource};
 pub use compute::{
     ComputeBindings, ComputeState, CsHandle, GLOBAL_HANDLE_OFFSET_MASK, GLOBAL_HANDLE_SLOT_SHIFT,
     GLOBAL_HANDLE_VALID, GridInfo, ImageView, MAX_GLOBAL_BUFFER_SIZE, MAX_GRID_SIZE,
@@ -38,9 +40,8 @@ pub use shader::{
     FsHandle, MAX_SO_OUTPUTS, MAX_SO_STRIDE, ShaderCode, ShaderState, VsHandle, check_stream_output,
 };
 pub use stream_output::{SO_APPEND, StreamOutputTargetHandle};
+pub use transfer::read_box;
 pub use transfer::{Transfer, TransferMapping};
-pub(crate) use transfer::{read_region, resolve_box};
-pub(crate) use views::layers_at as views_layers_at;
 
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -266,6 +267,11 @@ pub struct Context {
     /// `draw_vbo` calls so far, counted while validating: the index the
     /// validation layer's warnings name.
     draws: u64,
+    /// The running capture (capture.rs); `None` costs each hooked call
+    /// one check.
+    capture: Option<Box<dyn CallRecorder>>,
+    /// Compiled shaders' sources, for capture.
+    shader_sources: capture::ShaderSources,
 }
 
 impl Screen {
@@ -287,6 +293,8 @@ impl Screen {
             lost: None,
             validate: self.validates(),
             draws: 0,
+            capture: None,
+            shader_sources: Default::default(),
         })
     }
 }

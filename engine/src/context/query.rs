@@ -199,16 +199,33 @@ impl Context {
             }
             _ => {}
         }
-        Ok(self.spawn(QueryObject {
+        let h = self.spawn(QueryObject {
             query_type,
             index,
             state: QueryState::default(),
-        }))
+        });
+        self.record_query(h, super::CapturedCall::CreateQuery);
+        Ok(h)
+    }
+
+    /// Reports a query call to a running capture.
+    fn record_query(
+        &mut self,
+        q: QueryHandle,
+        call: fn(super::CapturedQuery) -> super::CapturedCall<'static>,
+    ) {
+        if self.is_capturing()
+            && let Some(cq) = self.captured_query(q)
+        {
+            self.record(call(cq));
+        }
     }
 
     /// `destroy_query`.
     pub fn destroy_query(&mut self, query: QueryHandle) -> Result<()> {
         self.alive("destroy_query")?;
+        self.get("destroy_query", "query", query)?;
+        self.record_query(query, super::CapturedCall::DestroyQuery);
         self.despawn("destroy_query", query)?;
         let mut t = self.world.resource_mut::<QueryTracker>();
         t.live.retain(|&e| e != query.entity);
@@ -247,6 +264,7 @@ impl Context {
             ..Default::default()
         };
         self.track(query.entity);
+        self.record_query(query, super::CapturedCall::BeginQuery);
         Ok(())
     }
 
@@ -289,6 +307,7 @@ impl Context {
             q.state.pending = true;
             self.track(query.entity);
         }
+        self.record_query(query, super::CapturedCall::EndQuery);
         Ok(())
     }
 
@@ -308,6 +327,12 @@ impl Context {
         if q.state.active {
             return Err(Error::invalid(CALL, "query", "still active"));
         }
+        if self.is_capturing()
+            && let Some(query) = self.captured_query(query)
+        {
+            self.record(super::CapturedCall::GetQueryResult { query, wait });
+        }
+        let q = self.get(CALL, "query", query)?;
         if !q.state.ended {
             return Ok(None);
         }
@@ -373,8 +398,24 @@ impl Context {
             }
             None => None,
         };
+        if self.is_capturing() {
+            let query = query.and_then(|q| self.captured_query(q));
+            self.record(super::CapturedCall::RenderCondition {
+                query,
+                condition,
+                mode,
+            });
+        }
         self.world.resource_mut::<QueryTracker>().condition = cond;
         Ok(())
+    }
+
+    /// The conditional rendering in force (`render_condition`'s last
+    /// arguments), for capture.
+    pub fn current_render_condition(&self) -> Option<(super::CapturedQuery, bool, RenderCondMode)> {
+        let (e, condition, mode) = self.world.resource::<QueryTracker>().condition?;
+        let q = self.captured_query(super::Handle::new(e, self.id))?;
+        Some((q, condition, mode))
     }
 
     /// Whether conditional rendering lets work through now.

@@ -160,6 +160,18 @@ fn check_semantics(call: &'static str, state: &ShaderState) -> Result<()> {
     Ok(())
 }
 
+/// What capture keeps of a source shader (capture.rs).
+fn source_of(state: &ShaderState, overrides: &[OverrideValue<'_>]) -> super::ShaderSource {
+    super::ShaderSource {
+        code: state.code.clone(),
+        semantics: state.semantics.clone(),
+        stream_output: state.stream_output.clone(),
+        overrides: super::capture::owned_overrides(overrides),
+        req_local_mem: 0,
+        req_input_mem: 0,
+    }
+}
+
 impl Context {
     /// `create_vs_state` from WGSL or GLSL source: parsed, validated and
     /// compiled to a lane program now, so every error (and every construct
@@ -195,6 +207,8 @@ impl Context {
             .map_err(|source| Error::Shader { call: CALL, source })?,
         );
         let stream_output = check_stream_output(CALL, &state.stream_output, shader.info())?;
+        self.shader_sources
+            .add_vs(&shader, source_of(state, overrides));
         Ok(self.spawn(VertexShaderCso {
             shader,
             stream_output,
@@ -235,6 +249,8 @@ impl Context {
             )
             .map_err(|source| Error::Shader { call: CALL, source })?,
         );
+        self.shader_sources
+            .add_fs(&shader, source_of(state, overrides));
         Ok(self.spawn(FragmentShaderCso(shader)))
     }
 

@@ -159,6 +159,10 @@ impl Context {
             }
             bound[i] = Some(t);
         }
+        self.record(super::CapturedCall::SetStreamOutputTargets {
+            targets: &bound,
+            offsets,
+        });
         // Recorded draws that capture run with the offsets they were
         // recorded under.
         self.flush_captures()?;

@@ -168,6 +168,24 @@ pub(crate) fn lock_pair<R>(
     }
 }
 
+/// Reads box `b` of `level` of `res` as it is now (work recorded but not
+/// yet executed is not in it), tightly packed: what capture and scene
+/// outputs read without a context.  Multisampled resources are refused as
+/// in `transfer_map`.
+pub fn read_box(res: &PipeResource, level: u32, b: &PipeBox) -> Result<Vec<u8>> {
+    let region = resolve_box("read_box", res, level, b)?;
+    let mut bytes = Vec::new();
+    bytes
+        .try_reserve_exact(region.packed_len())
+        .map_err(|_| Error::OutOfMemory {
+            call: "read_box",
+            bytes: region.packed_len() as u64,
+        })?;
+    bytes.resize(region.packed_len(), 0);
+    read_region(&res.storage.read(), &region, &mut bytes);
+    Ok(bytes)
+}
+
 /// Copies a region out of storage into tightly packed bytes.
 pub(crate) fn read_region(storage: &[u8], r: &Region, out: &mut [u8]) {
     let mut at = 0;
@@ -402,6 +420,9 @@ impl Context {
             .usage
             .intersects(TransferFlags::FLUSH_EXPLICIT | TransferFlags::PERSISTENT);
         if transfer.usage.contains(TransferFlags::WRITE) && explicit {
+            if self.is_capturing() {
+                self.record_transfer_write(transfer, Some(rel));
+            }
             self.flush_recorded()?;
             transfer.write_back(Some(rel));
         }
@@ -436,10 +457,46 @@ impl Context {
         if transfer.usage.contains(TransferFlags::WRITE)
             && !transfer.usage.contains(TransferFlags::FLUSH_EXPLICIT)
         {
+            if self.is_capturing() {
+                self.record_transfer_write(&transfer, None);
+            }
             self.flush_recorded()?;
             transfer.write_back(None);
         }
         Ok(())
+    }
+
+    /// Reports what a `WRITE` transfer writes back (all of it, or `sub`,
+    /// relative to the mapped box) to the capture, as the upload it is.
+    fn record_transfer_write(&mut self, t: &Transfer, sub: Option<&PipeBox>) {
+        let b = &t.pbox;
+        let (abs, start) = match sub {
+            None => (*b, 0),
+            Some(r) => (
+                PipeBox::new_3d(b.x + r.x, b.y + r.y, b.z + r.z, r.width, r.height, r.depth),
+                r.z as usize * t.layer_stride()
+                    + r.y as usize * t.stride()
+                    + r.x as usize * t.region.bpp,
+            ),
+        };
+        let data = &t.data[start..];
+        if t.resource.templ.target == TextureTarget::Buffer {
+            let len = abs.width as usize * t.region.bpp;
+            self.record(super::CapturedCall::BufferSubdata {
+                resource: &t.resource,
+                offset: abs.x as u32,
+                data: &data[..len.min(data.len())],
+            });
+        } else {
+            self.record(super::CapturedCall::TextureSubdata {
+                resource: &t.resource,
+                level: t.level,
+                pbox: abs,
+                data,
+                stride: t.stride(),
+                layer_stride: t.layer_stride(),
+            });
+        }
     }
 
     fn own(&self, call: &'static str, t: &Transfer) -> Result<()> {
@@ -470,6 +527,11 @@ impl Context {
         let offset =
             i32::try_from(offset).map_err(|_| Error::invalid(CALL, "offset", "beyond 2 GiB"))?;
         let region = resolve_box(CALL, res, 0, &PipeBox::new_1d(offset, len))?;
+        self.record(super::CapturedCall::BufferSubdata {
+            resource: res,
+            offset: offset as u32,
+            data,
+        });
         self.flush_recorded()?;
         write_region(
             &mut res.storage.write(),
@@ -528,6 +590,14 @@ impl Context {
                 format!("{} bytes; the box needs {need}", data.len()),
             ));
         }
+        self.record(super::CapturedCall::TextureSubdata {
+            resource: res,
+            level,
+            pbox: *pbox,
+            data,
+            stride,
+            layer_stride,
+        });
         self.flush_recorded()?;
         write_region(
             &mut res.storage.write(),
@@ -615,6 +685,16 @@ impl Context {
                 "source and destination overlap",
             ));
         }
+        self.record(super::CapturedCall::ResourceCopyRegion {
+            dst: d,
+            dst_level,
+            dstx,
+            dsty,
+            dstz,
+            src: s,
+            src_level,
+            src_box: *src_box,
+        });
         self.flush_recorded()?;
         // Every sample plane (the same box in each).
         let plane = |r: Region, res: &PipeResource, level: u32, p: usize| Region {
@@ -659,6 +739,7 @@ impl Context {
     /// sampling.  ferropipe executes recorded work here.
     pub fn texture_barrier(&mut self) -> Result<()> {
         self.alive("texture_barrier")?;
+        self.record(super::CapturedCall::TextureBarrier);
         self.flush_recorded()
     }
 
@@ -670,7 +751,7 @@ impl Context {
         flags: ferropipe_components::enums::BarrierFlags,
     ) -> Result<()> {
         self.alive("memory_barrier")?;
-        let _ = flags;
+        self.record(super::CapturedCall::MemoryBarrier(flags));
         self.flush_recorded()
     }
 
@@ -713,6 +794,12 @@ impl Context {
                 ),
             ));
         }
+        self.record(super::CapturedCall::ClearBuffer {
+            resource: res,
+            offset,
+            size,
+            value,
+        });
         self.flush_recorded()?;
         let mut storage = res.storage.write();
         let dst = &mut storage[offset as usize..(offset + size) as usize];

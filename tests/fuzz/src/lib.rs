@@ -22,7 +22,7 @@ use ferropipe::components::format::Format;
 use ferropipe::components::resource::ResourceTemplate;
 use ferropipe::components::state::*;
 use ferropipe::components::view::{SamplerViewDesc, SurfaceTemplate};
-use ferropipe::scene::{Call, Replayer, Scene};
+use ferropipe_scene::{Call, Replayer, Scene};
 use ferropipe::{
     Context, FramebufferTemplate, IndexBuffer, Resource, Screen, ScreenConfig, ShaderCode,
     ShaderState, VertexBuffer,

@@ -14,13 +14,13 @@ use serde_json::Value;
 use super::SceneError;
 use super::output::{OutputData, py_eq, py_json};
 use super::parse::{BlitSide, Call, ConstantSource, ImageSpec, Kind, OutputSource, Scene};
-use crate::context::{
+use ferropipe::context::{
     BlendHandle, ConstantBuffer, DsaHandle, FramebufferTemplate, IndexBuffer, QueryHandle,
     QueryResult, RasterizerHandle, SamplerHandle, SamplerViewHandle, ShaderBuffer, SurfaceHandle,
-    VertexBuffer, VertexElementsHandle, read_region, resolve_box,
+    VertexBuffer, VertexElementsHandle, read_box,
 };
-use crate::error::Error;
-use crate::{BoundState, Context, FsHandle, Resource, Screen, ScreenConfig, VsHandle};
+use ferropipe::error::Error;
+use ferropipe::{BoundState, Context, FsHandle, Resource, Screen, ScreenConfig, VsHandle};
 
 /// A live scene object.
 enum Object {
@@ -34,8 +34,9 @@ enum Object {
     VertexElements(VertexElementsHandle),
     Vs(VsHandle),
     Fs(FsHandle),
-    Cs(crate::CsHandle),
+    Cs(ferropipe::CsHandle),
     Query(QueryHandle),
+    SoTarget(ferropipe::StreamOutputTargetHandle),
 }
 
 /// Turns a façade error of call `i` into the replayer's error: not
@@ -383,7 +384,7 @@ impl Replayer {
                     .map_err(err)?;
             }
             Call::LaunchGrid(g) => {
-                let info = crate::GridInfo {
+                let info = ferropipe::GridInfo {
                     input: &g.input,
                     work_dim: 3,
                     block: g.block,
@@ -632,6 +633,35 @@ impl Replayer {
                 let h = self.ctx.create_query(*query_type, *index).map_err(err)?;
                 self.objects.insert(id.clone(), Object::Query(h));
             }
+            Call::CreateStreamOutputTarget {
+                id,
+                buffer,
+                buffer_offset,
+                buffer_size,
+            } => {
+                let r = res(&self.objects, &self.poisoned, i, op, buffer)?.clone();
+                self.create(id, err, |c| {
+                    c.create_stream_output_target(&r, *buffer_offset, *buffer_size)
+                        .map(Object::SoTarget)
+                })?
+            }
+            Call::StreamOutputTargetDestroy { id } => {
+                let h = handle!(SoTarget, id);
+                self.ctx.stream_output_target_destroy(h).map_err(err)?;
+                self.objects.remove(id);
+            }
+            Call::SetStreamOutputTargets { targets, offsets } => {
+                let mut hs = Vec::with_capacity(targets.len());
+                for t in targets {
+                    hs.push(match t {
+                        Some(id) => Some(handle!(SoTarget, id)),
+                        None => None,
+                    });
+                }
+                self.ctx
+                    .set_stream_output_targets(&hs, offsets)
+                    .map_err(err)?;
+            }
             Call::DestroyQuery { id } => {
                 let h = handle!(Query, id);
                 self.ctx.destroy_query(h).map_err(err)?;
@@ -697,7 +727,7 @@ impl Replayer {
                     res(&self.objects, &self.poisoned, i, op, &b.dst.resource)?,
                     res(&self.objects, &self.poisoned, i, op, &b.src.resource)?,
                 );
-                let info = crate::BlitInfo {
+                let info = ferropipe::BlitInfo {
                     dst: blit_side(&b.dst, dr),
                     src: blit_side(&b.src, sr),
                     mask: b.mask,
@@ -733,7 +763,7 @@ impl Replayer {
         color: [f64; 4],
         depth: f64,
         stencil: u32,
-    ) -> crate::Result<()> {
+    ) -> ferropipe::Result<()> {
         let fb = self.ctx.bound().framebuffer.clone();
         let mut groups: Vec<(ColorUnion, ClearFlags)> = Vec::new();
         for (k, s) in fb.cbufs.iter().enumerate() {
@@ -764,7 +794,7 @@ impl Replayer {
         &mut self,
         id: &str,
         err: impl Fn(Error) -> SceneError,
-        f: impl FnOnce(&mut Context) -> crate::Result<Object>,
+        f: impl FnOnce(&mut Context) -> ferropipe::Result<Object>,
     ) -> Result<(), SceneError> {
         self.forget(id);
         let obj = f(&mut self.ctx).map_err(err)?;
@@ -792,6 +822,7 @@ impl Replayer {
             Object::Fs(h) => self.ctx.delete_fs_state(h),
             Object::Cs(h) => self.ctx.delete_compute_state(h),
             Object::Query(h) => self.ctx.destroy_query(h),
+            Object::SoTarget(h) => self.ctx.stream_output_target_destroy(h),
         };
     }
 
@@ -812,6 +843,61 @@ impl Replayer {
         self.ctx
             .restore_bound_state(state)
             .map_err(|e| call_error(0, "timing restore", e))
+    }
+
+    /// Starts capturing this replay's context into `dir/NAME.json`
+    /// (issue 18; the conformance round trip uses it).
+    pub fn start_capture(&mut self, dir: &std::path::Path, name: &str) -> Result<(), SceneError> {
+        self.ctx
+            .start_capture(Box::new(crate::capture::SceneCapture::named(dir, name)))
+            .map_err(|e| SceneError::Unsupported(e.to_string()))
+    }
+
+    /// Stops the capture and writes it, naming `scene`'s outputs as the
+    /// captured scene's outputs (so both replays write the same files).
+    pub fn finish_capture(
+        &mut self,
+        scene: &Scene,
+    ) -> Result<crate::capture::CaptureSummary, SceneError> {
+        let unsupported = |e: crate::capture::CaptureError| SceneError::Unsupported(e.to_string());
+        let mut w = crate::capture::SceneCapture::stop(&mut self.ctx).map_err(unsupported)?;
+        for o in &scene.outputs {
+            let gone = || SceneError::Malformed(format!("output {:?}: object gone", o.name));
+            match &o.source {
+                OutputSource::Surface(id) => {
+                    let Some(Object::Surface(h)) = self.objects.get(id) else {
+                        return Err(gone());
+                    };
+                    let s = self
+                        .ctx
+                        .surface(*h)
+                        .map_err(|e| SceneError::Malformed(e.to_string()))?;
+                    w.add_output_view(
+                        &o.name,
+                        &s.resource,
+                        s.desc.format,
+                        s.desc.level,
+                        s.desc.first_layer,
+                    )
+                    .map_err(unsupported)?;
+                }
+                OutputSource::Resource { id, level, layer } => {
+                    let Some(Object::Resource(r)) = self.objects.get(id) else {
+                        return Err(gone());
+                    };
+                    w.add_output(&o.name, r.shared(), *level, *layer)
+                        .map_err(unsupported)?;
+                }
+                OutputSource::Buffer { id, offset, size } => {
+                    let Some(Object::Resource(r)) = self.objects.get(id) else {
+                        return Err(gone());
+                    };
+                    w.add_output_buffer(&o.name, r.shared(), *offset, *size)
+                        .map_err(unsupported)?;
+                }
+            }
+        }
+        w.write().map_err(|e| SceneError::Io(e.to_string()))
     }
 
     /// Reads every output (after a final flush).
@@ -891,10 +977,8 @@ impl Replayer {
             }
             let (w, h, _) = level_extent(t, level);
             let b = PipeBox::new_3d(0, 0, layer as i32, w as i32, h as i32, 1);
-            let region = resolve_box("outputs", &resource, level, &b)
+            let bytes = read_box(&resource, level, &b)
                 .map_err(|e| SceneError::Malformed(format!("{what}: {e}")))?;
-            let mut bytes = vec![0u8; region.packed_len()];
-            read_region(&resource.storage.read(), &region, &mut bytes);
             out.push(OutputData::from_pixels(&o.name, format, w, h, &bytes));
         }
         Ok(out)
@@ -914,7 +998,8 @@ fn created_id(call: &Call) -> Option<&str> {
         | Call::CreateVertexElementsState { id, .. }
         | Call::CreateShader { id, .. }
         | Call::CreateComputeState { id, .. }
-        | Call::CreateQuery { id, .. } => id,
+        | Call::CreateQuery { id, .. }
+        | Call::CreateStreamOutputTarget { id, .. } => id,
         _ => return None,
     })
 }
@@ -925,7 +1010,7 @@ fn created_id(call: &Call) -> Option<&str> {
 /// `first_layer`.  `access` is not part of ferropipe's view: reading an
 /// image the view says is write-only, or the reverse, is undefined in GL
 /// and Gallium alike, so nothing depends on it.
-fn image_view<'a>(v: &ImageSpec, r: &'a Resource) -> crate::ImageView<'a> {
+fn image_view<'a>(v: &ImageSpec, r: &'a Resource) -> ferropipe::ImageView<'a> {
     let t = r.template();
     let layered = matches!(
         t.target,
@@ -936,17 +1021,19 @@ fn image_view<'a>(v: &ImageSpec, r: &'a Resource) -> crate::ImageView<'a> {
             | TextureTarget::Texture3D
     );
     let last_layer = v.last_layer.unwrap_or(if layered {
-        crate::context::views_layers_at(t, v.level).saturating_sub(1)
+        ferropipe_components::resource::level_extent(t, v.level)
+            .2
+            .saturating_sub(1)
     } else {
         v.first_layer
     });
     // a buffer image (FORMAT.md gives no range): the whole buffer
     let size = if t.target == TextureTarget::Buffer {
-        t.width0.min(crate::context::MAX_SHADER_BUFFER_SIZE)
+        t.width0.min(ferropipe::context::MAX_SHADER_BUFFER_SIZE)
     } else {
         0
     };
-    crate::ImageView {
+    ferropipe::ImageView {
         resource: r,
         format: v.format.unwrap_or(t.format),
         level: v.level,
@@ -959,8 +1046,8 @@ fn image_view<'a>(v: &ImageSpec, r: &'a Resource) -> crate::ImageView<'a> {
 
 /// A scene's blit side on a live resource (the format defaults to the
 /// resource's).
-fn blit_side<'a>(s: &BlitSide, r: &'a Resource) -> crate::BlitSide<'a> {
-    crate::BlitSide {
+fn blit_side<'a>(s: &BlitSide, r: &'a Resource) -> ferropipe::BlitSide<'a> {
+    ferropipe::BlitSide {
         resource: r,
         level: s.level,
         format: s.format.unwrap_or(r.template().format),

@@ -1,14 +1,16 @@
-//! The `gallium-scene/1` reader and replayer (`../shared/scenes/FORMAT.md`).
+//! The `gallium-scene/1` reader, replayer and capture writer
+//! (`../shared/scenes/FORMAT.md`): the `ferropipe-scene` crate, so the
+//! `ferropipe` library itself needs neither JSON nor PNG (issue 16).
 //!
 //! Library code so the replay CLI, the tests, the demo and the fuzzers share
 //! it:
 //!
 //! ```no_run
-//! use ferropipe::scene::{ReplayOptions, Scene, replay_to_dir};
+//! use ferropipe_scene::{ReplayOptions, Scene, replay_to_dir};
 //! let scene = Scene::load("tests/scenes/conformance/clear_subrect.json".as_ref())?;
 //! let report = replay_to_dir(&scene, "out/clear_subrect".as_ref(), &ReplayOptions::default())?;
 //! std::process::exit(report.exit_code());
-//! # Ok::<(), ferropipe::scene::SceneError>(())
+//! # Ok::<(), ferropipe_scene::SceneError>(())
 //! ```
 //!
 //! * [`Scene::load`] / [`Scene::parse`] read and validate the whole scene
@@ -19,11 +21,14 @@
 //! * [`Replayer`] executes calls on one `Screen` + `Context`; façade errors
 //!   become exit 3 (`Error::Unsupported`, allocations too large) or exit 2
 //!   (invalid arguments), naming the call.
+//! * [`capture::SceneCapture`] records what a `Context` does into a scene
+//!   file (issue 18; docs/capture.md).
 //! * [`replay_to_dir`] runs a scene, writes its outputs ([`output`]) and
 //!   `queries.jsonl`, and with `time_runs > 0` replays the work after
 //!   `timing_begin` that many times from the bound state at `timing_begin`,
 //!   measuring flush to flush, into `timing.json`.
 
+pub mod capture;
 pub mod compare;
 pub mod json;
 pub mod output;
@@ -115,8 +120,8 @@ pub struct ReplayOptions {
     /// Print progress to stderr on long replays.
     pub progress: bool,
     /// The context's work budget for every flush and launch
-    /// ([`crate::Context::set_work_budget`]; the default is unbounded).
-    pub budget: crate::WorkBudget,
+    /// ([`ferropipe::Context::set_work_budget`]; the default is unbounded).
+    pub budget: ferropipe::WorkBudget,
 }
 
 /// `--time` results.
@@ -153,8 +158,8 @@ impl ReplayReport {
 
 /// A timed run's flush failing: a lost context (exit 5) or a feature
 /// ferropipe lacks (exit 3).
-fn flush_error(e: crate::Error) -> SceneError {
-    if matches!(e, crate::Error::DeviceLost { .. }) {
+fn flush_error(e: ferropipe::Error) -> SceneError {
+    if matches!(e, ferropipe::Error::DeviceLost { .. }) {
         SceneError::DeviceLost(e.to_string())
     } else {
         SceneError::Unsupported(e.to_string())

@@ -22,7 +22,7 @@ use serde_json::Value;
 
 use super::SceneError;
 use super::json::{Obj, short};
-use crate::context::{ShaderCode, ShaderState};
+use ferropipe::context::{ShaderCode, ShaderState};
 
 /// What kind of object an id names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -39,6 +39,8 @@ pub enum Kind {
     FragmentShader,
     ComputeShader,
     Query,
+    /// A stream output target (docs/scene-format-stream-output.md).
+    StreamOutputTarget,
 }
 
 impl Kind {
@@ -56,6 +58,7 @@ impl Kind {
             Kind::FragmentShader => "fragment shader",
             Kind::ComputeShader => "compute state",
             Kind::Query => "query",
+            Kind::StreamOutputTarget => "stream output target",
         }
     }
 }
@@ -198,7 +201,7 @@ pub enum Call {
     },
     CreateComputeState {
         id: String,
-        state: crate::context::ComputeState,
+        state: ferropipe::context::ComputeState,
     },
     /// `bind_*_state`; `id: None` unbinds.
     Bind {
@@ -338,6 +341,23 @@ pub enum Call {
         src_box: PipeBox,
     },
     Blit(Box<BlitCall>),
+    /// Proposed (docs/scene-format-stream-output.md):
+    /// `create_stream_output_target`.
+    CreateStreamOutputTarget {
+        id: String,
+        buffer: String,
+        buffer_offset: u32,
+        buffer_size: u32,
+    },
+    StreamOutputTargetDestroy {
+        id: String,
+    },
+    /// `set_stream_output_targets`: `offsets[i]` is a byte offset or
+    /// `SO_APPEND` (written `"append"`).
+    SetStreamOutputTargets {
+        targets: Vec<Option<String>>,
+        offsets: Vec<u32>,
+    },
     Flush,
     FlushResource {
         resource: String,
@@ -402,6 +422,9 @@ impl Call {
             Call::RenderCondition { .. } => "render_condition",
             Call::ResourceCopyRegion { .. } => "resource_copy_region",
             Call::Blit(_) => "blit",
+            Call::CreateStreamOutputTarget { .. } => "create_stream_output_target",
+            Call::StreamOutputTargetDestroy { .. } => "stream_output_target_destroy",
+            Call::SetStreamOutputTargets { .. } => "set_stream_output_targets",
             Call::Flush => "flush",
             Call::FlushResource { .. } => "flush_resource",
             Call::TextureBarrier => "texture_barrier",
@@ -1053,6 +1076,47 @@ fn parse_semantics(o: &Obj) -> Result<Vec<(u32, Semantic)>, SceneError> {
     Ok(out)
 }
 
+/// The proposed `stream_output` member of `create_vs_state`
+/// (`pipe_stream_output_info`; docs/scene-format-stream-output.md).
+fn parse_stream_output(o: &Obj) -> Result<StreamOutputInfo, SceneError> {
+    let Some(v) = o.present("stream_output") else {
+        return Ok(StreamOutputInfo::default());
+    };
+    let so = Obj::new(v, format!("{} stream_output", o.what))?;
+    so.check_fields(&["stride", "output"])?;
+    let mut info = StreamOutputInfo::default();
+    let strides = so.array_or_empty("stride")?;
+    if strides.len() > MAX_SO_BUFFERS {
+        return Err(so.err(
+            "stride",
+            format!("{} strides; at most {MAX_SO_BUFFERS}", strides.len()),
+        ));
+    }
+    for (k, s) in strides.iter().enumerate() {
+        info.stride[k] = so.int_of("stride", s, 0, u32::MAX as i64)? as u32;
+    }
+    for (k, e) in so.array_or_empty("output")?.iter().enumerate() {
+        let e = Obj::new(e, format!("{} output[{k}]", so.what))?;
+        e.check_fields(&[
+            "register_index",
+            "start_component",
+            "num_components",
+            "output_buffer",
+            "dst_offset",
+            "stream",
+        ])?;
+        info.output.push(StreamOutput {
+            register_index: e.u32_or("register_index", 0)?,
+            start_component: e.u32_or("start_component", 0)?,
+            num_components: e.req_u32("num_components")?,
+            output_buffer: e.u32_or("output_buffer", 0)?,
+            dst_offset: e.u32_or("dst_offset", 0)?,
+            stream: e.u32_or("stream", 0)?,
+        });
+    }
+    Ok(info)
+}
+
 /// A shader's `language`, `source` (or inline `code`) and `entry_point`.
 fn shader_code(o: &Obj, base: DataDir<'_>) -> Result<ShaderCode, SceneError> {
     let language = o.opt_str("language")?.unwrap_or("wgsl");
@@ -1213,7 +1277,7 @@ pub fn parse_scene_in(text: &str, base: DataDir<'_>) -> Result<Scene, SceneError
             if level > t.last_level {
                 return Err(o.err("level", format!("{level}; last level is {}", t.last_level)));
             }
-            let layers = crate::context::views_layers_at(&t, level);
+            let layers = ferropipe_components::resource::level_extent(&t, level).2;
             if layer >= layers {
                 return Err(o.err("layer", format!("{layer}; the level has {layers} layers")));
             }
@@ -1577,6 +1641,7 @@ fn parse_call(
                 "code",
                 "entry_point",
                 "semantics",
+                "stream_output",
             ])?;
             let code = shader_code(o, base)?;
             let (stage, kind) = if op == "create_vs_state" {
@@ -1587,7 +1652,7 @@ fn parse_call(
             let state = ShaderState {
                 code,
                 semantics: parse_semantics(o)?,
-                stream_output: StreamOutputInfo::default(),
+                stream_output: parse_stream_output(o)?,
             };
             Call::CreateShader {
                 id: ids.create(o, index, kind)?,
@@ -1606,7 +1671,7 @@ fn parse_call(
                 "req_input_mem",
             ])?;
             let code = shader_code(o, base)?;
-            let state = crate::context::ComputeState {
+            let state = ferropipe::context::ComputeState {
                 code,
                 req_local_mem: o.u32_or("req_local_mem", 0)?,
                 req_input_mem: o.u32_or("req_input_mem", 0)?,
@@ -2173,6 +2238,42 @@ fn parse_call(
         "flush" => {
             o.check_fields(&["flags"])?;
             Call::Flush
+        }
+        "create_stream_output_target" => {
+            o.check_fields(&["id", "buffer", "buffer_offset", "buffer_size"])?;
+            let buffer = ids.req_use(o, "buffer", Kind::Resource)?;
+            Call::CreateStreamOutputTarget {
+                buffer,
+                buffer_offset: o.u32_or("buffer_offset", 0)?,
+                buffer_size: o.req_u32("buffer_size")?,
+                id: ids.create(o, index, Kind::StreamOutputTarget)?,
+            }
+        }
+        "stream_output_target_destroy" => {
+            o.check_fields(&["id"])?;
+            Call::StreamOutputTargetDestroy {
+                id: ids.destroy(o, Kind::StreamOutputTarget)?,
+            }
+        }
+        "set_stream_output_targets" => {
+            o.check_fields(&["targets", "offsets"])?;
+            let targets = ids.id_list(o, "targets", Kind::StreamOutputTarget)?;
+            let list = o.array_or_empty("offsets")?;
+            if list.len() != targets.len() {
+                return Err(o.err(
+                    "offsets",
+                    format!("{} offsets for {} targets", list.len(), targets.len()),
+                ));
+            }
+            let mut offsets = Vec::with_capacity(list.len());
+            for v in list {
+                offsets.push(if v.as_str() == Some("append") {
+                    ferropipe::SO_APPEND
+                } else {
+                    o.int_of("offsets", v, 0, u32::MAX as i64)? as u32
+                });
+            }
+            Call::SetStreamOutputTargets { targets, offsets }
         }
         "flush_resource" => {
             o.check_fields(&["resource"])?;
