@@ -199,7 +199,7 @@ impl Compiler {
                 sig,
                 slot: None,
                 vbase: HashMap::new(),
-                uniform: HashMap::new(),
+                ufile: None,
                 in_base: HashMap::new(),
                 out_base: HashMap::new(),
                 cache: HashMap::new(),
@@ -237,8 +237,8 @@ struct Gen<'a, 'b> {
     slot: Option<StackSlot>,
     /// Address of group 0 of each varying register the region touches.
     vbase: HashMap<u32, Value>,
-    /// Uniform registers the region reads, loaded once.
-    uniform: HashMap<u32, V>,
+    /// The register file, when the region reads uniform registers.
+    ufile: Option<Value>,
     /// Address of group 0 of each input / frag-coord / id row it reads.
     in_base: HashMap<InputSrc, Value>,
     /// Address of group 0 of each output row it writes.
@@ -285,13 +285,11 @@ impl Gen<'_, '_> {
         }
         for r in regs {
             if r.is_uniform() {
-                let a = self
-                    .b
-                    .ins()
-                    .iadd_imm_s(file, r.index() as i64 * LANES_BYTES);
-                let lo = self.b.ins().load(F4, flags(), a, 0);
-                let hi = self.b.ins().load(F4, flags(), a, 16);
-                self.uniform.insert(r.0, [lo, hi]);
+                // loaded where used, once per group: preloading them all
+                // ahead of the loop spills most of them (16 xmm registers
+                // for two halves each), and a reload from the L1-hot file
+                // can fold into the op's memory operand
+                self.ufile = Some(file);
             } else {
                 let o = self.b.ins().imul_imm_s(stride, r.index() as i64);
                 let a = self.b.ins().iadd(vfile, o);
@@ -363,13 +361,17 @@ impl Gen<'_, '_> {
     }
 
     fn get(&mut self, r: Reg) -> V {
-        if r.is_uniform() {
-            return self.uniform[&r.0];
-        }
         if let Some(v) = self.cache.get(&r.0) {
             return *v;
         }
-        let a = self.vaddr(r);
+        let a = if r.is_uniform() {
+            let file = self.ufile.expect("uniform operands seen");
+            self.b
+                .ins()
+                .iadd_imm_s(file, r.index() as i64 * LANES_BYTES)
+        } else {
+            self.vaddr(r)
+        };
         let lo = self.b.ins().load(F4, flags(), a, 0);
         let hi = self.b.ins().load(F4, flags(), a, 16);
         let v = [lo, hi];
