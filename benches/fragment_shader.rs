@@ -2,7 +2,9 @@
 //! hemisphere ambient: two normalizes of computed vectors, one of a
 //! varying, two dot products, a 32nd power, clamps), run
 //! 1. **interpreted**: WGSL → naga → our lane program → `exec::run`;
-//! 2. **native**: the same math written against the `FragmentShader` trait
+//! 2. **JIT**: the same lane program with its regions compiled by
+//!    Cranelift (`systems/shader/src/jit`), byte-identical to 1;
+//! 3. **native**: the same math written against the `FragmentShader` trait
 //!    in `f32x8` lanes (the Rust-native path an embedding engine uses).
 //!
 //! Both see the same `FragmentIo` (4096 pixels = 512 groups of 4x2, inputs
@@ -21,7 +23,7 @@ use ferropipe_components::enums::ShaderType;
 use ferropipe_components::shader::{
     FragmentIo, FragmentShader, LANES, Lanes, ShaderInfo, ShaderResources,
 };
-use ferropipe_shader::{CompiledShader, Language, compile};
+use ferropipe_shader::{Backend, CompiledShader, Language, compile_with_backend};
 
 const SRC: &str = r#"
 struct Light { dir: vec4<f32>, eye: vec4<f32>, base: vec4<f32>, k: vec4<f32> };
@@ -151,8 +153,25 @@ fn run(shader: &dyn FragmentShader, inp: &Inputs, outputs: &mut [Lanes], mask: &
 }
 
 fn fragment_shader(c: &mut Criterion) {
-    let interp: CompiledShader =
-        compile(Language::Wgsl, SRC, "main", ShaderType::Fragment, &[]).expect("bench shader");
+    let build = |backend| -> CompiledShader {
+        compile_with_backend(
+            Language::Wgsl,
+            SRC,
+            "main",
+            ShaderType::Fragment,
+            &[],
+            &[],
+            backend,
+        )
+        .expect("bench shader")
+    };
+    let interp = build(Backend::Interp);
+    let jit = build(Backend::Jit);
+    let code = jit
+        .program()
+        .jit
+        .as_ref()
+        .expect("the JIT compiles the bench shader");
     let native = NativeLit {
         info: interp.info().clone(),
     };
@@ -161,8 +180,17 @@ fn fragment_shader(c: &mut Criterion) {
     let n_out = interp.info().outputs.len() * 4 * GROUPS;
     let (mut out_a, mut out_b) = (vec![Lanes::ZERO; n_out], vec![Lanes::ZERO; n_out]);
     let mut mask = vec![Lanes::ZERO; GROUPS];
+    let mut out_j = vec![Lanes::ZERO; n_out];
     run(&interp, &inp, &mut out_a, &mut mask);
+    run(&jit, &inp, &mut out_j, &mut mask);
     run(&native, &inp, &mut out_b, &mut mask);
+    // The JIT is byte-identical to the interpreter.
+    for (a, j) in out_a.iter().zip(&out_j) {
+        assert_eq!(
+            a.to_array().map(f32::to_bits),
+            j.to_array().map(f32::to_bits)
+        );
+    }
     // The twins must agree (a few ulp: the interpreter may fuse or order
     // operations differently).
     for (a, b) in out_a.iter().zip(&out_b) {
@@ -171,9 +199,13 @@ fn fragment_shader(c: &mut Criterion) {
         }
     }
     eprintln!(
-        "fragment_shader: lane program {} body ops, {} prologue ops",
+        "fragment_shader: lane program {} body ops, {} prologue ops; JIT: {} of {} ops in {} regions, compiled in {:.2} ms",
         interp.program().body.len(),
-        interp.program().prologue.len()
+        interp.program().prologue.len(),
+        code.coverage().0,
+        code.coverage().1,
+        code.region_count(),
+        code.compile_ns() as f64 * 1e-6
     );
 
     let mut g = c.benchmark_group("fragment_shader_30_ops");
@@ -181,6 +213,9 @@ fn fragment_shader(c: &mut Criterion) {
     g.measurement_time(Duration::from_secs(3));
     g.bench_function("interpreted", |b| {
         b.iter(|| run(black_box(&interp), &inp, &mut out_a, &mut mask))
+    });
+    g.bench_function("jit", |b| {
+        b.iter(|| run(black_box(&jit), &inp, &mut out_j, &mut mask))
     });
     g.bench_function("native", |b| {
         b.iter(|| run(black_box(&native), &inp, &mut out_b, &mut mask))

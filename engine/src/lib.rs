@@ -41,7 +41,9 @@ pub use ferropipe_components::*;
 /// The pipeline stages, schedules and their data, for extensions
 /// ([`Context::add_systems`]; ARCHITECTURE.md, "Extending the pipeline").
 pub use ferropipe_systems as systems;
-pub use screen::{DEFAULT_MAX_RESOURCE_BYTES, Resource, Screen, ScreenConfig};
+pub use screen::{
+    DEFAULT_MAX_RESOURCE_BYTES, Resource, SHADER_ENV, Screen, ScreenConfig, ShaderBackend,
+};
 
 #[cfg(test)]
 pub(crate) mod test_util {

@@ -42,7 +42,19 @@ pub struct ScreenConfig {
     /// the draw and the cause (`context/lint.rs`).  Also switched on by
     /// `FERROPIPE_DEBUG=validate`.  Never changes rendering.
     pub validate: bool,
+    /// Which back end runs the screen's shaders (the interpreter or the
+    /// JIT, byte-identical); `None` means `FERROPIPE_SHADER` if set
+    /// ([`SHADER_ENV`]: `interp` or `jit`, anything else is an error of
+    /// [`Screen::new`]), else [`ShaderBackend::default`].
+    pub shader_backend: Option<ShaderBackend>,
 }
+
+pub use ferropipe_shader::Backend as ShaderBackend;
+
+/// The environment variable that picks the shader back end when
+/// [`ScreenConfig::shader_backend`] is `None`, as llvmpipe users pick with
+/// `GALLIUM_DRIVER` / `LP_*`.
+pub const SHADER_ENV: &str = ferropipe_shader::BACKEND_ENV;
 
 /// The environment variable that sets the worker count when
 /// [`ScreenConfig::threads`] is 0, as llvmpipe's `LP_NUM_THREADS` does.
@@ -131,6 +143,8 @@ pub(crate) struct ScreenShared {
     epoch: Instant,
     /// [`ScreenConfig::validate`] or `FERROPIPE_DEBUG=validate`.
     pub(crate) validate: bool,
+    /// [`ScreenConfig::shader_backend`] or `FERROPIPE_SHADER`.
+    pub(crate) shader_backend: ShaderBackend,
 }
 
 /// `pipe_screen`.
@@ -195,8 +209,14 @@ impl Screen {
                 )
             }
         };
+        let shader_backend = match config.shader_backend {
+            Some(b) => b,
+            None => ShaderBackend::from_env()
+                .map_err(|e| Error::invalid("Screen::new", SHADER_ENV, e.to_string()))?,
+        };
         Ok(Screen {
             shared: Arc::new(ScreenShared {
+                shader_backend,
                 world: Mutex::new(World::new()),
                 executor,
                 max_resource_bytes: config
@@ -229,6 +249,12 @@ impl Screen {
     /// Whether the validation layer is on ([`ScreenConfig::validate`]).
     pub fn validates(&self) -> bool {
         self.shared.validate
+    }
+
+    /// The back end the screen's shaders run on
+    /// ([`ScreenConfig::shader_backend`]).
+    pub fn shader_backend(&self) -> ShaderBackend {
+        self.shared.shader_backend
     }
 
     /// Worker threads the screen renders with.
@@ -492,6 +518,22 @@ mod tests {
         assert!(debug_option_set("perf,Validate", "validate"));
         assert!(!debug_option_set("novalidate", "validate"));
         assert!(!debug_option_set("", "validate"));
+    }
+
+    #[test]
+    fn the_shader_back_end_is_a_screen_option() {
+        for backend in [ShaderBackend::Interp, ShaderBackend::Jit] {
+            let s = Screen::new(ScreenConfig {
+                threads: 1,
+                shader_backend: Some(backend),
+                ..Default::default()
+            })
+            .unwrap();
+            assert_eq!(s.shader_backend(), backend);
+        }
+        // what Screen::new reports for a bad FERROPIPE_SHADER
+        let e = ShaderBackend::parse("llvm").unwrap_err();
+        assert!(e.to_string().contains("FERROPIPE_SHADER=\"llvm\""), "{e}");
     }
 
     #[test]

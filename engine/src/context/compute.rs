@@ -270,8 +270,14 @@ impl Context {
         self.alive("create_compute_state")?;
         const CALL: &str = "create_compute_state";
         let (lang, code, entry) = state.code.parts();
-        let shader = ferropipe_shader::compile_compute_with_overrides(lang, code, entry, overrides)
-            .map_err(|source| Error::Shader { call: CALL, source })?;
+        let shader = ferropipe_shader::compile_compute_with_backend(
+            lang,
+            code,
+            entry,
+            overrides,
+            self.screen.shader_backend(),
+        )
+        .map_err(|source| Error::Shader { call: CALL, source })?;
         let local = u64::from(shader.info().shared_bytes) + u64::from(state.req_local_mem);
         if local > u64::from(MAX_SHARED_BYTES) {
             return Err(Error::invalid(

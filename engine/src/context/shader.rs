@@ -196,13 +196,14 @@ impl Context {
         check_semantics(CALL, state)?;
         let (lang, code, entry) = state.code.parts();
         let shader: VertexShaderRef = Arc::new(
-            ferropipe_shader::compile_with_overrides(
+            ferropipe_shader::compile_with_backend(
                 lang,
                 code,
                 entry,
                 ShaderType::Vertex,
                 &state.semantics,
                 overrides,
+                self.screen.shader_backend(),
             )
             .map_err(|source| Error::Shader { call: CALL, source })?,
         );
@@ -239,13 +240,14 @@ impl Context {
         }
         let (lang, code, entry) = state.code.parts();
         let shader: FragmentShaderRef = Arc::new(
-            ferropipe_shader::compile_with_overrides(
+            ferropipe_shader::compile_with_backend(
                 lang,
                 code,
                 entry,
                 ShaderType::Fragment,
                 &state.semantics,
                 overrides,
+                self.screen.shader_backend(),
             )
             .map_err(|source| Error::Shader { call: CALL, source })?,
         );

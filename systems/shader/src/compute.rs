@@ -62,13 +62,32 @@ pub fn compile_compute_with_overrides(
     entry_point: &str,
     overrides: &[crate::OverrideValue<'_>],
 ) -> Result<ComputeShaderRef, ShaderError> {
-    let compiled = crate::compile_with_overrides(
+    compile_compute_with_backend(
+        language,
+        source,
+        entry_point,
+        overrides,
+        crate::Backend::from_env_or_default(),
+    )
+}
+
+/// [`compile_compute_with_overrides`] for an explicit back end (see
+/// [`crate::compile_with_backend`]).
+pub fn compile_compute_with_backend(
+    language: Language,
+    source: &str,
+    entry_point: &str,
+    overrides: &[crate::OverrideValue<'_>],
+    backend: crate::Backend,
+) -> Result<ComputeShaderRef, ShaderError> {
+    let compiled = crate::compile_with_backend(
         language,
         source,
         entry_point,
         ShaderType::Compute,
         &[],
         overrides,
+        backend,
     )?;
     let program = compiled.into_program();
     let info = program

@@ -38,6 +38,7 @@ use ferropipe_components::shader::{Lanes, ShaderResources};
 use wide::{f32x8, u32x8};
 
 use crate::ir::{BinOp, EXEC, InputSrc, LaneProgram, Op, Reg, TriOp, UnOp};
+use crate::jit::{Chunk, JitCode};
 use crate::lanemath::{self, as_u, from_u};
 use crate::memory::{self, ComputeCall};
 use crate::texture;
@@ -142,6 +143,7 @@ pub fn run_with(prog: &LaneProgram, io: &mut CallIo<'_, '_>, scratch: &mut Scrat
     }
     let mut state = State {
         nu,
+        nv,
         groups: 1,
         g0: 0,
         exec_any: true,
@@ -149,7 +151,10 @@ pub fn run_with(prog: &LaneProgram, io: &mut CallIo<'_, '_>, scratch: &mut Scrat
         back_edges: 0,
         loop_limit: false,
     };
-    run_ops(&prog.prologue, file, &mut state, io);
+    run_ops(&prog.prologue, file, &mut state, io, None);
+    // the JIT's regions, unless the call's buffers are shorter than the
+    // program's interface (then every op checks its accesses)
+    let jit = prog.jit.as_deref().filter(|j| j.fits(io));
     let mut g0 = 0;
     while g0 < total {
         let groups = chunk.min(total - g0);
@@ -158,7 +163,7 @@ pub fn run_with(prog: &LaneProgram, io: &mut CallIo<'_, '_>, scratch: &mut Scrat
         state.back_edges = 0;
         init_exec(prog, file, &mut state, io);
         if state.exec_any || !prog.dead_lanes_idle {
-            run_ops(&prog.body, file, &mut state, io);
+            run_ops(&prog.body, file, &mut state, io, jit);
         }
         g0 += groups;
     }
@@ -167,6 +172,7 @@ pub fn run_with(prog: &LaneProgram, io: &mut CallIo<'_, '_>, scratch: &mut Scrat
 
 struct State {
     nu: usize,
+    nv: usize,
     groups: usize,
     /// First group of the chunk inside the call's buffers.
     g0: usize,
@@ -317,9 +323,28 @@ fn chunk_live<'a>(io: &'a CallIo<'_, '_>, g0: usize) -> Option<&'a [Lanes]> {
     io.live.as_deref().map(|l| l.get(g0..).unwrap_or(&[]))
 }
 
-fn run_ops(ops: &[Op], file: &mut [Lanes], st: &mut State, io: &mut CallIo<'_, '_>) {
+fn run_ops(
+    ops: &[Op],
+    file: &mut [Lanes],
+    st: &mut State,
+    io: &mut CallIo<'_, '_>,
+    jit: Option<&JitCode>,
+) {
     let mut pc = 0usize;
     while pc < ops.len() {
+        if let Some(j) = jit
+            && let Some((region, end)) = j.region_at(pc)
+        {
+            let chunk = Chunk {
+                nu: st.nu,
+                nv: st.nv,
+                groups: st.groups,
+                g0: st.g0,
+            };
+            j.call(region, file, chunk, io);
+            pc = end;
+            continue;
+        }
         match &ops[pc] {
             Op::MemLoad {
                 d,

@@ -1070,6 +1070,10 @@ pub struct LaneProgram {
     /// Compute shaders: the workgroup shape and memory (`None` for the
     /// graphics stages).
     pub compute: Option<ComputeInfo>,
+    /// The program's native code ([`crate::jit`]), when the JIT back end
+    /// compiled it; `None` runs it on the interpreter.  Shared by clones,
+    /// freed with the last.
+    pub jit: Option<std::sync::Arc<crate::jit::JitCode>>,
 }
 
 /// What a compute program needs from its launch.

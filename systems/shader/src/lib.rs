@@ -30,6 +30,7 @@ pub mod copies;
 pub mod exec;
 pub mod front;
 pub mod ir;
+pub mod jit;
 pub mod lanemath;
 pub mod lower;
 pub mod memory;
@@ -47,9 +48,11 @@ use ferropipe_components::shader::{
 use thiserror::Error;
 
 pub use compute::{
-    ComputeShader, ComputeShaderRef, compile_compute, compile_compute_with_overrides,
+    ComputeShader, ComputeShaderRef, compile_compute, compile_compute_with_backend,
+    compile_compute_with_overrides,
 };
 pub use ir::LaneProgram;
+pub use jit::{BACKEND_ENV, Backend, UnknownBackend};
 
 /// Shader source languages the front end accepts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -236,6 +239,30 @@ pub fn compile_with_overrides(
     semantics: &[(u32, Semantic)],
     overrides: &[OverrideValue<'_>],
 ) -> Result<CompiledShader, ShaderError> {
+    compile_with_backend(
+        language,
+        source,
+        entry_point,
+        stage,
+        semantics,
+        overrides,
+        Backend::from_env_or_default(),
+    )
+}
+
+/// [`compile_with_overrides`] for an explicit back end (the screen's
+/// option; the other entry points take [`BACKEND_ENV`]).  With
+/// [`Backend::Jit`] the program's regions are compiled here, once: a
+/// program the JIT cannot compile runs on the interpreter.
+pub fn compile_with_backend(
+    language: Language,
+    source: &str,
+    entry_point: &str,
+    stage: ShaderType,
+    semantics: &[(u32, Semantic)],
+    overrides: &[OverrideValue<'_>],
+    backend: Backend,
+) -> Result<CompiledShader, ShaderError> {
     let naga_stage = front::naga_stage(stage)?;
     // naga is robust, but a panic deep inside a third-party parser must not
     // take the host down: user input gets a typed error, always.
@@ -245,8 +272,11 @@ pub fn compile_with_overrides(
     }));
     match compiled {
         Ok(program) => {
-            let program = program?;
+            let mut program = program?;
             let copies = copies::interface_copies(&program);
+            if copies.is_none() {
+                program.jit = jit::compile_for(&program, backend);
+            }
             Ok(CompiledShader {
                 program,
                 copies,

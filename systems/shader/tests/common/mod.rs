@@ -10,7 +10,7 @@ use ferropipe_components::shader::{
     FRAG_LANE_X, FRAG_LANE_Y, FragmentIo, FragmentShader, LANES, Lanes, ScalarKind, Semantic,
     ShaderResources, VertexIo, VertexShader,
 };
-use ferropipe_shader::{CompiledShader, Language, compile};
+use ferropipe_shader::{Backend, CompiledShader, Language, compile_with_backend};
 use naga::{Binding, BuiltIn, ShaderStage, TypeInner};
 use wide::{f32x8, u32x8};
 
@@ -32,13 +32,22 @@ pub struct Setup {
     pub module: naga::Module,
     pub info: naga::valid::ModuleInfo,
     pub ep: usize,
+    /// The program on the interpreter.
     pub shader: CompiledShader,
+    /// The same program with the JIT's native code: every run through
+    /// the harness runs both and requires the same bytes.
+    pub jit: CompiledShader,
     pub stage: ShaderType,
 }
 
 pub fn setup(lang: Language, src: &str, entry: &str, stage: ShaderType) -> Setup {
-    let shader =
-        compile(lang, src, entry, stage, &[]).unwrap_or_else(|e| panic!("compile {entry}: {e}"));
+    let build = |backend| {
+        compile_with_backend(lang, src, entry, stage, &[], &[], backend)
+            .unwrap_or_else(|e| panic!("compile {entry}: {e}"))
+    };
+    let shader = build(Backend::Interp);
+    let jit = build(Backend::Jit);
+    assert!(shader.program().jit.is_none());
     let ns = if stage == ShaderType::Vertex {
         ShaderStage::Vertex
     } else {
@@ -51,6 +60,7 @@ pub fn setup(lang: Language, src: &str, entry: &str, stage: ShaderType) -> Setup
         info: parsed.info,
         ep,
         shader,
+        jit,
         stage,
     }
 }
@@ -187,9 +197,39 @@ pub struct Outcome {
     pub killed: Vec<bool>,
 }
 
-/// Runs the compiled shader over `groups` groups of lanes.
+/// Runs the compiled shader over `groups` groups of lanes, on the
+/// interpreter and on the JIT; panics unless both give the same bits.
 pub fn run_lanes(s: &Setup, groups: usize, inputs: Gen<'_>, constants: &[Vec<u8>]) -> Outcome {
-    let info = s.shader.info().clone();
+    let interp = run_lanes_on(&s.shader, s.stage, groups, inputs, constants);
+    let jit = run_lanes_on(&s.jit, s.stage, groups, inputs, constants);
+    assert_eq!(
+        interp.killed, jit.killed,
+        "JIT and interpreter kill different lanes"
+    );
+    for (slot, (a, b)) in interp.outputs.iter().zip(&jit.outputs).enumerate() {
+        for c in 0..4 {
+            if let Some(lane) = (0..a[c].len()).find(|&l| a[c][l] != b[c][l]) {
+                panic!(
+                    "output {slot}.{c} lane {lane}: interpreter {:#010x}, JIT {:#010x}\n{}",
+                    a[c][lane],
+                    b[c][lane],
+                    s.shader.program()
+                );
+            }
+        }
+    }
+    interp
+}
+
+/// Runs `shader` over `groups` groups of lanes.
+pub fn run_lanes_on(
+    shader: &CompiledShader,
+    stage: ShaderType,
+    groups: usize,
+    inputs: Gen<'_>,
+    constants: &[Vec<u8>],
+) -> Outcome {
+    let info = shader.info().clone();
     let lanes = groups * LANES;
     let lane_vec = |f: &dyn Fn(usize) -> u32| -> Vec<Lanes> {
         (0..groups)
@@ -219,7 +259,7 @@ pub fn run_lanes(s: &Setup, groups: usize, inputs: Gen<'_>, constants: &[Vec<u8>
         ..Default::default()
     };
     let mut killed = vec![false; lanes];
-    if s.stage == ShaderType::Vertex {
+    if stage == ShaderType::Vertex {
         let vid = lane_vec(&|lane| inputs(Leaf::VertexId, 0, lane));
         let iid = lane_vec(&|lane| inputs(Leaf::InstanceId, 0, lane));
         let mut io = VertexIo {
@@ -230,7 +270,7 @@ pub fn run_lanes(s: &Setup, groups: usize, inputs: Gen<'_>, constants: &[Vec<u8>
             instance_id: &iid,
             outputs: &mut outputs,
         };
-        VertexShader::run(&s.shader, &res, &mut io);
+        VertexShader::run(shader, &res, &mut io);
     } else {
         let mut fc = Vec::new();
         for c in 0..4 {
@@ -244,7 +284,7 @@ pub fn run_lanes(s: &Setup, groups: usize, inputs: Gen<'_>, constants: &[Vec<u8>
             mask: &mut mask,
             outputs: &mut outputs,
         };
-        FragmentShader::run(&s.shader, &res, &mut io);
+        FragmentShader::run(shader, &res, &mut io);
         for (g, m) in mask.iter().enumerate() {
             let bits = wide::bytemuck::cast::<Lanes, u32x8>(*m).to_array();
             for l in 0..LANES {

@@ -1,0 +1,92 @@
+//! JIT compile time and coverage over the shaders of scene files:
+//! `cargo run --release -p ferropipe-shader --example jit_stats --
+//! SCENE.json...` (docs/shaders.md "The JIT" quotes its output).
+//!
+//! For every `create_vs_state` / `create_fs_state` / `create_compute_state`
+//! of the scenes, compiles the shader with the JIT and prints the time the
+//! JIT's own work took (regions, Cranelift, finalisation: what
+//! `Backend::Jit` adds to shader creation), the share of body ops it
+//! compiled and the region count; then p50 and max over all shaders.
+
+use ferropipe_components::enums::ShaderType;
+use ferropipe_shader::{Backend, Language, compile_with_backend};
+
+fn main() {
+    let mut times = Vec::new();
+    let (mut ops_in, mut ops_all) = (0usize, 0usize);
+    let mut seen = std::collections::HashSet::new();
+    for path in std::env::args().skip(1) {
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("{path}: {e}");
+                continue;
+            }
+        };
+        let Ok(scene) = serde_json::from_str::<serde_json::Value>(&text) else {
+            eprintln!("{path}: not JSON");
+            continue;
+        };
+        let dir = std::path::Path::new(&path)
+            .parent()
+            .unwrap_or(std::path::Path::new("."));
+        let calls = scene["calls"].as_array().cloned().unwrap_or_default();
+        for call in calls {
+            let stage = match call["op"].as_str() {
+                Some("create_vs_state") => ShaderType::Vertex,
+                Some("create_fs_state") => ShaderType::Fragment,
+                Some("create_compute_state") => ShaderType::Compute,
+                _ => continue,
+            };
+            let source = match (call["code"].as_str(), call["source"].as_str()) {
+                (Some(code), _) => code.to_string(),
+                (None, Some(file)) => match std::fs::read_to_string(dir.join(file)) {
+                    Ok(s) => s,
+                    Err(_) => continue,
+                },
+                _ => continue,
+            };
+            let lang = match call["language"].as_str() {
+                Some("glsl") => Language::Glsl,
+                _ => Language::Wgsl,
+            };
+            let entry = call["entry_point"].as_str().unwrap_or("main").to_string();
+            if !seen.insert((source.clone(), entry.clone(), format!("{stage:?}"))) {
+                continue;
+            }
+            let Ok(shader) =
+                compile_with_backend(lang, &source, &entry, stage, &[], &[], Backend::Jit)
+            else {
+                continue;
+            };
+            let p = shader.program();
+            match &p.jit {
+                Some(code) => {
+                    let (c, n) = code.coverage();
+                    ops_in += c;
+                    ops_all += n;
+                    times.push(code.compile_ns());
+                    println!(
+                        "{path} {entry}: {c}/{n} ops in {} regions, {:.3} ms",
+                        code.region_count(),
+                        code.compile_ns() as f64 * 1e-6
+                    );
+                }
+                None => {
+                    ops_all += p.body.len();
+                    println!("{path} {entry}: interpreter ({} ops)", p.body.len());
+                }
+            }
+        }
+    }
+    times.sort_unstable();
+    if let (Some(max), false) = (times.last(), times.is_empty()) {
+        println!(
+            "{} shaders JIT-compiled: p50 {:.3} ms, max {:.3} ms; {ops_in} of {ops_all} body ops compiled ({:.1} %)",
+            times.len(),
+            times[times.len() / 2] as f64 * 1e-6,
+            *max as f64 * 1e-6,
+            100.0 * ops_in as f64 / ops_all.max(1) as f64
+        );
+    }
+}

@@ -1,0 +1,144 @@
+//! The Rust functions generated code calls for ops that are not one IEEE
+//! operation (transcendentals, integer division, shifts, bit scans,
+//! packing, derivatives): `lanemath`'s own code, so the JIT's bytes are the
+//! interpreter's by construction.
+//!
+//! Every helper has one signature, `extern "C" fn(*mut Lanes)`: the
+//! generated code stores the operands to a 4-`Lanes` stack buffer, the
+//! helper reads them all and writes its results from the start of the same
+//! buffer (one `Lanes`, or four for `unpack`).  A call costs ~2 ns against
+//! the op's own ~5-40 ns for the functions routed here.
+
+use ferropipe_components::shader::Lanes;
+
+use crate::ir::{Axis, BinOp, PackFn, TriOp, UnOp, UnpackFn};
+use crate::lanemath;
+
+/// A helper's signature.
+pub(super) type Helper = extern "C" fn(*mut Lanes);
+
+/// Reads operand `i` of a helper buffer.
+///
+/// # Safety
+/// `buf` points to at least `i + 1` `Lanes` (any alignment).
+#[inline(always)]
+unsafe fn arg(buf: *mut Lanes, i: usize) -> Lanes {
+    // SAFETY: the caller's contract.
+    unsafe { buf.add(i).read_unaligned() }
+}
+
+/// Writes result `i` of a helper buffer.
+///
+/// # Safety
+/// As [`arg`].
+#[inline(always)]
+unsafe fn put(buf: *mut Lanes, i: usize, v: Lanes) {
+    // SAFETY: the caller's contract.
+    unsafe { buf.add(i).write_unaligned(v) }
+}
+
+macro_rules! helper_fn {
+    ($ty:ident :: $v:ident, $call:ident, [$($a:ident = $i:literal),*]) => {{
+        extern "C" fn h(buf: *mut Lanes) {
+            // SAFETY: the generated code passes its 4-`Lanes` helper
+            // buffer (`codegen::Gen::call_helper`).
+            unsafe {
+                $( let $a = arg(buf, $i); )*
+                put(buf, 0, lanemath::$call($ty::$v, $($a),*));
+            }
+        }
+        h
+    }};
+}
+
+macro_rules! helper_table {
+    ($name:ident, $ty:ident, $args:tt $call:ident; $($v:ident)*) => {
+        /// The helper of each op of the family.
+        pub(super) fn $name(f: $ty) -> Helper {
+            match f {
+                $( $ty::$v => helper_fn!($ty::$v, $call, $args), )*
+            }
+        }
+    };
+}
+
+helper_table!(un, UnOp, [a = 0] un;
+    FNeg FAbs FFloor FCeil FTrunc FRound FFract FSqrt FInvSqrt FSin FCos FTan FAsin
+    FAcos FAtan FSinh FCosh FTanh FAsinh FAcosh FAtanh FExp FExp2 FLog FLog2 FSign
+    FSaturate FIsNan FIsInf FFrexpMant FFrexpExp FQuantizeF16 F2S F2U S2F U2F INeg SAbs
+    SSign Not CountOneBits ReverseBits SFirstLeadingBit UFirstLeadingBit
+    FirstTrailingBit CountLeadingZeros CountTrailingZeros);
+
+helper_table!(bin, BinOp, [a = 0, b = 1] bin;
+    FAdd FSub FMul FDiv FRem FMin FMax FPow FAtan2 FStep FLdexp FEq FNe FLt FLe FGt
+    FGe IAdd ISub IMul SDiv SRem UDiv URem IEq INe SLt SLe SGt SGe ULt ULe UGt UGe And
+    Or Xor AndNot Shl ShrS ShrU SMin SMax UMin UMax);
+
+helper_table!(tri, TriOp, [a = 0, b = 1, c = 2] tri;
+    FFma FMix FClamp SClamp UClamp FSmoothStep Select SExtractBits UExtractBits);
+
+/// `insertBits(e, newbits, offset, count)`.
+pub(super) extern "C" fn insert_bits(buf: *mut Lanes) {
+    // SAFETY: the generated code passes its 4-`Lanes` helper buffer.
+    unsafe {
+        let (e, n, o, c) = (arg(buf, 0), arg(buf, 1), arg(buf, 2), arg(buf, 3));
+        put(buf, 0, lanemath::insert_bits(e, n, o, c));
+    }
+}
+
+macro_rules! packed_table {
+    ($name:ident, $ty:ident, |$buf:ident, $f:ident| $body:block; $($v:ident)*) => {
+        /// The helper of each function of the family.
+        pub(super) fn $name(f: $ty) -> Helper {
+            match f {
+                $( $ty::$v => {
+                    extern "C" fn h($buf: *mut Lanes) {
+                        let $f = $ty::$v;
+                        $body
+                    }
+                    h
+                } )*
+            }
+        }
+    };
+}
+
+packed_table!(pack, PackFn, |buf, f| {
+    // SAFETY: the generated code passes its 4-`Lanes` helper buffer.
+    unsafe {
+        let a = [arg(buf, 0), arg(buf, 1), arg(buf, 2), arg(buf, 3)];
+        put(buf, 0, lanemath::pack(f, a));
+    }
+}; Pack4x8Snorm Pack4x8Unorm Pack2x16Snorm Pack2x16Unorm Pack2x16Float Pack4xI8 Pack4xU8
+    Pack4xI8Clamp Pack4xU8Clamp);
+
+packed_table!(unpack, UnpackFn, |buf, f| {
+    // SAFETY: the generated code passes its 4-`Lanes` helper buffer.
+    unsafe {
+        let r = lanemath::unpack(f, arg(buf, 0));
+        for (i, v) in r.into_iter().enumerate() {
+            put(buf, i, v);
+        }
+    }
+}; Unpack4x8Snorm Unpack4x8Unorm Unpack2x16Snorm Unpack2x16Unorm Unpack2x16Float Unpack4xI8
+    Unpack4xU8);
+
+/// The helper of a derivative.
+pub(super) fn deriv(axis: Axis, fine: bool) -> Helper {
+    macro_rules! d {
+        ($axis:expr, $fine:expr) => {{
+            extern "C" fn h(buf: *mut Lanes) {
+                // SAFETY: the generated code passes its 4-`Lanes` helper
+                // buffer.
+                unsafe { put(buf, 0, lanemath::deriv($axis, $fine, arg(buf, 0))) }
+            }
+            h
+        }};
+    }
+    match (axis, fine) {
+        (Axis::X, false) => d!(Axis::X, false),
+        (Axis::X, true) => d!(Axis::X, true),
+        (Axis::Y, false) => d!(Axis::Y, false),
+        (Axis::Y, true) => d!(Axis::Y, true),
+    }
+}

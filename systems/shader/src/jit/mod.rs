@@ -1,0 +1,734 @@
+//! The lane-program JIT (llvmpipe's counterpart: `gallivm`, which compiles
+//! every shader to native code with LLVM; here Cranelift, see
+//! docs/shaders.md "The JIT" for the choice and its numbers).
+//!
+//! # Shape
+//! The JIT is a second back end of [`LaneProgram`] next to the interpreter
+//! ([`crate::exec`]), chosen per screen with [`Backend`]
+//! (`FERROPIPE_SHADER=interp|jit`).  It does not replace the executor: it
+//! compiles **regions**, maximal runs of body ops it supports (arithmetic,
+//! compares, selects, conversions, moves, input loads and output stores,
+//! and — as calls to the same Rust functions the interpreter runs — the
+//! transcendentals, integer division, shifts, bit scans, packing and
+//! derivatives), each to one native function that loops over the chunk's
+//! groups.  Inside a region a register lives in SSA values (two `f32x4`
+//! per 8-lane group: Cranelift's x86 vectors are 128-bit) and only the
+//! registers live after the region are stored back to the register file.
+//! Everything else (texture, memory, control flow, `discard`, the
+//! prologue) runs through the interpreter's per-op code between regions,
+//! on the same register file, chunking and execution mask.  So a construct
+//! the JIT does not handle costs one region boundary, never a wrong image,
+//! and the interpreter stays the oracle: `tests/random_programs.rs` and
+//! every differential test compare the two bit for bit.
+//!
+//! # Byte identity
+//! Each inline op is the same IEEE operation as `lanemath`'s: `fma` only
+//! where `lanemath` calls `mul_add` (x86-64-v3 builds fuse it, and so does
+//! the JIT: neither contracts anything else), WGSL `min`/`max` as
+//! `b < a ? b : a` compares and selects (x86 `minps(b, a)`), selects by the
+//! mask's sign bit (`blendv`, as `wide`'s `select`), float to int
+//! conversions saturating with NaN to 0.  Ops whose `lanemath` code is not
+//! a single IEEE operation call `lanemath` itself ([`helpers`]).
+//!
+//! # Memory and safety
+//! A program's code lives in its own `JITModule` (W^X pages: written, then
+//! made read-execute before the first call), owned by [`JitCode`] inside
+//! the program's `Arc` and freed with it ([`Drop`]).  The only `unsafe`
+//! call into generated code is [`JitCode::call`].
+
+mod codegen;
+mod helpers;
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Instant;
+
+use ferropipe_components::shader::Lanes;
+use thiserror::Error;
+
+use crate::exec::CallIo;
+use crate::ir::{InputSrc, LaneProgram, Op};
+
+/// Which back end runs lane programs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Backend {
+    /// The SIMD interpreter ([`crate::exec`]): the oracle and the fallback.
+    Interp,
+    /// Cranelift-compiled regions ([`crate::jit`]), falling back to the
+    /// interpreter per op (and per shader when compilation fails).
+    #[default]
+    Jit,
+}
+
+/// The environment variable that picks the [`Backend`] (llvmpipe users
+/// pick with `GALLIUM_DRIVER` / `LP_*`): `interp` or `jit`.
+pub const BACKEND_ENV: &str = "FERROPIPE_SHADER";
+
+/// A [`BACKEND_ENV`] value that names no back end.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[error("{BACKEND_ENV}={0:?} names no shader back end (expected `interp` or `jit`)")]
+pub struct UnknownBackend(pub String);
+
+impl Backend {
+    /// Parses a back end name (`interp` or `jit`, any case, surrounding
+    /// spaces allowed).
+    pub fn parse(value: &str) -> Result<Backend, UnknownBackend> {
+        match value.trim().to_ascii_lowercase().as_str() {
+            "interp" => Ok(Backend::Interp),
+            "jit" => Ok(Backend::Jit),
+            _ => Err(UnknownBackend(value.to_string())),
+        }
+    }
+
+    /// The back end [`BACKEND_ENV`] names, or the default when it is unset.
+    pub fn from_env() -> Result<Backend, UnknownBackend> {
+        match std::env::var(BACKEND_ENV) {
+            Err(std::env::VarError::NotPresent) => Ok(Backend::default()),
+            Err(std::env::VarError::NotUnicode(v)) => {
+                Err(UnknownBackend(v.to_string_lossy().into_owned()))
+            }
+            Ok(v) => Backend::parse(&v),
+        }
+    }
+
+    /// [`Backend::from_env`], or the default for a value that names no
+    /// back end (for callers without an error path: benches, tests; the
+    /// screen reports the value as an error instead).
+    pub fn from_env_or_default() -> Backend {
+        Backend::from_env().unwrap_or_default()
+    }
+}
+
+/// The native code of `prog` for `backend`: `None` for the interpreter,
+/// for a program without a supported op, and for one Cranelift fails on
+/// (then the interpreter runs it: the per-shader fallback).  A panic inside
+/// Cranelift is caught and treated as a failure.
+pub fn compile_for(prog: &LaneProgram, backend: Backend) -> Option<Arc<JitCode>> {
+    if backend != Backend::Jit {
+        return None;
+    }
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| JitCode::compile(prog)))
+        .ok()?
+        .ok()?
+        .map(Arc::new)
+}
+
+/// A compiled region: ops `start..end` of the body.
+#[derive(Clone, Copy)]
+struct Region {
+    end: u32,
+    func: RegionFn,
+}
+
+/// The signature of a region's native code.
+type RegionFn = unsafe extern "C" fn(*const RegionCtx);
+
+/// What a region's code reads, laid out for the generated loads
+/// (`codegen.rs` reads these fields at their `offset_of!`s).
+#[repr(C)]
+struct RegionCtx {
+    /// The register file (`[uniform][varying]`, varying register `r` of
+    /// group `g` at `nu + r * groups + g`).
+    file: *mut Lanes,
+    /// Groups of this chunk.
+    groups: usize,
+    /// `io.inputs` at the chunk's first group.
+    inputs: *const Lanes,
+    frag_coord: *const Lanes,
+    vertex_id: *const Lanes,
+    instance_id: *const Lanes,
+    /// `io.outputs` at the chunk's first group.
+    outputs: *mut Lanes,
+    /// Bytes between two rows of `inputs` / `outputs` (`io.groups` Lanes).
+    io_stride: usize,
+}
+
+/// The Cranelift module that owns a program's code pages.
+struct Module(Option<cranelift_jit::JITModule>);
+
+// SAFETY: the module is only touched by `Drop` (nothing else holds a
+// reference to it after compilation); its code pages are immutable and
+// read-execute, so sharing the function pointers between threads is as
+// safe as sharing a `fn` item.
+unsafe impl Send for Module {}
+// SAFETY: as above: no method of the module is called through `&self`.
+unsafe impl Sync for Module {}
+
+impl Drop for Module {
+    fn drop(&mut self) {
+        if let Some(m) = self.0.take() {
+            // SAFETY: the module is dropped with its `JitCode`, which the
+            // program's `Arc` owns: no call into the code can be running
+            // (a call borrows the program) and no function pointer survives
+            // (they live only in this `JitCode`).
+            unsafe { m.free_memory() };
+        }
+    }
+}
+
+/// What the region code needs from a call's buffers: rows of each input
+/// kind it reads.  Checked once per call ([`JitCode::fits`]); a call that
+/// does not fit runs on the interpreter, which checks per access.
+#[derive(Clone, Copy, Default, Debug)]
+struct IoNeeds {
+    input_rows: u32,
+    frag_rows: u32,
+    vertex_id: bool,
+    instance_id: bool,
+    output_rows: u32,
+}
+
+/// A program's native code: its regions, by first op.
+pub struct JitCode {
+    /// Region index per body op that starts one (`u32::MAX`: none).
+    starts: Vec<u32>,
+    regions: Vec<Region>,
+    needs: IoNeeds,
+    /// Body ops inside regions, of all body ops.
+    ops_compiled: usize,
+    ops_total: usize,
+    compile_ns: u64,
+    _module: Module,
+}
+
+impl fmt::Debug for JitCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JitCode")
+            .field("regions", &self.regions.len())
+            .field("ops_compiled", &self.ops_compiled)
+            .field("ops_total", &self.ops_total)
+            .field("compile_ns", &self.compile_ns)
+            .finish()
+    }
+}
+
+/// Why a program got no native code (it then runs on the interpreter).
+#[derive(Debug, Error)]
+pub enum JitError {
+    #[error("the host ISA is not supported by Cranelift: {0}")]
+    Isa(String),
+    #[error("cranelift: {0}")]
+    Codegen(String),
+    #[error("program fails verification: {0}")]
+    Verify(String),
+}
+
+impl JitCode {
+    /// Compiles the regions of `prog`.  `Ok(None)` when no op of the body
+    /// is supported (nothing to gain).
+    pub fn compile(prog: &LaneProgram) -> Result<Option<JitCode>, JitError> {
+        let t0 = Instant::now();
+        prog.verify().map_err(JitError::Verify)?;
+        let spans = regions(&prog.body);
+        if spans.is_empty() {
+            return Ok(None);
+        }
+        let live = codegen::live_in(prog);
+        let mut cg = codegen::Compiler::new(prog)?;
+        let mut ids = Vec::with_capacity(spans.len());
+        for &(s, e) in &spans {
+            let live_out = live.get(e).cloned().unwrap_or_default();
+            ids.push(cg.region(&prog.body[s..e], &live_out)?);
+        }
+        let (module, ptrs) = cg.finish(&ids)?;
+        let mut starts = vec![u32::MAX; prog.body.len()];
+        let mut regions = Vec::with_capacity(spans.len());
+        let mut needs = IoNeeds::default();
+        let mut ops_compiled = 0;
+        for (i, (&(s, e), ptr)) in spans.iter().zip(ptrs).enumerate() {
+            starts[s] = i as u32;
+            // SAFETY: `ptr` is the finalized address of a function
+            // Cranelift compiled with the signature `fn(*const RegionCtx)`
+            // (`Compiler::region`), in the system-V calling convention of
+            // `extern "C"`; it stays valid while `module` lives, which
+            // `JitCode` owns together with the pointer.
+            let func = unsafe { std::mem::transmute::<*const u8, RegionFn>(ptr) };
+            regions.push(Region {
+                end: e as u32,
+                func,
+            });
+            ops_compiled += e - s;
+            for op in &prog.body[s..e] {
+                add_needs(&mut needs, op);
+            }
+        }
+        Ok(Some(JitCode {
+            starts,
+            regions,
+            needs,
+            ops_compiled,
+            ops_total: prog.body.len(),
+            compile_ns: t0.elapsed().as_nanos() as u64,
+            _module: module,
+        }))
+    }
+
+    /// Nanoseconds the compilation took (the regions and the module).
+    pub fn compile_ns(&self) -> u64 {
+        self.compile_ns
+    }
+
+    /// `(body ops compiled, body ops)`.
+    pub fn coverage(&self) -> (usize, usize) {
+        (self.ops_compiled, self.ops_total)
+    }
+
+    /// Number of regions.
+    pub fn region_count(&self) -> usize {
+        self.regions.len()
+    }
+
+    /// Whether the call's buffers hold every row the regions read or
+    /// write (a call that does not fit runs on the interpreter).
+    pub(crate) fn fits(&self, io: &CallIo<'_, '_>) -> bool {
+        let rows = |n: u32, len: usize| (n as usize).saturating_mul(io.groups) <= len;
+        let n = &self.needs;
+        rows(n.input_rows, io.inputs.len())
+            && rows(n.frag_rows, io.frag_coord.len())
+            && (!n.vertex_id || io.groups <= io.vertex_id.len())
+            && (!n.instance_id || io.groups <= io.instance_id.len())
+            && rows(n.output_rows, io.outputs.len())
+    }
+
+    /// The region that starts at body op `pc`: `(its index, the op after
+    /// it)`.
+    #[inline(always)]
+    pub(crate) fn region_at(&self, pc: usize) -> Option<(usize, usize)> {
+        match self.starts.get(pc) {
+            Some(&r) if r != u32::MAX => Some((r as usize, self.regions[r as usize].end as usize)),
+            _ => None,
+        }
+    }
+
+    /// Runs region `r` over the chunk's groups.
+    ///
+    /// The call boundary: `file` must be the chunk's register file as
+    /// `exec` lays it out (`nu` uniform registers, then every varying
+    /// register of the program at stride `groups`), and `io` a call that
+    /// [`JitCode::fits`].
+    #[inline]
+    pub(crate) fn call(&self, r: usize, file: &mut [Lanes], chunk: Chunk, io: &mut CallIo<'_, '_>) {
+        let Chunk { nu, nv, groups, g0 } = chunk;
+        assert!(file.len() >= nu + nv * groups && g0 + groups <= io.groups);
+        let ctx = RegionCtx {
+            file: file.as_mut_ptr(),
+            groups,
+            inputs: io.inputs.as_ptr().wrapping_add(g0),
+            frag_coord: io.frag_coord.as_ptr().wrapping_add(g0),
+            vertex_id: io.vertex_id.as_ptr().wrapping_add(g0),
+            instance_id: io.instance_id.as_ptr().wrapping_add(g0),
+            outputs: io.outputs.as_mut_ptr().wrapping_add(g0),
+            io_stride: io.groups * std::mem::size_of::<Lanes>(),
+        };
+        // SAFETY: the region's code reads and writes `file` at varying
+        // registers `< nv` (the program verified at compile time) for groups
+        // `< groups`, and uniform registers `< nu`: inside `file` by the
+        // assert.  It reads input rows and writes output rows below
+        // `needs`, each `io.groups` long, at groups `g0..g0 + groups`:
+        // inside the slices because the caller checked `fits` and by the
+        // assert.  The helpers it calls are `extern "C"` Rust functions
+        // that do not unwind.  `ctx` outlives the call.
+        unsafe { (self.regions[r].func)(&ctx) }
+    }
+}
+
+/// The shape of the chunk a region runs on: `nu` uniform and `nv` varying
+/// registers, `groups` groups from group `g0` of the call.
+#[derive(Clone, Copy)]
+pub(crate) struct Chunk {
+    pub nu: usize,
+    pub nv: usize,
+    pub groups: usize,
+    pub g0: usize,
+}
+
+fn add_needs(n: &mut IoNeeds, op: &Op) {
+    match op {
+        Op::LoadInput { src, .. } => match src {
+            InputSrc::Slot(sc) => n.input_rows = n.input_rows.max(sc + 1),
+            InputSrc::FragCoord(c) => n.frag_rows = n.frag_rows.max(*c as u32 + 1),
+            InputSrc::VertexId => n.vertex_id = true,
+            InputSrc::InstanceId => n.instance_id = true,
+            InputSrc::Compute(_) => {}
+        },
+        Op::StoreOutput { slot, .. } => n.output_rows = n.output_rows.max(slot + 1),
+        _ => {}
+    }
+}
+
+/// The maximal runs `[start, end)` of supported ops that contain no jump
+/// target past their first op.
+fn regions(body: &[Op]) -> Vec<(usize, usize)> {
+    let mut target = vec![false; body.len() + 1];
+    for op in body {
+        if let Some(t) = op.target() {
+            target[t as usize] = true;
+        }
+    }
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, op) in body.iter().enumerate() {
+        if target[i]
+            && let Some(s) = start.take()
+        {
+            out.push((s, i));
+        }
+        if codegen::supported(op) {
+            start.get_or_insert(i);
+        } else if let Some(s) = start.take() {
+            out.push((s, i));
+        }
+    }
+    if let Some(s) = start {
+        out.push((s, body.len()));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    //! One program per op of every family the JIT compiles, on edge values
+    //! (±0, ±inf, NaN, denormals, `i32::MIN`, shifts past 31, division by
+    //! zero, non-mask selectors), run on the interpreter and on the JIT:
+    //! the bits must be the same.
+    use super::*;
+    use crate::exec;
+    use crate::ir::{Axis, BinOp, PackFn, Reg, TriOp, UnOp, UnpackFn};
+    use crate::lanemath::{as_u, from_u};
+    use ferropipe_components::shader::{ShaderInfo, ShaderResources};
+    use wide::u32x8;
+
+    const GROUPS: usize = 9;
+
+    fn value(k: usize) -> u32 {
+        const SPECIAL: [u32; 24] = [
+            0,
+            0x8000_0000,
+            0x3f80_0000,
+            0xbf80_0000,
+            0x7f80_0000,
+            0xff80_0000,
+            0x7fc0_0000,
+            0xffc0_0001,
+            0x0000_0001,
+            0x8000_0001,
+            0x4f00_0000,
+            0xcf00_0001,
+            0x4f80_0000,
+            0x3f00_0000,
+            0x4040_0000,
+            0xc0a0_0000,
+            31,
+            32,
+            33,
+            0xffff_ffff,
+            0x7fff_ffff,
+            5,
+            0x4b00_0001,
+            0x3e80_0000,
+        ];
+        if k < SPECIAL.len() {
+            SPECIAL[k]
+        } else {
+            let h = (k as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            (h >> 29) as u32 ^ (h as u32)
+        }
+    }
+
+    /// `[slot][component][group]` inputs: operand `i` of lane `l` picks
+    /// values so that every pair of the first 24 meets.
+    fn inputs() -> Vec<Lanes> {
+        let mut v = Vec::new();
+        for i in 0..4usize {
+            for g in 0..GROUPS {
+                v.push(from_u(u32x8::new(std::array::from_fn(|l| {
+                    let lane = g * 8 + l;
+                    let k = match i {
+                        0 => lane % 24,
+                        1 => (lane / 3) % 24 + (lane % 3) * 24,
+                        2 => (lane * 7 + 3) % 30,
+                        _ => (lane * 5 + 1) % 26,
+                    };
+                    value(k)
+                }))));
+            }
+        }
+        v
+    }
+
+    fn program(op: Op, uniform_b: bool) -> LaneProgram {
+        let b = if uniform_b { Reg::u(0) } else { Reg::v(2) };
+        let op = {
+            let mut op = op;
+            op.map_regs(|r| if r == Reg::v(2) { b } else { r });
+            op
+        };
+        let mut body = vec![
+            Op::LoadInput {
+                d: Reg::v(1),
+                src: InputSrc::Slot(0),
+            },
+            Op::LoadInput {
+                d: Reg::v(2),
+                src: InputSrc::Slot(1),
+            },
+            Op::LoadInput {
+                d: Reg::v(3),
+                src: InputSrc::Slot(2),
+            },
+            Op::LoadInput {
+                d: Reg::v(4),
+                src: InputSrc::Slot(3),
+            },
+            // a non-trivial EXEC for masked moves (interpreted: SetExec
+            // also updates the chunk's flags)
+            Op::SetExec { a: Reg::v(3) },
+        ];
+        // defined destinations for partial writes and unused results
+        for r in 5..9 {
+            body.push(Op::Mov {
+                d: Reg::v(r),
+                a: Reg::v(4),
+            });
+        }
+        body.push(op);
+        for (slot, r) in (5..9).enumerate() {
+            body.push(Op::StoreOutput {
+                slot: slot as u32,
+                a: Reg::v(r),
+            });
+        }
+        LaneProgram {
+            id: 0x5eed_0000 + body.len() as u64,
+            info: ShaderInfo::default(),
+            consts: vec![crate::lanemath::splat_bits(0x4000_0000)],
+            num_uniform: 1,
+            num_varying: 9,
+            prologue: vec![],
+            body,
+            dead_lanes_idle: false,
+            compute: None,
+            jit: None,
+        }
+    }
+
+    fn run(prog: &LaneProgram) -> Vec<[u32; 8]> {
+        let inputs = inputs();
+        // outputs start as a pattern, so unwritten rows compare too
+        let mut outputs = vec![crate::lanemath::splat_bits(0x1234_5678); 4 * GROUPS];
+        let res = ShaderResources::default();
+        let mut io = exec::CallIo {
+            resources: &res,
+            groups: GROUPS,
+            inputs: &inputs,
+            frag_coord: &[],
+            vertex_id: &[],
+            instance_id: &[],
+            outputs: &mut outputs,
+            live: None,
+            count: GROUPS * 8,
+            compute: None,
+        };
+        assert!(!exec::run(prog, &mut io));
+        outputs.iter().map(|v| as_u(*v).to_array()).collect()
+    }
+
+    fn check(op: Op) {
+        for uniform_b in [false, true] {
+            let interp = program(op.clone(), uniform_b);
+            let mut jit = interp.clone();
+            jit.id += 1;
+            jit.jit = compile_for(&jit, Backend::Jit);
+            let code = jit.jit.as_ref().expect("compiled");
+            // everything but SetExec
+            assert_eq!(code.coverage().0, jit.body.len() - 1, "{op:?}");
+            let (a, b) = (run(&interp), run(&jit));
+            for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+                assert_eq!(x, y, "{op:?} (uniform b: {uniform_b}), output row {i}");
+            }
+        }
+    }
+
+    const A: Reg = Reg::v(1);
+    const B: Reg = Reg::v(2);
+    const C: Reg = Reg::v(3);
+    const D: Reg = Reg::v(5);
+
+    #[test]
+    fn unary_ops_match_the_interpreter() {
+        use UnOp::*;
+        for f in [
+            FNeg,
+            FAbs,
+            FFloor,
+            FCeil,
+            FTrunc,
+            FRound,
+            FFract,
+            FSqrt,
+            FInvSqrt,
+            FSin,
+            FCos,
+            FTan,
+            FAsin,
+            FAcos,
+            FAtan,
+            FSinh,
+            FCosh,
+            FTanh,
+            FAsinh,
+            FAcosh,
+            FAtanh,
+            FExp,
+            FExp2,
+            FLog,
+            FLog2,
+            FSign,
+            FSaturate,
+            FIsNan,
+            FIsInf,
+            FFrexpMant,
+            FFrexpExp,
+            FQuantizeF16,
+            F2S,
+            F2U,
+            S2F,
+            U2F,
+            INeg,
+            SAbs,
+            SSign,
+            Not,
+            CountOneBits,
+            ReverseBits,
+            SFirstLeadingBit,
+            UFirstLeadingBit,
+            FirstTrailingBit,
+            CountLeadingZeros,
+            CountTrailingZeros,
+        ] {
+            check(Op::Un { f, d: D, a: A });
+        }
+    }
+
+    #[test]
+    fn binary_ops_match_the_interpreter() {
+        use BinOp::*;
+        for f in [
+            FAdd, FSub, FMul, FDiv, FRem, FMin, FMax, FPow, FAtan2, FStep, FLdexp, FEq, FNe, FLt,
+            FLe, FGt, FGe, IAdd, ISub, IMul, SDiv, SRem, UDiv, URem, IEq, INe, SLt, SLe, SGt, SGe,
+            ULt, ULe, UGt, UGe, And, Or, Xor, AndNot, Shl, ShrS, ShrU, SMin, SMax, UMin, UMax,
+        ] {
+            check(Op::Bin {
+                f,
+                d: D,
+                a: A,
+                b: B,
+            });
+        }
+    }
+
+    #[test]
+    fn ternary_ops_match_the_interpreter() {
+        use TriOp::*;
+        for f in [
+            FFma,
+            FMix,
+            FClamp,
+            SClamp,
+            UClamp,
+            FSmoothStep,
+            Select,
+            SExtractBits,
+            UExtractBits,
+        ] {
+            check(Op::Tri {
+                f,
+                d: D,
+                a: A,
+                b: B,
+                c: C,
+            });
+        }
+    }
+
+    #[test]
+    fn moves_bits_packing_and_derivatives_match_the_interpreter() {
+        check(Op::Mov { d: D, a: B });
+        check(Op::MovMasked { d: Reg::v(6), a: B });
+        check(Op::MovMasked { d: D, a: A });
+        check(Op::InsertBits {
+            d: D,
+            e: A,
+            n: B,
+            off: C,
+            cnt: Reg::v(4),
+        });
+        for f in [
+            PackFn::Pack4x8Snorm,
+            PackFn::Pack4x8Unorm,
+            PackFn::Pack2x16Snorm,
+            PackFn::Pack2x16Unorm,
+            PackFn::Pack2x16Float,
+            PackFn::Pack4xI8,
+            PackFn::Pack4xU8,
+            PackFn::Pack4xI8Clamp,
+            PackFn::Pack4xU8Clamp,
+        ] {
+            check(Op::Pack {
+                f,
+                d: D,
+                a: [A, B, C, Reg::v(4)],
+            });
+        }
+        for f in [
+            UnpackFn::Unpack4x8Snorm,
+            UnpackFn::Unpack4x8Unorm,
+            UnpackFn::Unpack2x16Snorm,
+            UnpackFn::Unpack2x16Unorm,
+            UnpackFn::Unpack2x16Float,
+            UnpackFn::Unpack4xI8,
+            UnpackFn::Unpack4xU8,
+        ] {
+            check(Op::Unpack {
+                f,
+                d: [D, Reg::v(6), Reg::v(7), Reg::v(8)],
+                a: B,
+            });
+        }
+        for axis in [Axis::X, Axis::Y] {
+            for fine in [false, true] {
+                check(Op::Deriv {
+                    axis,
+                    fine,
+                    d: D,
+                    a: A,
+                });
+            }
+        }
+    }
+
+    #[test]
+    fn backend_names_parse_and_unknown_ones_are_errors() {
+        assert_eq!(Backend::parse(" JIT "), Ok(Backend::Jit));
+        assert_eq!(Backend::parse("interp"), Ok(Backend::Interp));
+        assert_eq!(
+            Backend::parse("llvm"),
+            Err(UnknownBackend("llvm".to_string()))
+        );
+    }
+
+    #[test]
+    fn regions_split_at_unsupported_ops_and_jump_targets() {
+        let mov = || Op::Mov { d: A, a: B };
+        let body = vec![
+            mov(),
+            mov(),
+            Op::JumpIfNone { target: 4 },
+            mov(),
+            mov(),
+            Op::Kill { exit: false },
+            mov(),
+        ];
+        assert_eq!(regions(&body), vec![(0, 2), (3, 4), (4, 5), (6, 7)]);
+    }
+}
