@@ -43,6 +43,15 @@
 //!   weight truncated to 8 bits.
 //!
 //! Everything else is filtered in `f32`.
+//!
+//! # Sampling plans
+//! Implicit-LOD lookups of plain 2D RGBA8-sized UNORM8 views build a
+//! [`QuadSampler`] per op and chunk, whose plan picks one of 16
+//! monomorphised kernels (REPEAT / CLAMP_TO_EDGE per axis × LOD source,
+//! LINEAR filters; `Kernel`), as llvmpipe generates its sampling code per
+//! static sampler state.  Every other lookup, and any group a kernel
+//! cannot take, runs the general path; the kernels are bit for bit the
+//! scalar 8-bit path (`kernels_match_the_scalar_path`).
 
 use ferropipe_components::enums::{
     Swizzle, TexCompareMode, TexFilter, TexMipFilter, TexWrap, TextureTarget,
