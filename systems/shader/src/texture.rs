@@ -2015,7 +2015,7 @@ impl ChunkRegs {
 }
 
 /// The general path for one group a kernel leaves (`file`, group, the
-/// group's coordinates): [`exec_texture`] passes [`sample_group`].
+/// group's coordinates): [`exec_texture`] passes its `sample_group`.
 pub type Fallback<'f> = dyn FnMut(&[Lanes], usize, [Lanes; 3]) -> [Lanes; 4] + 'f;
 
 impl QuadSampler<'_> {
