@@ -43,6 +43,15 @@
 //!   weight truncated to 8 bits.
 //!
 //! Everything else is filtered in `f32`.
+//!
+//! # Sampling plans
+//! Implicit-LOD lookups of plain 2D RGBA8-sized UNORM8 views build a
+//! [`QuadSampler`] per op and chunk, whose plan picks one of 16
+//! monomorphised kernels (REPEAT / CLAMP_TO_EDGE per axis × LOD source,
+//! LINEAR filters; `Kernel`), as llvmpipe generates its sampling code per
+//! static sampler state.  Every other lookup, and any group a kernel
+//! cannot take, runs the general path; the kernels are bit for bit the
+//! scalar 8-bit path (`kernels_match_the_scalar_path`).
 
 use ferropipe_components::enums::{
     Swizzle, TexCompareMode, TexFilter, TexMipFilter, TexWrap, TextureTarget,
@@ -54,7 +63,7 @@ use ferropipe_components::shader::{BoundTexture, LANES, Lanes, ShaderResources};
 use ferropipe_components::state::SamplerState;
 use std::cell::Cell;
 
-use wide::{f32x8, i32x8, u16x16, u32x8};
+use wide::{f32x8, i16x16, i32x8, u16x16, u32x8};
 
 use crate::exec::loc;
 use crate::ir::{TexDim, TexFn, TexKind, TexOp, TexQuery, TexQueryFn};
@@ -1551,6 +1560,51 @@ pub struct QuadSampler<'s> {
     /// Which filtered channel feeds output R, G, B, A: 0-3 a stored byte,
     /// 4 zero, 5 one (the format's channel map, then the view swizzle).
     out: [u8; 4],
+    /// The monomorphised chunk kernel this (sampler, view) pair runs, see
+    /// [`Kernel`].
+    kernel: Kernel,
+    /// [`QuadLod::Const`]'s level layout (and the second level with its
+    /// weight), resolved once: the constant-LOD kernel reads no table.
+    const_lv: Option<ConstLevels>,
+}
+
+/// The sampling plan's kernel choice: which static sampler state × view
+/// format combination a chunk runs as its own monomorphised loop
+/// ([`QuadSampler::chunk`]), as llvmpipe generates one sampling function
+/// per static sampler state (`lp_sampler_static_sampler_state`,
+/// `lp_build_sample_soa_code`).  Every kernel is RGBA8-sized UNORM8,
+/// LINEAR min and mag filters, 2D, normalized coordinates: what varies is
+/// the wrap mode of each axis (REPEAT or CLAMP_TO_EDGE, const generics)
+/// and how the level is chosen.  Any other combination runs
+/// [`QuadSampler::sample_channels`] per group (filters that differ
+/// between minification and magnification decide per quad there).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kernel {
+    /// Linear filters, the LOD source of `lod` (`LOD_*`), REPEAT on s / t.
+    Bilinear {
+        lod: u8,
+        repeat_s: bool,
+        repeat_t: bool,
+    },
+    /// Anything else the quad path takes.
+    Other,
+}
+
+/// [`Kernel::Bilinear`]'s LOD sources.
+const LOD_CONST: u8 = 0;
+const LOD_ILOG2: u8 = 1;
+/// Mip filter LINEAR without bias or LOD clamps: [`linear_lods`] in SIMD.
+const LOD_LINEAR: u8 = 2;
+/// Everything else: [`LodParams::choose`] per quad.
+const LOD_GENERAL: u8 = 3;
+
+/// [`QuadSampler::const_lv`]: the level every lane reads, and the second
+/// level with its 8-bit weight in both 16-bit halves ([`both16`]) when
+/// the constant choice blends two.
+#[derive(Clone, Copy)]
+struct ConstLevels {
+    first: LaneLevels,
+    second: Option<(LaneLevels, u16x16)>,
 }
 
 /// How [`QuadSampler`] chooses each quad's level.
@@ -1616,7 +1670,7 @@ impl<'a> Texture<'a> {
             Swizzle::Zero | Swizzle::None => 4,
             Swizzle::One => 5,
         });
-        Some(QuadSampler {
+        let mut q = QuadSampler {
             s,
             lod,
             how,
@@ -1631,7 +1685,11 @@ impl<'a> Texture<'a> {
             min_linear: s.min_img_filter == TexFilter::Linear,
             mag_linear: s.mag_img_filter == TexFilter::Linear,
             out,
-        })
+            kernel: Kernel::Other,
+            const_lv: None,
+        };
+        q.plan();
+        Some(q)
     }
 
     /// Samples 8 lanes at `coord` (normalized, layer 0, no offset) with the
@@ -1648,8 +1706,34 @@ impl QuadSampler<'_> {
     /// See [`Texture::sample_quads`].
     #[inline(always)]
     fn sample(&self, coord: &[Lanes; 3]) -> Option<[Lanes; 4]> {
-        let quads = self.choose(coord);
-        self.filter_quads(&quads, coord[0], coord[1])
+        let ch = self.planned(coord)?;
+        Some(if self.identity_swizzle() {
+            ch
+        } else {
+            self.swizzle(ch)
+        })
+    }
+
+    /// One group through the plan's kernel (before the view's swizzle):
+    /// [`Self::run_chunk`]'s per-group step for callers that sample group
+    /// by group (Rust-native shaders, generated code).
+    pub fn planned(&self, coord: &[Lanes; 3]) -> Option<[Lanes; 4]> {
+        macro_rules! arms {
+            ($k:expr; $($rs:literal $rt:literal)*) => {
+                match $k {
+                    $( Kernel::Bilinear { lod: LOD_CONST, repeat_s: $rs, repeat_t: $rt } =>
+                        self.group::<$rs, $rt, LOD_CONST>(coord),
+                       Kernel::Bilinear { lod: LOD_ILOG2, repeat_s: $rs, repeat_t: $rt } =>
+                        self.group::<$rs, $rt, LOD_ILOG2>(coord),
+                       Kernel::Bilinear { lod: LOD_LINEAR, repeat_s: $rs, repeat_t: $rt } =>
+                        self.group::<$rs, $rt, LOD_LINEAR>(coord),
+                       Kernel::Bilinear { repeat_s: $rs, repeat_t: $rt, .. } =>
+                        self.group::<$rs, $rt, LOD_GENERAL>(coord), )*
+                    Kernel::Other => self.sample_channels(coord),
+                }
+            };
+        }
+        arms!(self.kernel; false false false true true false true true)
     }
 
     /// [`Self::sample`] before the view's swizzle.
@@ -1702,6 +1786,7 @@ impl QuadSampler<'_> {
     /// `quads[1]`), blended between two levels where a choice has them,
     /// converted to floats and swizzled.  Bit for bit
     /// [`Texture::sample_aos_scalar`] (`wrap_linear_8` + `lerp8`).
+    #[cfg(test)]
     #[inline(always)]
     fn filter_quads(&self, quads: &[LevelChoice; 2], cx: f32x8, cy: f32x8) -> Option<[Lanes; 4]> {
         let ch = self.filter_channels(quads, cx, cy)?;
@@ -1905,16 +1990,426 @@ impl QuadSampler<'_> {
     }
 }
 
+/// Register locations of one texture op in a chunk (see
+/// [`crate::exec::loc`]): the coordinates it reads and the results it
+/// writes, resolved once per op.
+pub struct ChunkRegs {
+    pub coord: [(usize, usize); 3],
+    /// Coordinates read (1 to 3).
+    pub coords: usize,
+    pub dst: [(usize, usize); 4],
+    /// Results written (1 to 4).
+    pub results: usize,
+    pub groups: usize,
+}
+
+impl ChunkRegs {
+    #[inline(always)]
+    fn read(&self, file: &[Lanes], g: usize) -> [Lanes; 3] {
+        let mut coord = [f32x8::ZERO; 3];
+        for (c, &(b, m)) in coord.iter_mut().zip(&self.coord).take(self.coords) {
+            *c = file[b + (g & m)];
+        }
+        coord
+    }
+}
+
+/// The general path for one group a kernel leaves (`file`, group, the
+/// group's coordinates): [`exec_texture`] passes its `sample_group`.
+pub type Fallback<'f> = dyn FnMut(&[Lanes], usize, [Lanes; 3]) -> [Lanes; 4] + 'f;
+
+impl QuadSampler<'_> {
+    /// Derives the sampling plan once per (sampler, view): which
+    /// [`Kernel`] runs, and for a constant level choice its layout.
+    fn plan(&mut self) {
+        if !(self.min_linear && self.mag_linear) {
+            return;
+        }
+        let lod = match self.how {
+            QuadLod::Const(c) => {
+                let Some(first) = self.levels_of(c.level0, c.level0) else {
+                    return;
+                };
+                let second = if c.level1 != c.level0 {
+                    let Some(lv) = self.levels_of(c.level1, c.level1) else {
+                        return;
+                    };
+                    let w = ((c.weight * 256.0) as i32).clamp(0, 255);
+                    Some((lv, both16(i32x8::splat(w))))
+                } else {
+                    None
+                };
+                self.const_lv = Some(ConstLevels { first, second });
+                LOD_CONST
+            }
+            QuadLod::Ilog2 { .. } => LOD_ILOG2,
+            // General with `fast` is mip filter LINEAR (`quad_sampler`)
+            QuadLod::General if self.lod.fast && self.lod.mip == TexMipFilter::Linear => LOD_LINEAR,
+            QuadLod::General => LOD_GENERAL,
+        };
+        self.kernel = Kernel::Bilinear {
+            lod,
+            repeat_s: self.s.wrap_s == TexWrap::Repeat,
+            repeat_t: self.s.wrap_t == TexWrap::Repeat,
+        };
+    }
+
+    /// Runs the op for every group of a chunk: the plan's kernel, one
+    /// dispatch per chunk.  Groups a kernel cannot take (coordinates
+    /// beyond i32 after scaling, NaN, a level outside the fast path) go
+    /// to `fallback`, which must return what [`Texture::sample`] would.
+    pub fn run_chunk(&self, file: &mut [Lanes], regs: &ChunkRegs, fallback: &mut Fallback<'_>) {
+        macro_rules! kernel {
+            ($lod:expr, $($rs:literal $rt:literal)*) => {
+                match (self.kernel, $lod) {
+                    $( (Kernel::Bilinear { repeat_s: $rs, repeat_t: $rt, .. }, LOD_CONST) =>
+                        self.chunk::<$rs, $rt, LOD_CONST>(file, regs, fallback),
+                       (Kernel::Bilinear { repeat_s: $rs, repeat_t: $rt, .. }, LOD_ILOG2) =>
+                        self.chunk::<$rs, $rt, LOD_ILOG2>(file, regs, fallback),
+                       (Kernel::Bilinear { repeat_s: $rs, repeat_t: $rt, .. }, LOD_LINEAR) =>
+                        self.chunk::<$rs, $rt, LOD_LINEAR>(file, regs, fallback),
+                       (Kernel::Bilinear { repeat_s: $rs, repeat_t: $rt, .. }, _) =>
+                        self.chunk::<$rs, $rt, LOD_GENERAL>(file, regs, fallback), )*
+                    (Kernel::Other, _) => self.chunk_other(file, regs, fallback),
+                }
+            };
+        }
+        let lod = match self.kernel {
+            Kernel::Bilinear { lod, .. } => lod,
+            Kernel::Other => LOD_GENERAL,
+        };
+        kernel!(lod, false false false true true false true true)
+    }
+
+    /// The groups of a chunk through [`Self::sample_channels`] (kernel
+    /// [`Kernel::Other`]).
+    #[inline(never)]
+    fn chunk_other(&self, file: &mut [Lanes], regs: &ChunkRegs, fallback: &mut Fallback<'_>) {
+        // The four results are stored from registers in each arm: a
+        // dynamic loop over the result array (or zipping it by value)
+        // kept it in a misaligned stack slot, stored and reloaded every
+        // group, a store-forwarding stall at each of the 4 reloads.
+        let identity = self.identity_swizzle();
+        for g in 0..regs.groups {
+            let coord = regs.read(file, g);
+            match self.sample_channels(&coord) {
+                Some(ch) if identity => store_results(file, &regs.dst, regs.results, g, ch),
+                Some(ch) => store_results(file, &regs.dst, regs.results, g, self.swizzle(ch)),
+                None => {
+                    let r = fallback(file, g, coord);
+                    store_results(file, &regs.dst, regs.results, g, r);
+                }
+            }
+        }
+    }
+
+    /// One monomorphised kernel over a chunk: REPEAT (`RS`, `RT`) or
+    /// CLAMP_TO_EDGE per axis, LOD source `LOD`.  No state branches per
+    /// group beyond the LOD's level choice.
+    #[inline(never)]
+    fn chunk<const RS: bool, const RT: bool, const LOD: u8>(
+        &self,
+        file: &mut [Lanes],
+        regs: &ChunkRegs,
+        fallback: &mut Fallback<'_>,
+    ) {
+        let identity = self.identity_swizzle();
+        for g in 0..regs.groups {
+            let coord = regs.read(file, g);
+            match self.group::<RS, RT, LOD>(&coord) {
+                Some(ch) if identity => store_results(file, &regs.dst, regs.results, g, ch),
+                Some(ch) => store_results(file, &regs.dst, regs.results, g, self.swizzle(ch)),
+                None => {
+                    let r = fallback(file, g, coord);
+                    store_results(file, &regs.dst, regs.results, g, r);
+                }
+            }
+        }
+    }
+
+    /// 8 lanes through the plan's kernel, before the view's swizzle; `None`
+    /// sends the group to the general path.  Bit for bit
+    /// [`Self::sample_channels`] (`kernels_match_the_quad_path`).
+    #[inline(always)]
+    fn group<const RS: bool, const RT: bool, const LOD: u8>(
+        &self,
+        coord: &[Lanes; 3],
+    ) -> Option<[Lanes; 4]> {
+        let (cx, cy) = (coord[0], coord[1]);
+        let (even, odd) = if LOD == LOD_CONST {
+            let c = self.const_lv.as_ref()?;
+            let (e, o) = self.bilinear_k::<RS, RT>(&c.first, cx, cy)?;
+            match &c.second {
+                None => (e, o),
+                Some((lv, w)) => {
+                    let (e1, o1) = self.bilinear_k::<RS, RT>(lv, cx, cy)?;
+                    (lerp8x16(e, e1, *w), lerp8x16(o, o1, *w))
+                }
+            }
+        } else {
+            // per quad: level 0 (lanes 0-3 and 4-7), level 1, 8-bit weight
+            let (l0, l1, w) = match LOD {
+                LOD_ILOG2 => {
+                    let QuadLod::Ilog2 { first, last } = self.how else {
+                        return None;
+                    };
+                    let (l, _) = ilog2_levels(rho2_quads(coord, self.size), first, last);
+                    let l = l.to_array();
+                    ([l[0], l[4]], [l[0], l[4]], None)
+                }
+                LOD_LINEAR => {
+                    let (first, last) = (self.lod.first as i32, self.lod.last as i32);
+                    let (l0, l1, w) = linear_lods(rho2_quads(coord, self.size), first, last)?;
+                    let (l0, l1) = (l0.to_array(), l1.to_array());
+                    ([l0[0], l0[4]], [l1[0], l1[4]], Some(w))
+                }
+                _ => {
+                    let r = rho2_quads(coord, self.size).to_array();
+                    let q = [
+                        self.lod.choose(self.s, r[0], 0.0, None),
+                        self.lod.choose(self.s, r[LANES / 2], 0.0, None),
+                    ];
+                    let w = |q: &LevelChoice| ((q.weight * 256.0) as i32).clamp(0, 255);
+                    (
+                        [q[0].level0 as i32, q[1].level0 as i32],
+                        [q[0].level1 as i32, q[1].level1 as i32],
+                        Some(halves(w(&q[0]), w(&q[1]))),
+                    )
+                }
+            };
+            let lv0 = self.levels_of(l0[0] as u32, l0[1] as u32)?;
+            let (mut e, mut o) = self.bilinear_k::<RS, RT>(&lv0, cx, cy)?;
+            if let Some(w) = w
+                && l1 != l0
+            {
+                // A quad with one level lerps between equal texels (its
+                // weight is 0): no change.
+                let lv1 = self.levels_of(l1[0] as u32, l1[1] as u32)?;
+                let (e1, o1) = self.bilinear_k::<RS, RT>(&lv1, cx, cy)?;
+                let w = both16(w);
+                e = lerp8x16(e, e1, w);
+                o = lerp8x16(o, o1, w);
+            }
+            (e, o)
+        };
+        Some(channels_f32(even, odd))
+    }
+
+    /// [`Self::bilinear`] with the wrap modes as constants and texel
+    /// fetches in pairs.  Where a lane's two columns are adjacent in memory
+    /// (CLAMP_TO_EDGE on levels at least 2 wide, REPEAT away from the
+    /// wrap), one 8-byte load per row fetches both: half the gathered
+    /// elements.  A CLAMP_TO_EDGE lane off the left or right edge reads the
+    /// pair at the edge with weight 0, its edge texel moved to the left
+    /// slot, which is what the equal pair of the scalar path gives.
+    #[inline(always)]
+    fn bilinear_k<const RS: bool, const RT: bool>(
+        &self,
+        lv: &LaneLevels,
+        cx: f32x8,
+        cy: f32x8,
+    ) -> Option<(u16x16, u16x16)> {
+        let wrap = |r: bool| {
+            if r {
+                TexWrap::Repeat
+            } else {
+                TexWrap::ClampToEdge
+            }
+        };
+        let (y0, y1, wy) = wrap_linear_8x8(cy, lv.height, wrap(RT))?;
+        let (r0, r1) = (lv.base + y0 * lv.row_stride, lv.base + y1 * lv.row_stride);
+        let (i0, wx) = scaled_8x8(cx, lv.width)?;
+        let last = lv.width - i32x8::ONE;
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+        if self.words.len() >= 2 {
+            // (left texel, weight, lanes whose left texel is the right one)
+            let pair = if RS {
+                let x0 = i0 & last;
+                x0.simd_lt(last).all().then_some((x0, wx, i32x8::ZERO))
+            } else {
+                last.simd_gt(i32x8::ZERO).all().then(|| {
+                    let p = i0.max(i32x8::ZERO).min(last - i32x8::ONE);
+                    let right = !i0.simd_lt(last);
+                    let edge = i0.simd_lt(i32x8::ZERO) | right;
+                    (p, edge.select(i32x8::ZERO, wx), right)
+                })
+            };
+            if let Some((p, w, right)) = pair {
+                let mut t = fetch_pairs(self.words, r0 + p, r1 + p);
+                if !RS {
+                    t[0] = right.select(t[1], t[0]);
+                    t[2] = right.select(t[3], t[2]);
+                }
+                return Some(filter_pairs(t, w, wy));
+            }
+        }
+        let (x0, x1) = if RS {
+            let x0 = i0 & last;
+            (x0, (x0 + i32x8::ONE) & last)
+        } else {
+            let inside = i0.simd_gt(i32x8::splat(-1)) & i0.simd_lt(last);
+            let c0 = i0.max(i32x8::ZERO).min(last);
+            (c0, inside.select(c0 + i32x8::ONE, c0))
+        };
+        let w = self.words;
+        let t = [
+            fetch_words(w, r0 + x0),
+            fetch_words(w, r0 + x1),
+            fetch_words(w, r1 + x0),
+            fetch_words(w, r1 + x1),
+        ];
+        Some(filter_pairs(t, wx, wy))
+    }
+}
+
+/// The filtered channel pairs (see [`filter_pairs`]) as floats: stored
+/// byte `k` in channel `k`, `v / 255`.
+#[inline(always)]
+fn channels_f32(even: u16x16, odd: u16x16) -> [Lanes; 4] {
+    let (even, odd): (i32x8, i32x8) = (wide::bytemuck::cast(even), wide::bytemuck::cast(odd));
+    let lo = i32x8::splat(0xffff);
+    let scale = f32x8::splat(1.0 / 255.0);
+    let to_f = |v: i32x8| v.round_float() * scale;
+    [
+        to_f(even & lo),
+        to_f(odd & lo),
+        to_f(even >> 16_i32),
+        to_f(odd >> 16_i32),
+    ]
+}
+
+/// The first half of [`wrap_linear_8x8`]: the texel left of each sample
+/// point (unwrapped) and the 8-bit weight, or `None` for coordinates
+/// beyond i32 after scaling, or NaN.
+#[inline(always)]
+fn scaled_8x8(c: f32x8, len: i32x8) -> Option<(i32x8, i32x8)> {
+    let scaled = c * (len * i32x8::splat(256)).round_float();
+    let limit = f32x8::splat(2147483520.0);
+    if !(scaled.abs().simd_lt(limit)).all() {
+        return None;
+    }
+    let u = scaled.fast_round_int() - i32x8::splat(128);
+    Some((u >> 8_i32, u & i32x8::splat(255)))
+}
+
+/// Loads the 4-byte texels at word indices `i`.  Callers pass indices
+/// inside `words` (the level table's check, see [`QuadSampler::fill`]);
+/// the unsigned `min` with the last index is the local guard that keeps
+/// the unchecked loads in bounds whatever they pass (one instruction
+/// for 8 lanes, no branch; it never changes a valid index).
+#[inline(always)]
+fn fetch_words(words: &[[u8; 4]], i: i32x8) -> i32x8 {
+    let Some(max) = words.len().checked_sub(1) else {
+        return i32x8::ZERO;
+    };
+    let max = u32x8::splat(max.min(i32::MAX as usize) as u32);
+    let i: u32x8 = wide::bytemuck::cast(i);
+    let i = i.min(max);
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+    {
+        use core::arch::x86_64::{__m256i, _mm256_i32gather_epi32};
+        let idx: __m256i = wide::bytemuck::cast(i);
+        // SAFETY: every lane of `i` is at most `words.len() - 1` (and
+        // below 2^31, so the gather's signed index is the same), so each
+        // 4-byte load at `words + 4 * i` reads one whole `[u8; 4]` of
+        // `words`; the gather has no alignment requirement and AVX2 is
+        // enabled (cfg).
+        let v = unsafe { _mm256_i32gather_epi32::<4>(words.as_ptr().cast::<i32>(), idx) };
+        return wide::bytemuck::cast(v);
+    }
+    #[allow(unreachable_code)]
+    let i = i.to_array();
+    let w = |l: usize| i32::from_le_bytes(words[i[l] as usize]);
+    i32x8::new([w(0), w(1), w(2), w(3), w(4), w(5), w(6), w(7)])
+}
+
+/// The four texels of each lane's bilinear footprint (top-left,
+/// top-right, bottom-left, bottom-right) when each row's two texels are
+/// adjacent: `i0` / `i1` index the left texel of the top / bottom row,
+/// and one 8-byte element per lane and row fetches both (four 4-element
+/// `vpgatherdq` instead of four 8-element `vpgatherdd`).  The gathers take
+/// lanes 0, 1, 4, 5 and 2, 3, 6, 7, so one in-lane shuffle per texel
+/// restores the lane order.  Needs `words.len() >= 2`.
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+#[inline(always)]
+fn fetch_pairs(words: &[[u8; 4]], i0: i32x8, i1: i32x8) -> [i32x8; 4] {
+    use core::arch::x86_64::{
+        __m256, __m256i, _mm256_castsi256_si128, _mm256_extracti128_si256, _mm256_i32gather_epi64,
+        _mm256_permutevar8x32_epi32, _mm256_setr_epi32, _mm256_shuffle_ps,
+    };
+    // the last index whose 8 bytes are inside `words`
+    let max = u32x8::splat((words.len().min(i32::MAX as usize) - 2) as u32);
+    let row = |i: i32x8| -> (i32x8, i32x8) {
+        let i: u32x8 = wide::bytemuck::cast(i);
+        let i: __m256i = wide::bytemuck::cast(i.min(max));
+        let p = words.as_ptr().cast::<i64>();
+        // SAFETY: AVX2 is enabled (cfg), so the intrinsics exist; the
+        // permute and shuffles only move register lanes.  Every lane of
+        // `i` is at most `words.len() - 2` (the `min` above; below 2^31,
+        // so the gathers' signed index is the same), so each 8-byte load
+        // at `words + 4 * i` reads two whole `[u8; 4]` of `words`; gathers
+        // have no alignment requirement.
+        let (left, right) = unsafe {
+            let i = _mm256_permutevar8x32_epi32(i, _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7));
+            let lo = _mm256_i32gather_epi64::<4>(p, _mm256_castsi256_si128(i));
+            let hi = _mm256_i32gather_epi64::<4>(p, _mm256_extracti128_si256::<1>(i));
+            let (lo, hi): (__m256, __m256) = (wide::bytemuck::cast(lo), wide::bytemuck::cast(hi));
+            (
+                _mm256_shuffle_ps::<0b10_00_10_00>(lo, hi),
+                _mm256_shuffle_ps::<0b11_01_11_01>(lo, hi),
+            )
+        };
+        (wide::bytemuck::cast(left), wide::bytemuck::cast(right))
+    };
+    let (tl, tr) = row(i0);
+    let (bl, br) = row(i1);
+    [tl, tr, bl, br]
+}
+
+/// [`LodParams::choose`] for mip filter LINEAR without bias or LOD clamps
+/// (`fast`), on both quads' `rho^2` at once: `lod = 0.5 * fast_log2(rho2)`,
+/// level `first + floor(lod)` and the next one blended by the fraction's
+/// 8-bit weight; below `first` or at `last` and beyond a single level
+/// (weight 0).  The same operations in the same order as the scalar
+/// code; `None` when a lane's LOD is NaN (the scalar casts differ there).
+#[inline(always)]
+fn linear_lods(rho2: f32x8, first: i32, last: i32) -> Option<(i32x8, i32x8, i32x8)> {
+    let bits: i32x8 = wide::bytemuck::cast(rho2);
+    let e = ((bits >> 23_i32) & i32x8::splat(0xff)) - i32x8::splat(127);
+    let m: f32x8 =
+        wide::bytemuck::cast((bits & i32x8::splat(0x007f_ffff)) | i32x8::splat(127 << 23));
+    let lod = f32x8::splat(0.5) * (e.round_float() + (m - f32x8::ONE));
+    if !lod.simd_eq(lod).all() {
+        return None;
+    }
+    let ip = lod.floor();
+    let fpart = lod - ip;
+    // |lod| <= 65: the conversion is exact
+    let l0 = i32x8::splat(first) + ip.fast_round_int();
+    let (first, last) = (i32x8::splat(first), i32x8::splat(last));
+    let below = l0.simd_lt(first);
+    let above = !l0.simd_lt(last);
+    let single = below | above;
+    let level0 = below.select(first, above.select(last, l0));
+    let level1 = single.select(level0, l0 + i32x8::ONE);
+    let w = (fpart.max(f32x8::ZERO).min(f32x8::ONE) * f32x8::splat(256.0))
+        .fast_trunc_int()
+        .max(i32x8::ZERO)
+        .min(i32x8::splat(255));
+    Some((level0, level1, single.select(i32x8::ZERO, w)))
+}
+
 /// Lanes 0-3 `a`, lanes 4-7 `b` (one value per quad).
 #[inline(always)]
 fn halves(a: i32, b: i32) -> i32x8 {
     i32x8::new([a, a, a, a, b, b, b, b])
 }
 
-/// An 8-bit weight per 32-bit lane in both 16-bit halves.
+/// An 8-bit weight (0..=255) per 32-bit lane in both 16-bit halves, as
+/// [`lerp8x16`] takes it: times 128 (at most 32640, so it fits `i16`).
 #[inline(always)]
 fn both16(w: i32x8) -> u16x16 {
-    wide::bytemuck::cast(w | (w << 16_i32))
+    wide::bytemuck::cast((w | (w << 16_i32)) << 7_i32)
 }
 
 /// Squared `rho` of each quad in all its lanes, for a 2D view: exactly
@@ -2016,6 +2511,7 @@ fn level_fits_simd(lv: &LevelLayout, s: &SamplerState) -> bool {
 }
 
 /// Per-lane level layout for the SIMD bilinear path.
+#[derive(Clone, Copy)]
 struct LaneLevels {
     width: i32x8,
     height: i32x8,
@@ -2079,13 +2575,20 @@ fn lerp8(a: i32, b: i32, w: i32) -> i32 {
     a + ((w * (b - a) + 128) >> 8)
 }
 
-/// [`lerp8`] on 16 lanes of 16 bits: `(256 a + w (b - a) + 128) >> 8`
-/// in wrapping u16 arithmetic.  The true value lies in [128, 65408] for
-/// a, b, w in 0..=255, so the wrap never shows and the result equals
-/// [`lerp8`] bit for bit.
+/// [`lerp8`] on 16 lanes of 16 bits with `w128 = 128 w` ([`both16`]):
+/// `a + pmulhrsw(b - a, 128 w)`.  `pmulhrsw` is `(x y + 2^14) >> 15`, so
+/// with `y = 128 w` it is `(w (b - a) + 128) >> 8` (arithmetic shift) for
+/// `b - a` in -255..=255 and `w` in 0..=255: [`lerp8`] bit for bit, in
+/// three instructions instead of six (llvmpipe's `lp_build_lerp` uses
+/// the same instruction for 8.8 weights).
 #[inline(always)]
-fn lerp8x16(a: u16x16, b: u16x16, w: u16x16) -> u16x16 {
-    ((a << 8_u16) + (b - a) * w + u16x16::splat(128)) >> 8_u16
+fn lerp8x16(a: u16x16, b: u16x16, w128: u16x16) -> u16x16 {
+    let (a, b, w): (i16x16, i16x16, i16x16) = (
+        wide::bytemuck::cast(a),
+        wide::bytemuck::cast(b),
+        wide::bytemuck::cast(w128),
+    );
+    wide::bytemuck::cast(a + (b - a).mul_scale_round(w))
 }
 
 /// [`lerp8`] on 8 lanes.
@@ -2407,36 +2910,24 @@ pub fn exec_texture(
             (0, 0)
         }
     });
-    let read_coord = |file: &[Lanes], g: usize| {
-        let mut coord = [f32x8::ZERO; 3];
-        for k in 0..n {
-            let (b, m) = coord_loc[k];
-            coord[k] = file[b + (g & m)];
-        }
-        coord
+    let regs = ChunkRegs {
+        coord: coord_loc,
+        coords: n,
+        dst: dst_loc,
+        results: nres,
+        groups,
     };
     if let Some(q) = &quad {
-        // The quad path's decisions are made once per op and its four
-        // results are stored from registers: a dynamic loop over `nres`
-        // indexing the result array (or zipping it by value) kept it in a
-        // misaligned stack slot, stored and reloaded every group, a
-        // store-forwarding stall at each of the 4 reloads.
-        let identity = q.identity_swizzle();
-        for g in 0..groups {
-            let coord = read_coord(file, g);
-            match q.sample_channels(&coord) {
-                Some(ch) if identity => store_results(file, &dst_loc, nres, g, ch),
-                Some(ch) => store_results(file, &dst_loc, nres, g, q.swizzle(ch)),
-                None => {
-                    let r = sample_group(t, file, nu, groups, g, coord, tex.as_ref(), sampler);
-                    store_results(file, &dst_loc, nres, g, r);
-                }
-            }
-        }
+        // The plan's kernel runs the whole chunk (one dispatch per op and
+        // chunk); the groups it leaves take the general path.
+        let mut fallback = |file: &[Lanes], g: usize, coord: [Lanes; 3]| {
+            sample_group(t, file, nu, groups, g, coord, tex.as_ref(), sampler)
+        };
+        q.run_chunk(file, &regs, &mut fallback);
         return;
     }
     for g in 0..groups {
-        let coord = read_coord(file, g);
+        let coord = regs.read(file, g);
         let r = sample_group(t, file, nu, groups, g, coord, tex.as_ref(), sampler);
         store_results(file, &dst_loc, nres, g, r);
     }
@@ -2861,6 +3352,117 @@ mod tests {
             checked.iter().all(|&n| n > 0),
             "every LOD mode ran: {checked:?}"
         );
+    }
+
+    /// Every monomorphised kernel of the sampling plan gives exactly the
+    /// scalar 8-bit path's bits (`sample_aos_scalar` at the levels the
+    /// scalar `choose_quads` picks): REPEAT and CLAMP_TO_EDGE per axis,
+    /// every LOD source (constant, one level or two, ilog2, LINEAR mip
+    /// filter with and without bias and clamps), levels down to 1x1 (the
+    /// paired fetch needs two columns), power-of-two and other sizes,
+    /// views starting above level 0, derivatives from tiny to huge,
+    /// coordinates far outside, infinite and NaN.  A group a kernel leaves
+    /// to the general path is counted, and most must not be.
+    #[test]
+    fn kernels_match_the_scalar_path() {
+        let mut rng = 0x0bad_cafeu32;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 17;
+            rng ^= rng << 5;
+            rng
+        };
+        let (rep, clamp) = (TexWrap::Repeat, TexWrap::ClampToEdge);
+        let mut kernels = std::collections::HashSet::new();
+        let (mut fast, mut total) = (0usize, 0usize);
+        for (w, h, last_level) in [(16, 8, 4), (12, 6, 2), (2, 32, 5)] {
+            let mut templ =
+                ResourceTemplate::texture_2d(Format::R8G8B8A8_UNORM, w, h, Default::default());
+            templ.last_level = last_level;
+            let layout = ResourceLayout::new(&templ).unwrap();
+            let data: Vec<u8> = (0..layout.size).map(|_| next() as u8).collect();
+            let mut t = Owned::new(templ, data);
+            for first in [0, 1] {
+                t.view.first_level = first;
+                let tex = t.tex();
+                for (ws, wt) in [(rep, rep), (rep, clamp), (clamp, rep), (clamp, clamp)] {
+                    for mip in [
+                        TexMipFilter::None,
+                        TexMipFilter::Nearest,
+                        TexMipFilter::Linear,
+                    ] {
+                        for (bias, min_lod, max_lod) in [
+                            (0.0, 0.0, 1000.0),
+                            (0.5, 0.0, 1000.0),
+                            (0.0, 1.0, 3.5),
+                            (0.0, 1.25, 1.25),
+                        ] {
+                            let s = SamplerState {
+                                wrap_s: ws,
+                                wrap_t: wt,
+                                min_img_filter: TexFilter::Linear,
+                                mag_img_filter: TexFilter::Linear,
+                                min_mip_filter: mip,
+                                lod_bias: bias,
+                                min_lod,
+                                max_lod,
+                                ..Default::default()
+                            };
+                            let q = tex.quad_sampler(Some(&s)).expect("a plain 2D RGBA8 view");
+                            kernels.insert(format!("{:?}", q.kernel));
+                            let args = SampleArgs::at([f32x8::ZERO; 3]);
+                            let p = LodParams::new(&tex, &s, &args);
+                            for _ in 0..150 {
+                                let mut c = || -> f32 {
+                                    match next() % 32 {
+                                        0 => f32::NAN,
+                                        1 => f32::INFINITY,
+                                        2 => 3e9,
+                                        3 => -40.0,
+                                        _ => (next() as i32 as f32) / i32::MAX as f32 * 2.0 + 0.5,
+                                    }
+                                };
+                                let base = [[c(), c()], [c(), c()]];
+                                let step = f32::from_bits(((next() % 16) + 115) << 23); // 2^-12..2^3
+                                let (dx, dy) =
+                                    ((next() % 5) as f32 * step, (next() % 5) as f32 * step);
+                                let coord = [0, 1].map(|a| {
+                                    f32x8::new(std::array::from_fn(|l| {
+                                        let (px, py) = ((l % 2) as f32, ((l / 2) % 2) as f32);
+                                        let d = if a == 0 { [dx, dy] } else { [dy, -dx] };
+                                        base[l / 4][a] + px * d[0] + py * d[1]
+                                    }))
+                                });
+                                let coord = [coord[0], coord[1], f32x8::ZERO];
+                                total += 1;
+                                let Some(got) = q.planned(&coord) else {
+                                    continue;
+                                };
+                                fast += 1;
+                                let quads = tex.choose_quads(&s, &p, &coord);
+                                let lods: [LevelChoice; LANES] =
+                                    std::array::from_fn(|l| quads[l / (LANES / 2)]);
+                                let coords = coord.map(|v| v.to_array());
+                                let want =
+                                    tex.sample_aos_scalar(&s, &lods, &coords, &[0; LANES], [0; 3]);
+                                for k in 0..4 {
+                                    assert_eq!(
+                                        got[k].to_array().map(f32::to_bits),
+                                        want[k].to_array().map(f32::to_bits),
+                                        "{w}x{h} first {first} {s:?} channel {k} at {coord:?}"
+                                    );
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // 4 wrap pairs x 4 LOD sources (REPEAT on the 12x6 view leaves
+        // every group to the general path: not a power of two)
+        let bilinear = kernels.iter().filter(|k| k.starts_with("Bilinear")).count();
+        assert_eq!(bilinear, 16, "{kernels:?}");
+        assert!(fast * 2 > total, "{fast} of {total} groups took a kernel");
     }
 
     #[test]
