@@ -336,7 +336,7 @@ impl<'a> Texture<'a> {
         // choice per quad, bilinear in SIMD (no anisotropy, no comparison).
         if matches!(args.lod, Lod::Implicit)
             && args.offset == [0, 0, 0]
-            && let Some(q) = self.quad_sampler(Some(s))
+            && let Some(q) = self.quad_sampler_unplanned(Some(s))
             && let Some(out) = self.sample_quads(&q, &args.coord)
         {
             return out;
@@ -1624,9 +1624,25 @@ enum QuadLod {
 
 impl<'a> Texture<'a> {
     /// The fast path for implicit-LOD sampling with `sampler` (`None`: the
-    /// default sampler), or `None` when a lookup needs the general path.
-    ///
+    /// default sampler), with its sampling plan, or `None` when a lookup
+    /// needs the general path.  Build it once and sample many groups: the
+    /// plan resolves level layouts up front.
     pub fn quad_sampler<'s>(&self, sampler: Option<&'s SamplerState>) -> Option<QuadSampler<'s>>
+    where
+        'a: 's,
+    {
+        let mut q = self.quad_sampler_unplanned(sampler)?;
+        q.plan();
+        Some(q)
+    }
+
+    /// [`Self::quad_sampler`] without the plan (its kernel is
+    /// [`Kernel::Other`]): for [`Self::sample`], which builds one per
+    /// group and would pay the plan's setup each time.
+    fn quad_sampler_unplanned<'s>(
+        &self,
+        sampler: Option<&'s SamplerState>,
+    ) -> Option<QuadSampler<'s>>
     where
         'a: 's,
     {
@@ -1670,7 +1686,7 @@ impl<'a> Texture<'a> {
             Swizzle::Zero | Swizzle::None => 4,
             Swizzle::One => 5,
         });
-        let mut q = QuadSampler {
+        Some(QuadSampler {
             s,
             lod,
             how,
@@ -1687,9 +1703,7 @@ impl<'a> Texture<'a> {
             out,
             kernel: Kernel::Other,
             const_lv: None,
-        };
-        q.plan();
-        Some(q)
+        })
     }
 
     /// Samples 8 lanes at `coord` (normalized, layer 0, no offset) with the
