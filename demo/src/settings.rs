@@ -87,6 +87,11 @@ impl RenderSettings {
             line_rectangular: self.msaa,
             // The demo's projection maps depth to 0..1 (see `OrbitCamera`).
             clip_halfz: true,
+            // The viewport's y scale is negative (gfx.rs: NDC +y is row 0),
+            // so GL's lower-left origin is row h: GL's top-left fill rule
+            // is Gallium's bottom-edge rule here, and a captured frame is
+            // then expressible on GL (FORMAT.md, Rasterizer).
+            bottom_edge_rule: true,
             ..RasterizerState::default()
         }
     }

@@ -113,7 +113,9 @@ fn a_malformed_scene_file_is_reported_not_rendered() {
     let bad = dir.join("bad.json");
     std::fs::write(
         &bad,
-        r#"{"format": "gallium-scene/1", "calls": [{"op": "no_such_op"}]}"#,
+        // (An unknown op is "unsupported" now, issue 16: a wrong type is
+        // what makes a file malformed.)
+        r#"{"format": "gallium-scene/1", "calls": [{"op": "draw_vbo", "count": "no_such_count"}]}"#,
     )
     .unwrap();
     let out = run_demo(
@@ -130,7 +132,7 @@ fn a_malformed_scene_file_is_reported_not_rendered() {
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("no_such_op"), "{stderr}");
+    assert!(stderr.contains("count"), "{stderr}");
     assert!(!dir.join("frame_0000.png").exists());
 }
 

@@ -1114,12 +1114,12 @@ impl SceneCapture {
             if !Arc::ptr_eq(&b.shader_buffers[i], &sh.shader_buffers[i])
                 && !slots_eq(&b.shader_buffers[i], &sh.shader_buffers[i], sb_eq)
             {
-                self.shader_buffers(stage, &b.shader_buffers[i].clone());
+                self.shader_buffers(stage, &b.shader_buffers[i].clone(), &sh.shader_buffers[i]);
             }
             if !Arc::ptr_eq(&b.shader_images[i], &sh.shader_images[i])
                 && !slots_eq(&b.shader_images[i], &sh.shader_images[i], img_eq)
             {
-                self.shader_images(stage, &b.shader_images[i].clone());
+                self.shader_images(stage, &b.shader_images[i].clone(), &sh.shader_images[i]);
             }
         }
         if !Arc::ptr_eq(&b.vertex_buffers, &sh.vertex_buffers) {
@@ -1300,8 +1300,12 @@ impl SceneCapture {
         &mut self,
         stage: ShaderType,
         slots: &[Option<ferropipe_components::batch::ShaderBufferBinding>],
+        old: &[Option<ferropipe_components::batch::ShaderBufferBinding>],
     ) {
-        let list: Vec<Value> = slots
+        // Up to the last slot bound now or before (the reference has 16
+        // slots, ferropipe 32: trailing unbound slots are not written).
+        let n = bound_len(slots).max(bound_len(old));
+        let list: Vec<Value> = slots[..n]
             .iter()
             .map(|s| match s {
                 None => Value::Null,
@@ -1323,9 +1327,11 @@ impl SceneCapture {
         &mut self,
         stage: ShaderType,
         slots: &[Option<ferropipe_components::batch::ShaderImageBinding>],
+        old: &[Option<ferropipe_components::batch::ShaderImageBinding>],
     ) {
-        let mut list = Vec::with_capacity(slots.len());
-        for s in slots {
+        let n = bound_len(slots).max(bound_len(old));
+        let mut list = Vec::with_capacity(n);
+        for s in &slots[..n] {
             list.push(match s {
                 None => Value::Null,
                 Some(s) if s.buffer_range.is_some() => {
@@ -1417,10 +1423,10 @@ impl SceneCapture {
             }
         }
         if !slots_eq(&c.buffers, &sh.buffers, sb_eq) {
-            self.shader_buffers(stage, &c.buffers);
+            self.shader_buffers(stage, &c.buffers, &sh.buffers);
         }
         if !slots_eq(&c.images, &sh.images, img_eq) {
-            self.shader_images(stage, &c.images);
+            self.shader_images(stage, &c.images, &sh.images);
         }
         if c.globals.iter().any(Option::is_some) {
             self.inexpressible(
@@ -1756,6 +1762,11 @@ fn semantics(src: &ShaderSource, m: &mut Map<String, Value>) {
     if !s.is_empty() {
         m.insert("semantics".into(), Value::Object(s));
     }
+}
+
+/// One past the last bound slot.
+fn bound_len<T>(slots: &[Option<T>]) -> usize {
+    slots.iter().rposition(Option::is_some).map_or(0, |k| k + 1)
 }
 
 /// Slot lists equal, a missing slot counting as unbound.

@@ -6,6 +6,44 @@ use serde_json::{Map, Value};
 
 use super::SceneError;
 
+/// Edit distance (insertions, deletions, substitutions, transpositions of
+/// neighbours) between two short names.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = v;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+/// `" (did you mean `x`?)"` for the known name closest to `name`, when it
+/// is close: at most a third of its letters (at least 1) differ.
+pub fn did_you_mean<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> String {
+    let limit = (name.chars().count() / 3).max(1);
+    known
+        .into_iter()
+        .map(|k| (edit_distance(name, k), k))
+        .filter(|(d, _)| *d <= limit)
+        .min()
+        .map_or(String::new(), |(_, k)| format!(" (did you mean `{k}`?)"))
+}
+
 /// One JSON object being read, with the context its errors name.
 pub(crate) struct Obj<'a> {
     pub map: &'a Map<String, Value>,
@@ -53,8 +91,9 @@ impl<'a> Obj<'a> {
         for k in self.map.keys() {
             if k != "comment" && k != "op" && !allowed.contains(&k.as_str()) {
                 return Err(SceneError::Unsupported(format!(
-                    "{}: unsupported field '{k}'",
-                    self.what
+                    "{}: unsupported field '{k}'{}",
+                    self.what,
+                    did_you_mean(k, allowed.iter().copied())
                 )));
             }
         }

@@ -1806,7 +1806,12 @@ fn parse_call(
             let name = &op["bind_".len()..op.len() - "_state".len()];
             let kind = cso_kind(name)
                 .filter(|k| *k != Kind::Sampler)
-                .ok_or_else(|| SceneError::Malformed(format!("call {index}: unknown op {op:?}")))?;
+                .ok_or_else(|| {
+                    SceneError::Unsupported(format!(
+                        "call {index}: unknown op {op:?}{}",
+                        super::json::did_you_mean(op, KNOWN_OPS.iter().copied())
+                    ))
+                })?;
             o.check_fields(&["id"])?;
             Call::Bind {
                 kind,
@@ -1815,8 +1820,12 @@ fn parse_call(
         }
         _ if op.starts_with("delete_") && op.ends_with("_state") => {
             let name = &op["delete_".len()..op.len() - "_state".len()];
-            let kind = cso_kind(name)
-                .ok_or_else(|| SceneError::Malformed(format!("call {index}: unknown op {op:?}")))?;
+            let kind = cso_kind(name).ok_or_else(|| {
+                SceneError::Unsupported(format!(
+                    "call {index}: unknown op {op:?}{}",
+                    super::json::did_you_mean(op, KNOWN_OPS.iter().copied())
+                ))
+            })?;
             o.check_fields(&["id"])?;
             Call::Delete {
                 kind,
@@ -2297,9 +2306,84 @@ fn parse_call(
             Call::TimingBegin
         }
         other => {
-            return Err(SceneError::Malformed(format!(
-                "call {index}: unknown op {other:?}"
+            // FORMAT.md: a call a driver does not support exits 3.
+            return Err(SceneError::Unsupported(format!(
+                "call {index}: unknown op {other:?}{}",
+                super::json::did_you_mean(other, KNOWN_OPS.iter().copied())
             )));
         }
     })
 }
+
+/// Every op the reader knows, for "did you mean" hints.
+const KNOWN_OPS: &[&str] = &[
+    "resource_create",
+    "resource_destroy",
+    "buffer_subdata",
+    "texture_subdata",
+    "create_surface",
+    "surface_destroy",
+    "create_sampler_view",
+    "sampler_view_destroy",
+    "create_blend_state",
+    "create_depth_stencil_alpha_state",
+    "create_rasterizer_state",
+    "create_sampler_state",
+    "create_vertex_elements_state",
+    "create_vs_state",
+    "create_fs_state",
+    "create_compute_state",
+    "bind_blend_state",
+    "bind_depth_stencil_alpha_state",
+    "bind_rasterizer_state",
+    "bind_vertex_elements_state",
+    "bind_vs_state",
+    "bind_fs_state",
+    "bind_compute_state",
+    "bind_sampler_states",
+    "delete_blend_state",
+    "delete_depth_stencil_alpha_state",
+    "delete_rasterizer_state",
+    "delete_sampler_state",
+    "delete_vertex_elements_state",
+    "delete_vs_state",
+    "delete_fs_state",
+    "delete_compute_state",
+    "set_framebuffer_state",
+    "set_viewport_states",
+    "set_scissor_states",
+    "set_vertex_buffers",
+    "set_index_buffer",
+    "set_constant_buffer",
+    "set_sampler_views",
+    "set_shader_buffers",
+    "set_shader_images",
+    "set_blend_color",
+    "set_stencil_ref",
+    "set_sample_mask",
+    "set_min_samples",
+    "set_clip_state",
+    "set_polygon_stipple",
+    "clear",
+    "clear_render_target",
+    "clear_depth_stencil",
+    "clear_buffer",
+    "draw_vbo",
+    "launch_grid",
+    "create_query",
+    "destroy_query",
+    "begin_query",
+    "end_query",
+    "get_query_result",
+    "render_condition",
+    "resource_copy_region",
+    "blit",
+    "create_stream_output_target",
+    "stream_output_target_destroy",
+    "set_stream_output_targets",
+    "flush",
+    "flush_resource",
+    "texture_barrier",
+    "memory_barrier",
+    "timing_begin",
+];

@@ -54,10 +54,34 @@ fn malformed_scenes_exit_2_naming_call_and_field() {
         &json!({"format": "gallium-scene/1"}).to_string(),
         &["calls"],
     );
-    malformed(
-        &scene(json!([{"op": "frobnicate"}])),
-        &["call 0", "frobnicate"],
-    );
+    // An op nobody knows is a call ferropipe does not support (exit 3,
+    // FORMAT.md), with a hint when it is close to one it knows.
+    match parse(&scene(json!([{"op": "frobnicate"}]))) {
+        Err(SceneError::Unsupported(m)) => {
+            assert!(
+                m.contains("call 0") && m.contains("frobnicate") && !m.contains("did you mean"),
+                "{m}"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    match parse(&scene(
+        json!([{"op": "resource_craete", "id": "b", "width0": 4}]),
+    )) {
+        Err(SceneError::Unsupported(m)) => {
+            assert!(m.contains("did you mean `resource_create`?"), "{m}")
+        }
+        other => panic!("{other:?}"),
+    }
+    match parse(&scene(json!([{"op": "draw_vbo", "cuont": 3}]))) {
+        Err(SceneError::Unsupported(m)) => {
+            assert!(
+                m.contains("'cuont'") && m.contains("did you mean `count`?"),
+                "{m}"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
     malformed(&scene(json!([{"id": "x"}])), &["call 0", "op"]);
     malformed(&scene(json!([5])), &["call 0"]);
     malformed(
