@@ -67,6 +67,10 @@ pub struct ShaderBufferBinding {
     /// Byte offset (a multiple of 4: `PIPE_CAP_SHADER_BUFFER_OFFSET_ALIGNMENT`).
     pub offset: u32,
     pub size: u32,
+    /// Its bit of `set_shader_buffers`' `writable_bitmask`: a draw or
+    /// launch whose shader stores to (or runs atomics on) this slot while
+    /// it is clear is refused.
+    pub writable: bool,
 }
 
 /// One `set_shader_images` slot (`struct pipe_image_view`), validated.
@@ -84,6 +88,9 @@ pub struct ShaderImageBinding {
     /// viewed bytes, `(offset, size)`, offset a multiple of 4; the image
     /// is `size / texel bytes` texels wide.
     pub buffer_range: Option<(u32, u32)>,
+    /// `pipe_image_view::access`: the loads and stores the view allows
+    /// (checked against the shader at each draw and launch).
+    pub access: crate::enums::ImageAccess,
 }
 
 /// Shader buffer slots of a stage, up to the last one ever bound.

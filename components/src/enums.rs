@@ -557,6 +557,18 @@ gallium_flags! {
 }
 
 gallium_flags! {
+    /// `PIPE_IMAGE_ACCESS_*`: what a shader may do with a bound image
+    /// (`pipe_image_view::access`).  A draw or launch whose shader reads
+    /// an image bound without `READ`, or writes one bound without `WRITE`,
+    /// is refused (GL: `imageLoad` on a `GL_WRITE_ONLY` unit is undefined).
+    pub struct ImageAccess: u32 {
+        const READ = 1 << 0 => "PIPE_IMAGE_ACCESS_READ";
+        const WRITE = 1 << 1 => "PIPE_IMAGE_ACCESS_WRITE";
+        const READ_WRITE = (1 << 0) | (1 << 1) => "PIPE_IMAGE_ACCESS_READ_WRITE";
+    }
+}
+
+gallium_flags! {
     /// `PIPE_BARRIER_*` for `memory_barrier`.
     pub struct BarrierFlags: u32 {
         const MAPPED_BUFFER = 1 << 0 => "PIPE_BARRIER_MAPPED_BUFFER";

@@ -229,6 +229,15 @@ pub struct ShaderInfo {
     pub shader_buffers_used: u32,
     /// Bit i: shader image i (`@group(4) @binding(i)`) is read or written.
     pub shader_images_used: u32,
+    /// Bit i: the shader stores to shader buffer i or runs atomics on it
+    /// (checked against `set_shader_buffers`' `writable_bitmask`).
+    pub shader_buffers_written: u32,
+    /// Bit i: the shader loads from shader image i (`textureLoad`; checked
+    /// against the view's `PIPE_IMAGE_ACCESS_READ`).
+    pub shader_images_read: u32,
+    /// Bit i: the shader stores to shader image i (`textureStore`; checked
+    /// against the view's `PIPE_IMAGE_ACCESS_WRITE`).
+    pub shader_images_written: u32,
     /// The shader has side effects: it stores to shader buffers or images
     /// or runs atomics on them.  A fragment shader that does runs for every
     /// covered fragment before the depth test (late depth), unless it asks

@@ -15,10 +15,12 @@
 use std::path::PathBuf;
 
 use clap::Parser;
+use clap::builder::RangedU64ValueParser;
 use demo::render::SceneSource;
 use demo::scenes::{SceneKind, SceneParams};
 use demo::settings::{MAX_DIMENSION, RenderSettings};
 use demo::{app, headless};
+use ferropipe::screen::MAX_ENV_THREADS;
 
 /// ferropipe's interactive demo.
 #[derive(Parser, Debug)]
@@ -39,15 +41,16 @@ struct Args {
     /// Headless: output directory for frame_NNNN.png.
     #[arg(long, default_value = "out/demo")]
     out: PathBuf,
-    /// Frame width in pixels (window: fixes the resolution instead of
-    /// following the window).
-    #[arg(long)]
+    /// Frame width in pixels, 1..=4096 (window: fixes the resolution
+    /// instead of following the window).
+    #[arg(long, value_parser = dimension())]
     width: Option<u32>,
-    /// Frame height in pixels.
-    #[arg(long)]
+    /// Frame height in pixels, 1..=4096.
+    #[arg(long, value_parser = dimension())]
     height: Option<u32>,
-    /// Worker threads (0 = FERROPIPE_NUM_THREADS, else one per CPU).
-    #[arg(long, default_value_t = 0)]
+    /// Worker threads, 0..=1024 (0 = FERROPIPE_NUM_THREADS, else one per
+    /// CPU).
+    #[arg(long, default_value_t = 0, value_parser = in_range::<usize>(0, MAX_ENV_THREADS as u64))]
     threads: usize,
     /// 4x multisampling.
     #[arg(long)]
@@ -56,11 +59,13 @@ struct Args {
     /// examples/custom_system.rs) instead of the image.
     #[arg(long)]
     overdraw: bool,
-    /// Stress scene: triangle count.
-    #[arg(long, default_value_t = SceneParams::default().stress_triangles)]
+    /// Stress scene: triangle count, 32..=20000000.
+    #[arg(long, default_value_t = SceneParams::default().stress_triangles,
+          value_parser = in_range::<u32>(32, 20_000_000))]
     triangles: u32,
-    /// Field scene: cubes per side (instances = side²).
-    #[arg(long, default_value_t = SceneParams::default().field_side)]
+    /// Field scene: cubes per side (instances = side²), 1..=1024.
+    #[arg(long, default_value_t = SceneParams::default().field_side,
+          value_parser = in_range::<u32>(1, 1024))]
     field_side: u32,
     /// Animation time in seconds: the window freezes it there; headless
     /// starts there.
@@ -85,6 +90,20 @@ struct Args {
     /// Window size in logical pixels, WxH.
     #[arg(long, default_value = "1280x800", value_parser = parse_size)]
     window_size: (u32, u32),
+}
+
+/// A parser of whole numbers in `min..=max`: a value outside is a usage
+/// error naming the argument and the range (exit status 2), never clamped.
+fn in_range<T>(min: u64, max: u64) -> RangedU64ValueParser<T>
+where
+    T: TryFrom<u64> + Clone + Send + Sync + 'static,
+{
+    RangedU64ValueParser::<T>::new().range(min..=max)
+}
+
+/// `--width` / `--height`: `1..=MAX_DIMENSION`.
+fn dimension() -> RangedU64ValueParser<u32> {
+    in_range(1, u64::from(MAX_DIMENSION))
 }
 
 fn parse_size(s: &str) -> Result<(u32, u32), String> {
@@ -128,8 +147,8 @@ fn main() {
     }
     settings.clamp_size();
     let params = SceneParams {
-        field_side: args.field_side.clamp(1, 1024),
-        stress_triangles: args.triangles.clamp(32, 20_000_000),
+        field_side: args.field_side,
+        stress_triangles: args.triangles,
     };
     let source = match &args.scene_file {
         Some(path) => SceneSource::from_path(path.clone()),

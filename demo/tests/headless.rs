@@ -90,6 +90,24 @@ fn screenshot_without_display_is_an_error_not_a_hang() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("needs a display"));
 }
 
+/// Out-of-range numbers are usage errors naming the argument and its
+/// range (clap's exit status 2), not silently clamped.
+#[test]
+fn out_of_range_arguments_are_errors_naming_the_range() {
+    for (args, name, range) in [
+        (["--width", "20000"], "--width", "1..=4096"),
+        (["--threads", "10000"], "--threads", "0..=1024"),
+        (["--field-side", "0"], "--field-side", "1..=1024"),
+    ] {
+        let mut all = vec!["--headless", "--frames", "1"];
+        all.extend(args);
+        let out = run_demo(&all, &NO_DISPLAY, Duration::from_secs(60));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(name) && err.contains(range), "{args:?}: {err}");
+    }
+}
+
 #[test]
 fn headless_replays_a_scene_file() {
     let dir = scratch_dir("scene-file");

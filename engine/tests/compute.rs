@@ -617,6 +617,7 @@ fn texture(screen: &Screen, ctx: &mut Context, f: Format, w: u32, h: u32, data: 
 
 fn image(r: &Resource) -> ImageView<'_> {
     ImageView {
+        access: ImageAccess::READ_WRITE,
         resource: r,
         format: r.template().format,
         level: 0,
@@ -979,6 +980,7 @@ fn bad_input_is_a_typed_error() {
             ShaderType::Compute,
             0,
             &[Some(ImageView {
+                access: ImageAccess::READ_WRITE,
                 level: 3,
                 ..image(&rgba)
             })]
@@ -990,6 +992,7 @@ fn bad_input_is_a_typed_error() {
             ShaderType::Compute,
             0,
             &[Some(ImageView {
+                access: ImageAccess::READ_WRITE,
                 format: Format::R8G8B8A8_SRGB,
                 ..image(&rgba)
             })]
@@ -1156,12 +1159,14 @@ fn array_3d_and_mipmapped_images_address_the_viewed_layers() {
         0,
         &[
             Some(ImageView {
+                access: ImageAccess::READ_WRITE,
                 first_layer: 1,
                 last_layer: 2,
                 ..image(&arr)
             }),
             Some(image(&vol)),
             Some(ImageView {
+                access: ImageAccess::READ_WRITE,
                 level: 1,
                 ..image(&mip)
             }),
@@ -1304,6 +1309,7 @@ fn buffer_images_view_a_byte_range_as_texels() {
     let bytes: Vec<u8> = px.iter().flat_map(|v| v.to_le_bytes()).collect();
     ctx.buffer_subdata(&src, 0, &bytes).unwrap();
     let view = |r, format, offset, size| ImageView {
+        access: ImageAccess::READ_WRITE,
         format,
         offset,
         size,
@@ -1422,11 +1428,13 @@ fn cube_images_are_layered_faces() {
         0,
         &[
             Some(ImageView {
+                access: ImageAccess::READ_WRITE,
                 last_layer: 5,
                 ..image(&cube)
             }),
             // the second cube of the array only
             Some(ImageView {
+                access: ImageAccess::READ_WRITE,
                 first_layer: 6,
                 last_layer: 11,
                 ..image(&arr)
@@ -1598,4 +1606,127 @@ fn overrides_are_set_at_creation() {
     ctx.bind_compute_state(Some(cs)).unwrap();
     ctx.launch_grid(&grid([4, 1, 1], [1, 1, 1])).unwrap();
     assert_eq!(&read_words(&mut ctx, &buf)[..5], &[0, 10, 20, 30, 0]);
+}
+
+/// `writable_bitmask` and `pipe_image_view::access` mean what Gallium
+/// says: a launch whose kernel writes a buffer slot bound without its
+/// writable bit, stores to an image whose view lacks `WRITE`, or loads
+/// from one whose view lacks `READ`, is an `InvalidArgument` naming the
+/// member, the slot and the stage, and runs nothing; slots the kernel only
+/// reads need no bit.
+#[test]
+fn writable_bitmask_and_image_access_are_enforced_at_launch() {
+    let (screen, mut ctx) = setup(1);
+    let field_of = |e: &Error| match e {
+        Error::InvalidArgument { field, .. } => *field,
+        _ => "",
+    };
+    let one = grid([4, 1, 1], [1, 1, 1]);
+    // slot 0 read only, slot 1 written
+    kernel(
+        &mut ctx,
+        "@group(3) @binding(0) var<storage, read> a: array<u32>;
+         @group(3) @binding(1) var<storage, read_write> b: array<u32>;
+         @compute @workgroup_size(4) fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+             b[g.x] = a[g.x] + 1u;
+         }",
+    );
+    let a = buffer(&screen, &mut ctx, &[10, 20, 30, 40]);
+    let b = buffer(&screen, &mut ctx, &[0; 4]);
+    fn sb(r: &Resource) -> Option<ShaderBuffer<'_>> {
+        Some(ShaderBuffer {
+            buffer: r,
+            offset: 0,
+            size: r.template().width0,
+        })
+    }
+    for mask in [0b00, 0b01] {
+        ctx.set_shader_buffers(ShaderType::Compute, 0, &[sb(&a), sb(&b)], mask)
+            .unwrap();
+        let e = ctx.launch_grid(&one).unwrap_err();
+        assert_eq!(field_of(&e), "writable_bitmask", "{e}");
+        let msg = e.to_string();
+        assert!(msg.contains("slot 1") && msg.contains("compute"), "{msg}");
+    }
+    assert_eq!(read_words(&mut ctx, &b), vec![0; 4], "nothing ran");
+    // the read-only slot needs no bit
+    ctx.set_shader_buffers(ShaderType::Compute, 0, &[sb(&a), sb(&b)], 0b10)
+        .unwrap();
+    ctx.launch_grid(&one).unwrap();
+    ctx.memory_barrier(BarrierFlags::MAPPED_BUFFER).unwrap();
+    assert_eq!(read_words(&mut ctx, &b), vec![11, 21, 31, 41]);
+
+    // images: slot 0 loaded, slot 1 stored
+    kernel(
+        &mut ctx,
+        "@group(4) @binding(0) var src: texture_storage_2d<r32uint, read>;
+         @group(4) @binding(1) var dst: texture_storage_2d<r32uint, write>;
+         @compute @workgroup_size(4) fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+             let p = vec2<i32>(i32(g.x), 0);
+             textureStore(dst, p, textureLoad(src, p) * 2u);
+         }",
+    );
+    let texels = |v: &[u32]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    let src = texture(
+        &screen,
+        &mut ctx,
+        Format::R32_UINT,
+        4,
+        1,
+        &texels(&[1, 2, 3, 4]),
+    );
+    let dst = texture(&screen, &mut ctx, Format::R32_UINT, 4, 1, &texels(&[0; 4]));
+    fn view(r: &Resource, access: ImageAccess) -> ImageView<'_> {
+        ImageView { access, ..image(r) }
+    }
+    for (src_access, dst_access, lacks, slot) in [
+        (
+            ImageAccess::WRITE,
+            ImageAccess::WRITE,
+            "PIPE_IMAGE_ACCESS_READ",
+            0,
+        ),
+        (
+            ImageAccess::READ,
+            ImageAccess::READ,
+            "PIPE_IMAGE_ACCESS_WRITE",
+            1,
+        ),
+    ] {
+        ctx.set_shader_images(
+            ShaderType::Compute,
+            0,
+            &[Some(view(&src, src_access)), Some(view(&dst, dst_access))],
+        )
+        .unwrap();
+        let e = ctx.launch_grid(&one).unwrap_err();
+        assert_eq!(field_of(&e), "access", "{e}");
+        let msg = e.to_string();
+        assert!(
+            msg.contains(lacks) && msg.contains(&format!("slot {slot}")) && msg.contains("compute"),
+            "{msg}"
+        );
+    }
+    assert_eq!(read_texture(&mut ctx, &dst), texels(&[0; 4]), "nothing ran");
+    ctx.set_shader_images(
+        ShaderType::Compute,
+        0,
+        &[
+            Some(view(&src, ImageAccess::READ)),
+            Some(view(&dst, ImageAccess::WRITE)),
+        ],
+    )
+    .unwrap();
+    ctx.launch_grid(&one).unwrap();
+    ctx.memory_barrier(BarrierFlags::MAPPED_BUFFER).unwrap();
+    assert_eq!(read_texture(&mut ctx, &dst), texels(&[2, 4, 6, 8]));
+    // a view that allows nothing is refused when bound
+    let e = ctx
+        .set_shader_images(
+            ShaderType::Compute,
+            0,
+            &[Some(view(&src, ImageAccess::empty()))],
+        )
+        .unwrap_err();
+    assert_eq!(field_of(&e), "access", "{e}");
 }

@@ -24,7 +24,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use ferropipe::components::batch::{StageResources, StateBlock};
+use ferropipe::components::batch::{ShaderBufferBinding, StageResources, StateBlock};
 use ferropipe::components::draw::{
     ConstantBufferBinding, DrawInfo, FramebufferState, IndexBufferBinding, StreamOutputBinding,
     StreamOutputTarget, VertexBufferBinding,
@@ -400,6 +400,12 @@ fn audits() -> Vec<Audit> {
             offset,
             size
         }),
+        audit!(ShaderBufferBinding {
+            buffer,
+            offset,
+            size,
+            writable,
+        }),
         audit!(ImageView {
             resource,
             format,
@@ -408,6 +414,7 @@ fn audits() -> Vec<Audit> {
             last_layer,
             offset,
             size,
+            access,
         }),
         audit!(GridInfo {
             pc,

@@ -380,3 +380,48 @@ fn unbound_slots_are_draw_errors_and_draws_keep_their_bindings() {
     assert_eq!(f.words(&counts), vec![covered().len() as u32]);
     assert_eq!(f.words(&other), vec![0]);
 }
+
+/// A fragment shader that runs atomics on a slot bound without its
+/// `writable_bitmask` bit fails its draw (`InvalidArgument` naming the
+/// member, the slot and the stage) and writes nothing; the vertex
+/// shader's read-only slot needs no bit.
+#[test]
+fn writes_to_slots_bound_read_only_are_draw_errors() {
+    let (mut f, _) = fixture(2, None);
+    let offs: Vec<u8> = offsets().iter().flat_map(|v| v.to_le_bytes()).collect();
+    let ob = f.buffer(&offs, BindFlags::SHADER_BUFFER);
+    let counts = f.words_buffer(1, 0);
+    fn whole(b: &Resource) -> Option<ShaderBuffer<'_>> {
+        Some(ShaderBuffer {
+            buffer: b,
+            offset: 0,
+            size: b.template().width0,
+        })
+    }
+    f.ctx
+        .set_shader_buffers(ShaderType::Vertex, 0, &[whole(&ob)], 0)
+        .unwrap();
+    f.bind_fs(&FS_COUNT.replace("EARLY", ""));
+    f.ctx
+        .set_shader_buffers(ShaderType::Fragment, 0, &[whole(&counts)], 0)
+        .unwrap();
+    let e = f.draw().unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ferropipe::Error::InvalidArgument {
+                field: "writable_bitmask",
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let msg = e.to_string();
+    assert!(msg.contains("slot 0") && msg.contains("fragment"), "{msg}");
+    f.ctx
+        .set_shader_buffers(ShaderType::Fragment, 0, &[whole(&counts)], 1)
+        .unwrap();
+    f.draw().unwrap();
+    f.ctx.memory_barrier(BarrierFlags::MAPPED_BUFFER).unwrap();
+    assert_eq!(f.words(&counts), vec![covered().len() as u32]);
+}

@@ -1007,9 +1007,9 @@ fn created_id(call: &Call) -> Option<&str> {
 /// A scene's image view on a live resource, FORMAT.md's defaults
 /// resolved: the resource's format; `last_layer` the last layer (3D: the
 /// last slice of the level) of array, cube and 3D resources, else
-/// `first_layer`.  `access` is not part of ferropipe's view: reading an
-/// image the view says is write-only, or the reverse, is undefined in GL
-/// and Gallium alike, so nothing depends on it.
+/// `first_layer`.  `access` (the reader's mask, READ | WRITE when
+/// omitted) becomes the view's: a shader that reads an image the view
+/// says is write-only, or the reverse, fails its draw or launch.
 fn image_view<'a>(v: &ImageSpec, r: &'a Resource) -> ferropipe::ImageView<'a> {
     let t = r.template();
     let layered = matches!(
@@ -1041,6 +1041,7 @@ fn image_view<'a>(v: &ImageSpec, r: &'a Resource) -> ferropipe::ImageView<'a> {
         last_layer,
         offset: 0,
         size,
+        access: ferropipe_components::enums::ImageAccess::from_bits_truncate(v.access),
     }
 }
 

@@ -21,8 +21,9 @@ use std::sync::Arc;
 
 use bevy_ecs::resource::Resource as EcsResource;
 use ferropipe_components::batch::StageResources;
-use ferropipe_components::enums::{BindFlags, ShaderType, TextureTarget};
+use ferropipe_components::enums::{BindFlags, ImageAccess, ShaderType, TextureTarget};
 use ferropipe_components::format::Format;
+use ferropipe_components::shader::ShaderInfo;
 use ferropipe_shader::compute::{MAX_WORKGROUP_INVOCATIONS, MAX_WORKGROUP_SIZE};
 use ferropipe_shader::lower::memory::{
     MAX_GLOBAL_BINDINGS, MAX_SHADER_BUFFERS, MAX_SHADER_IMAGES, MAX_SHARED_BYTES,
@@ -90,6 +91,11 @@ pub struct ImageView<'a> {
     /// Buffer images: bytes viewed; the image is `size / texel bytes`
     /// texels wide.
     pub size: u32,
+    /// `PIPE_IMAGE_ACCESS_READ` and/or `_WRITE`: what shaders may do with
+    /// the image.  A draw or launch whose shader loads from it without
+    /// `READ` or stores to it without `WRITE` is an `InvalidArgument`
+    /// naming `access`; an empty mask is refused here.
+    pub access: ImageAccess,
 }
 
 /// `struct pipe_grid_info`.
@@ -367,9 +373,13 @@ impl Context {
 
     /// `set_shader_buffers` for `PIPE_SHADER_COMPUTE`, `_VERTEX` and
     /// `_FRAGMENT` (each stage has its own 32 slots): slots
-    /// `start_slot..`; `None` unbinds.  `writable_bitmask` is accepted and
-    /// not needed: every shader buffer is memory the shader may write
-    /// (read-only `var<storage, read>` bindings simply never do).  Vertex
+    /// `start_slot..`; `None` unbinds.  Bit `i` of `writable_bitmask`
+    /// lets the shader write `buffers[i]` (slot `start_slot + i`): a draw
+    /// or launch whose shader stores to or runs atomics on a slot bound
+    /// without it is an `InvalidArgument` naming `writable_bitmask`, the
+    /// slot and the stage (checked once per draw, against the shader's
+    /// [`ShaderInfo::shader_buffers_written`]).  Bits at or above
+    /// `buffers.len()` name no buffer (so `!0` means "all writable").  Vertex
     /// and fragment bindings are draw state (recorded draws keep theirs);
     /// compute bindings never change what a draw uses.
     pub fn set_shader_buffers(
@@ -380,11 +390,13 @@ impl Context {
         writable_bitmask: u32,
     ) -> Result<()> {
         self.alive("set_shader_buffers")?;
-        let _ = writable_bitmask;
         let call = "set_shader_buffers";
         let stage = resolve_stage(call, shader)?;
+        let mut index = 0;
         let bindings = check_slots(call, start_slot, buffers, MAX_SHADER_BUFFERS, |b| {
-            validate_shader_buffer(call, b)
+            let writable = writable_bitmask & 1u32.checked_shl(index).unwrap_or(0) != 0;
+            index += 1;
+            validate_shader_buffer(call, b, writable)
         })?;
         match stage {
             None => {
@@ -632,6 +644,13 @@ impl Context {
                 ));
             }
         }
+        check_storage_access(
+            CALL,
+            "compute",
+            &cso.shader.program().info,
+            &b.buffers,
+            &b.images,
+        )?;
         self.record(super::CapturedCall::LaunchGrid(info));
         // draws recorded so far write what the kernel may read
         self.flush_recorded()?;
@@ -777,7 +796,11 @@ fn check_slots<T, B>(
 }
 
 /// Validates one shader buffer (`pipe_shader_buffer`).
-fn validate_shader_buffer(call: &'static str, b: &ShaderBuffer) -> Result<ShaderBufferBinding> {
+fn validate_shader_buffer(
+    call: &'static str,
+    b: &ShaderBuffer,
+    writable: bool,
+) -> Result<ShaderBufferBinding> {
     let t = b.buffer.template();
     if t.target != TextureTarget::Buffer {
         return Err(Error::invalid(
@@ -799,6 +822,7 @@ fn validate_shader_buffer(call: &'static str, b: &ShaderBuffer) -> Result<Shader
         buffer: b.buffer.shared().clone(),
         offset: b.offset,
         size: b.size,
+        writable,
     })
 }
 
@@ -864,6 +888,8 @@ fn validate_global(call: &'static str, r: &Resource) -> Result<ShaderBufferBindi
         buffer: r.shared().clone(),
         offset: 0,
         size: t.width0,
+        // GLOBAL memory has no read-only binding
+        writable: true,
     })
 }
 
@@ -897,6 +923,7 @@ fn validate_buffer_image(call: &'static str, v: &ImageView) -> Result<ShaderImag
         first_layer: 0,
         last_layer: 0,
         buffer_range: Some((v.offset, v.size)),
+        access: v.access,
     })
 }
 
@@ -904,6 +931,13 @@ fn validate_buffer_image(call: &'static str, v: &ImageView) -> Result<ShaderImag
 fn validate_shader_image(call: &'static str, v: &ImageView) -> Result<ShaderImageBinding> {
     let t = v.resource.template();
     require_bind(call, "resource", v.resource, BindFlags::SHADER_IMAGE)?;
+    if !v.access.intersects(ImageAccess::READ_WRITE) {
+        return Err(Error::invalid(
+            call,
+            "access",
+            "neither PIPE_IMAGE_ACCESS_READ nor PIPE_IMAGE_ACCESS_WRITE",
+        ));
+    }
     if t.target == TextureTarget::Buffer {
         return validate_buffer_image(call, v);
     }
@@ -949,5 +983,69 @@ fn validate_shader_image(call: &'static str, v: &ImageView) -> Result<ShaderImag
         first_layer: v.first_layer,
         last_layer: v.last_layer,
         buffer_range: None,
+        access: v.access,
     })
+}
+
+/// The shader of `stage` (described by `info`) writes only shader buffers
+/// bound with their `writable_bitmask` bit, and loads from / stores to
+/// only images whose view's `access` has `READ` / `WRITE` (Gallium's
+/// contract: drivers may bind a slot without those bits read-only, so
+/// the access is undefined there; here it is refused).  Run once per draw
+/// and launch, after the used slots are known to be bound; 32 bit tests
+/// per kind, nothing per fragment.
+pub(crate) fn check_storage_access(
+    call: &'static str,
+    stage: &str,
+    info: &ShaderInfo,
+    buffers: &[Option<ShaderBufferBinding>],
+    images: &[Option<ShaderImageBinding>],
+) -> Result<()> {
+    for slot in 0..32usize {
+        let bit = 1u32 << slot;
+        if info.shader_buffers_written & bit != 0
+            && let Some(Some(b)) = buffers.get(slot)
+            && !b.writable
+        {
+            return Err(Error::invalid(
+                call,
+                "writable_bitmask",
+                format!(
+                    "shader buffer slot {slot} (@group(3) @binding({slot})) of the {stage} stage \
+                     is written by its shader but was bound without its writable_bitmask bit"
+                ),
+            ));
+        }
+        let Some(Some(img)) = images.get(slot) else {
+            continue;
+        };
+        for (used, need, what) in [
+            (
+                info.shader_images_read,
+                ImageAccess::READ,
+                "read (textureLoad)",
+            ),
+            (
+                info.shader_images_written,
+                ImageAccess::WRITE,
+                "written (textureStore)",
+            ),
+        ] {
+            if used & bit != 0 && !img.access.contains(need) {
+                let flag = ImageAccess::NAMED
+                    .iter()
+                    .find(|(_, f)| *f == need)
+                    .map_or("", |(n, _)| n);
+                return Err(Error::invalid(
+                    call,
+                    "access",
+                    format!(
+                        "shader image slot {slot} (@group(4) @binding({slot})) of the {stage} stage \
+                         is {what} by its shader but its view's access lacks {flag}"
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }

@@ -261,6 +261,13 @@ fn check_storage(s: &StateBlock) -> Result<()> {
                 ));
             }
         }
+        super::compute::check_storage_access(
+            CALL,
+            name,
+            info,
+            &res.shader_buffers,
+            &res.shader_images,
+        )?;
         for img in res.shader_images.iter().flatten() {
             let rendered = fb
                 .cbufs

@@ -590,3 +590,31 @@ fn inactive_invocations_of_a_partial_block_do_nothing() {
     assert_eq!(values(&out), want);
     assert_eq!(values(&count), vec![6]);
 }
+
+/// The per-slot access bits the draw and launch checks compare with
+/// `writable_bitmask` and `pipe_image_view::access`: stores and atomics
+/// mark a buffer written, loads alone do not (nor does `read_write`
+/// without a store); image loads and stores mark their own bits.
+#[test]
+fn access_bits_record_what_the_body_loads_and_stores() {
+    let s = cs("
+        @group(3) @binding(0) var<storage, read> a: array<u32>;
+        @group(3) @binding(1) var<storage, read_write> b: array<u32>;
+        @group(3) @binding(2) var<storage, read_write> c: array<atomic<u32>>;
+        @group(3) @binding(3) var<storage, read_write> d: array<u32>;
+        @group(4) @binding(0) var src: texture_storage_2d<r32uint, read>;
+        @group(4) @binding(1) var dst: texture_storage_2d<r32uint, write>;
+        @group(4) @binding(2) var rw: texture_storage_2d<r32uint, read_write>;
+        @compute @workgroup_size(4)
+        fn main(@builtin(local_invocation_index) i: u32) {
+            let p = vec2<i32>(i32(i), 0);
+            b[i] = a[i] + d[i];
+            atomicAdd(&c[0], 1u);
+            textureStore(dst, p, textureLoad(src, p) + textureLoad(rw, p));
+        }");
+    let info = &s.program().info;
+    assert_eq!(info.shader_buffers_used, 0b1111);
+    assert_eq!(info.shader_buffers_written, 0b0110);
+    assert_eq!(info.shader_images_read, 0b101);
+    assert_eq!(info.shader_images_written, 0b010);
+}

@@ -313,6 +313,26 @@ fn lower_entry_inner(
         Op::ImageStore(_) => true,
         _ => false,
     });
+    // per slot, what the bound views must allow (`writable_bitmask`,
+    // `PIPE_IMAGE_ACCESS_*`): taken from the final body, so only the
+    // accesses that survive optimisation count
+    for op in &prog.body {
+        let info = &mut prog.info;
+        match op {
+            Op::MemStore {
+                space: MemSpace::Buffer(slot),
+                ..
+            } => info.shader_buffers_written |= 1 << slot,
+            Op::MemAtomic(a) => {
+                if let MemSpace::Buffer(slot) = a.space {
+                    info.shader_buffers_written |= 1 << slot;
+                }
+            }
+            Op::ImageLoad(i) => info.shader_images_read |= 1 << i.image,
+            Op::ImageStore(i) => info.shader_images_written |= 1 << i.image,
+            _ => {}
+        }
+    }
     Ok(prog)
 }
 
