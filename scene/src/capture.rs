@@ -61,7 +61,8 @@ use ferropipe_components::draw::{
     ConstantBufferBinding, FramebufferState, IndexBufferBinding, StreamOutputTargetRef,
 };
 use ferropipe_components::enums::{
-    BarrierFlags, BindFlags, BlitMask, ClearFlags, ResourceFlags, ShaderType, TextureTarget,
+    BarrierFlags, BindFlags, BlitMask, ClearFlags, ImageAccess, ResourceFlags, ShaderType,
+    TextureTarget,
 };
 use ferropipe_components::format::ChannelType;
 use ferropipe_components::resource::{ResourceRef, level_extent};
@@ -1305,6 +1306,14 @@ impl SceneCapture {
         // Up to the last slot bound now or before (the reference has 16
         // slots, ferropipe 32: trailing unbound slots are not written).
         let n = bound_len(slots).max(bound_len(old));
+        // Each slot's bit of `writable_bitmask`, as bound: a draw whose
+        // shader writes a slot bound read-only is refused before it is
+        // recorded, so the file never needs more.
+        let writable = slots[..n]
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.as_ref().is_some_and(|s| s.writable))
+            .fold(0u32, |m, (k, _)| m | 1 << k);
         let list: Vec<Value> = slots[..n]
             .iter()
             .map(|s| match s {
@@ -1319,7 +1328,7 @@ impl SceneCapture {
         self.emit(
             "set_shader_buffers",
             json!({"shader": stage.gallium_name(), "start_slot": 0, "buffers": list,
-                   "writable_bitmask": u32::MAX}),
+                   "writable_bitmask": writable}),
         );
     }
 
@@ -1347,6 +1356,7 @@ impl SceneCapture {
                     "level": s.level,
                     "first_layer": s.first_layer,
                     "last_layer": s.last_layer,
+                    "access": names_of!(ImageAccess, s.access),
                 }),
             });
         }
@@ -1787,7 +1797,10 @@ fn sb_eq(
     a: &ferropipe_components::batch::ShaderBufferBinding,
     b: &ferropipe_components::batch::ShaderBufferBinding,
 ) -> bool {
-    Arc::ptr_eq(&a.buffer, &b.buffer) && a.offset == b.offset && a.size == b.size
+    Arc::ptr_eq(&a.buffer, &b.buffer)
+        && a.offset == b.offset
+        && a.size == b.size
+        && a.writable == b.writable
 }
 
 fn img_eq(
@@ -1800,6 +1813,7 @@ fn img_eq(
         && a.first_layer == b.first_layer
         && a.last_layer == b.last_layer
         && a.buffer_range == b.buffer_range
+        && a.access == b.access
 }
 
 fn cb_eq(a: &ConstantBufferBinding, b: &ConstantBufferBinding) -> bool {
