@@ -163,7 +163,6 @@ impl DemoApp {
 
     fn load_scene(&mut self, source: SceneSource) {
         if let Some(path) = source.path() {
-            self.remember(path.to_owned());
             self.scene_path = path.display().to_string();
         }
         if self.source != source {
@@ -171,16 +170,23 @@ impl DemoApp {
         }
         self.source = source.clone();
         self.error = None;
-        if let Some(r) = &mut self.renderer {
-            match r.set_scene(source, &self.params) {
-                Ok(()) => {
-                    // A model is framed by its own bounds.
-                    if let Some(c) = r.model_camera() {
-                        self.camera = c;
-                    }
+        let Some(r) = &mut self.renderer else {
+            return;
+        };
+        let path = source.path().map(ToOwned::to_owned);
+        match r.set_scene(source, &self.params) {
+            Ok(()) => {
+                // A model is framed by its own bounds.
+                if let Some(c) = r.model_camera() {
+                    self.camera = c;
                 }
-                Err(e) => self.error = Some(format!("loading the scene: {e}")),
+                // Only a file that loaded goes into *Recent* (a mistyped
+                // path would otherwise be offered again).
+                if let Some(path) = path {
+                    self.remember(path);
+                }
             }
+            Err(e) => self.error = Some(format!("loading the scene: {e}")),
         }
     }
 
