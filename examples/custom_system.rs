@@ -124,6 +124,16 @@ pub fn install(ctx: &mut Context) {
 /// Counts → RGBA8 heat-map: black (0), blue (1), green, yellow, red at
 /// `max` and above.
 pub fn heat_map(map: &Overdraw, max: u32) -> Vec<u8> {
+    map.counts
+        .iter()
+        .flat_map(|&c| heat_color(c, max))
+        .collect()
+}
+
+/// The heat-map colour of a pixel shaded `count` times: black for 0, then
+/// blue, green, yellow and red at `max` (and above), so a legend can show
+/// the same ramp the image uses.
+pub fn heat_color(count: u32, max: u32) -> [u8; 4] {
     const RAMP: [[f32; 3]; 5] = [
         [0.0, 0.0, 0.0],
         [0.1, 0.2, 0.9],
@@ -132,26 +142,21 @@ pub fn heat_map(map: &Overdraw, max: u32) -> Vec<u8> {
         [0.9, 0.1, 0.1],
     ];
     let max = max.max(1) as f32;
-    map.counts
-        .iter()
-        .flat_map(|&c| {
-            let rgb = if c == 0 {
-                RAMP[0]
-            } else {
-                let t = ((c as f32 - 1.0) / (max - 1.0).max(1.0)).clamp(0.0, 1.0) * 3.0;
-                let i = (t as usize).min(2);
-                let f = t - i as f32;
-                let (a, b) = (RAMP[i + 1], RAMP[i + 2]);
-                [0, 1, 2].map(|k| a[k] + (b[k] - a[k]) * f)
-            };
-            [
-                (rgb[0] * 255.0) as u8,
-                (rgb[1] * 255.0) as u8,
-                (rgb[2] * 255.0) as u8,
-                255,
-            ]
-        })
-        .collect()
+    let rgb = if count == 0 {
+        RAMP[0]
+    } else {
+        let t = ((count as f32 - 1.0) / (max - 1.0).max(1.0)).clamp(0.0, 1.0) * 3.0;
+        let i = (t as usize).min(2);
+        let f = t - i as f32;
+        let (a, b) = (RAMP[i + 1], RAMP[i + 2]);
+        [0, 1, 2].map(|k| a[k] + (b[k] - a[k]) * f)
+    };
+    [
+        (rgb[0] * 255.0) as u8,
+        (rgb[1] * 255.0) as u8,
+        (rgb[2] * 255.0) as u8,
+        255,
+    ]
 }
 
 /// Replays `scene` with the heat-map system installed: the overdraw of its

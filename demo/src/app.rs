@@ -12,7 +12,7 @@ use ferropipe::components::enums::{Face, PolygonMode};
 use ferropipe_profiling::{self as profiling, Counter, ProfileServer, Stage};
 
 use crate::camera::OrbitCamera;
-use crate::render::{FrameReport, Renderer, SceneSource};
+use crate::render::{FrameReport, HEAT_MAP_MAX, Renderer, SceneSource};
 use crate::scenes::{SceneKind, SceneParams};
 use crate::settings::{MAX_DIMENSION, RenderSettings};
 
@@ -499,10 +499,43 @@ impl DemoApp {
             egui::FontId::monospace(12.0),
             Color32::from_rgb(230, 235, 240),
         );
-        let rect =
-            egui::Rect::from_min_size(origin + egui::vec2(8.0, 8.0), galley.size()).expand(6.0);
+        // With the heat-map on, a legend under the counters: one swatch per
+        // fragment count, 0 to HEAT_MAP_MAX (and more), in the image's ramp.
+        const SWATCH: egui::Vec2 = egui::vec2(22.0, 12.0);
+        let legend = self.settings.overdraw;
+        let legend_h = if legend { SWATCH.y + 22.0 } else { 0.0 };
+        let size = egui::vec2(
+            galley.size().x.max((HEAT_MAP_MAX + 1) as f32 * SWATCH.x),
+            galley.size().y + legend_h,
+        );
+        let rect = egui::Rect::from_min_size(origin + egui::vec2(8.0, 8.0), size).expand(6.0);
         painter.rect_filled(rect, 4.0, Color32::from_black_alpha(170));
+        let text_h = galley.size().y;
         painter.galley(rect.min + egui::vec2(6.0, 6.0), galley, Color32::WHITE);
+        if legend {
+            let top = rect.min + egui::vec2(6.0, 6.0 + text_h + 4.0);
+            for count in 0..=HEAT_MAP_MAX {
+                let min = top + egui::vec2(count as f32 * SWATCH.x, 0.0);
+                let [r, g, b, _] = crate::overdraw::heat_color(count, HEAT_MAP_MAX);
+                painter.rect_filled(
+                    egui::Rect::from_min_size(min, SWATCH - egui::vec2(2.0, 0.0)),
+                    0.0,
+                    Color32::from_rgb(r, g, b),
+                );
+                let label = if count == HEAT_MAP_MAX {
+                    format!("{count}+")
+                } else {
+                    count.to_string()
+                };
+                painter.text(
+                    min + egui::vec2(0.0, SWATCH.y + 2.0),
+                    egui::Align2::LEFT_TOP,
+                    label,
+                    egui::FontId::monospace(10.0),
+                    Color32::from_rgb(230, 235, 240),
+                );
+            }
+        }
         self.layout.overlay = Some(scale_rect(rect, ui.ctx().pixels_per_point()));
     }
 

@@ -21,6 +21,9 @@ use crate::overdraw;
 use crate::scenes::{self, FrameInput, SceneKind, SceneParams, Showcase};
 use crate::settings::RenderSettings;
 
+/// Fragments per pixel that the overdraw heat-map shows as full red (the
+/// overlay's legend runs from 0 to this).
+pub const HEAT_MAP_MAX: u32 = 8;
 /// `pipe_query_data_pipeline_statistics`, by name.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PipelineStatistics {
@@ -478,7 +481,7 @@ impl Renderer {
             self.heat_map = self
                 .ctx
                 .resource::<overdraw::Overdraw>()
-                .map(|m| (overdraw::heat_map(m, 8), m.width, m.height));
+                .map(|m| (overdraw::heat_map(m, HEAT_MAP_MAX), m.width, m.height));
         }
         let statistics = query.and_then(|q| match self.ctx.get_query_result(q, true) {
             Ok(Some(QueryResult::PipelineStatistics(a))) => Some(PipelineStatistics::from_array(a)),
