@@ -61,6 +61,14 @@ pub struct PassFs {
 
 impl PassFs {
     pub fn new(input: Semantic, interp: Interpolation) -> Arc<Self> {
+        Arc::new(PassFs {
+            info: Self::interface(input, interp),
+        })
+    }
+
+    /// One input, interpolated as given, written to colour 0: the
+    /// interface of this shader and of the tests' variations on it.
+    pub fn interface(input: Semantic, interp: Interpolation) -> ShaderInfo {
         let mut info = ShaderInfo {
             stage: ShaderType::Fragment,
             ..Default::default()
@@ -69,7 +77,7 @@ impl PassFs {
         slot.interpolation = interp;
         info.inputs.push(slot);
         info.outputs.push(IoSlot::new(Semantic::Color(0), 0));
-        Arc::new(PassFs { info })
+        info
     }
 }
 
@@ -1470,14 +1478,7 @@ mod counters {
 
     impl KillFs {
         fn new() -> Arc<Self> {
-            let mut info = ShaderInfo {
-                stage: ShaderType::Fragment,
-                ..Default::default()
-            };
-            let mut slot = IoSlot::new(Semantic::Generic(0), 0);
-            slot.interpolation = Interpolation::Perspective;
-            info.inputs.push(slot);
-            info.outputs.push(IoSlot::new(Semantic::Color(0), 0));
+            let mut info = PassFs::interface(Semantic::Generic(0), Interpolation::Perspective);
             info.uses_discard = true;
             Arc::new(KillFs { info })
         }
