@@ -22,7 +22,11 @@ use ferropipe_components::shader::{FRAG_LANE_X, FRAG_LANE_Y, LANES, Lanes, Seman
 use ferropipe_components::state::{MAX_COLOR_BUFS, RtBlendState, StencilState};
 use ferropipe_components::view::Surface;
 
+mod packed;
+mod srgb;
 mod unorm8;
+
+pub use packed::PackedUnorm;
 
 // ---------------------------------------------------------------------------
 // Formats
@@ -250,6 +254,9 @@ pub struct ColorTarget {
     pub kind: ColorFormat,
     /// Bytes of the pixel that hold any channel (see [`colormask_bytes`]).
     pub full_mask: [u8; 16],
+    /// llvmpipe's integer store for packed unorm formats (B5G6R5,
+    /// R10G10B10A2, ...; `merge/packed.rs`), resolved once per target.
+    pub packed: Option<PackedUnorm>,
 }
 
 impl ColorTarget {
@@ -259,6 +266,7 @@ impl ColorTarget {
             format,
             kind: ColorFormat::classify(format)?,
             full_mask: colormask_bytes(format.desc(), 0xf),
+            packed: PackedUnorm::classify(format.desc()),
         })
     }
 }
@@ -832,7 +840,8 @@ pub fn colormask_bytes(d: &FormatDesc, colormask: u8) -> [u8; 16] {
 pub fn read_color(kind: ColorFormat, format: Format, px: &[u8]) -> [u32; 4] {
     match kind {
         ColorFormat::Unorm8x4 { byte, srgb } => {
-            let srgb_table = pack::srgb8_to_linear();
+            // llvmpipe's approximation, not the exact curve (merge/srgb.rs).
+            let srgb_table = srgb::srgb8_to_linear();
             let mut out = [0u32; 4];
             for c in 0..4 {
                 out[c] = if byte[c] == 255 {
@@ -881,12 +890,12 @@ fn write_color(
                 continue;
             }
             let f = f32::from_bits(v[c]);
-            let f = if srgb && c < 3 {
-                pack::linear_to_srgb(f)
+            px[byte[c] as usize] = if srgb && c < 3 {
+                // llvmpipe's approximation, not the exact curve.
+                srgb::linear_to_srgb8(f)
             } else {
-                f
+                unorm8(f)
             };
-            px[byte[c] as usize] = unorm8(f);
         }
         return;
     }
@@ -1190,6 +1199,24 @@ fn store_group_generic(
     src1: &Quad,
     cc: &Quad,
 ) {
+    if let Some(p) = &target.packed {
+        let b = g
+            .blending
+            .then(|| unorm8::BlendBytes::with_width(blend_state, p.width()));
+        let at = (g.gx, g.gy, g.mask);
+        packed::store_group(
+            p,
+            target,
+            at,
+            g.colormask,
+            b.as_ref(),
+            g.logicop,
+            src,
+            src1,
+            cc,
+        );
+        return;
+    }
     let mut dst_q = [[0f32; LANES]; 4];
     let mut pixels: [Option<&mut [u8]>; LANES] = Default::default();
     for (l, p) in pixels.iter_mut().enumerate() {

@@ -2,7 +2,8 @@
 # Exact blend sweep: generated blend scenes (blend_sweep.py) rendered by
 # llvmpipe (the reference tool) and by ferropipe, compared byte for byte
 # (exact_compare.py: tolerance 0, unlike compare.py's 1/255 rule).
-#   bash tests/differential/blend_run.sh [OUT_DIR] [COUNT] [SEED]
+#   bash tests/differential/blend_run.sh [OUT_DIR] [COUNT] [SEED] [SWEEP_ARGS...]
+# (SWEEP_ARGS go to blend_sweep.py, e.g. --formats B5G6R5_UNORM)
 # Needs the reference tool working (../shared/scenes/README.md) and a
 # release replay (cargo build --release -p demo --bin replay); REPLAY and
 # REF_TOOL override their paths (a worktree has no ../shared).
@@ -11,10 +12,11 @@ cd "$(dirname "$0")/../.."
 out="${1:-out/blend_sweep}"
 count="${2:-200}"
 seed="${3:-1}"
+shift $(( $# < 3 ? $# : 3 ))
 ref_tool="${REF_TOOL:-../shared/scenes/reference/render_reference.py}"
 replay="${REPLAY:-target/release/replay}"
 rm -rf "$out/scenes"
-python3 tests/differential/blend_sweep.py "$out/scenes" --count "$count" --seed "$seed" || exit 1
+python3 tests/differential/blend_sweep.py "$out/scenes" --count "$count" --seed "$seed" "$@" || exit 1
 : > "$out/skipped.txt"
 for f in "$out"/scenes/*.json; do
     n=$(basename "$f" .json)

@@ -39,7 +39,7 @@ FUNCS = ["ADD", "SUBTRACT", "REVERSE_SUBTRACT", "MIN", "MAX"]
 # (format, weight); weights favour the 8-bit fast path.
 FORMATS = [("R8G8B8A8_UNORM", 8), ("B8G8R8A8_UNORM", 4), ("R8G8B8X8_UNORM", 2),
            ("B8G8R8X8_UNORM", 2), ("R8G8B8A8_SRGB", 2), ("B8G8R8A8_SRGB", 1),
-           ("B5G6R5_UNORM", 1)]
+           ("B5G6R5_UNORM", 1), ("R10G10B10A2_UNORM", 1)]
 
 SHADER = """
 enable dual_source_blending;
@@ -111,14 +111,14 @@ def rt_state(rng, dual):
     return st
 
 
-def make_scene(index, seed, size, smooth=0.0):
+def make_scene(index, seed, size, smooth=0.0, formats=FORMATS):
     rng = random.Random(seed * 100003 + index)
-    fmt = rng.choices([f for f, _ in FORMATS], [w for _, w in FORMATS])[0]
+    fmt = rng.choices([f for f, _ in formats], [w for _, w in formats])[0]
     r = rng.random()
     kind = "mrt" if r < 0.2 else "dual" if r < 0.35 else "single"
     fmts = [fmt]
     if kind == "mrt":
-        fmts.append(rng.choices([f for f, _ in FORMATS], [w for _, w in FORMATS])[0])
+        fmts.append(rng.choices([f for f, _ in formats], [w for _, w in formats])[0])
     name = f"blend_{index:03d}_{fmt.lower()}" + ("" if kind == "single" else "_" + kind)
     s = scenelib.Scene(f"blend sweep {index} (seed {seed}): {kind}, targets {', '.join(fmts)}; "
                        "stacked draws with random blend states, blend colours and vertex colours")
@@ -183,14 +183,24 @@ def main():
     ap.add_argument("--count", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--size", type=int, default=32)
+    ap.add_argument("--formats", default="",
+                    help="comma-separated target formats to draw from (default: all, weighted)")
     ap.add_argument("--first", type=int, default=0)
     ap.add_argument("--smooth", type=float, default=0.0,
                     help="fraction of draws with smooth colours (interpolation rounding "
                          "differs from llvmpipe's by an ulp, so these are not byte-exact)")
     a = ap.parse_args()
+    formats = FORMATS
+    if a.formats:
+        known = dict(FORMATS)
+        names = [f.strip().upper().removeprefix("PIPE_FORMAT_") for f in a.formats.split(",")]
+        unknown = [f for f in names if f not in known]
+        if unknown:
+            ap.error(f"unknown format(s) {unknown}; known: {sorted(known)}")
+        formats = [(f, known[f]) for f in names]
     os.makedirs(a.out, exist_ok=True)
     for i in range(a.first, a.first + a.count):
-        name, s = make_scene(i, a.seed, a.size, a.smooth)
+        name, s = make_scene(i, a.seed, a.size, a.smooth, formats)
         s.save(a.out, name)
     print(f"{a.count} blend scenes in {a.out}")
 

@@ -92,8 +92,41 @@ pub(super) struct BlendBytes {
     uses_saturate: bool,
 }
 
+/// The width llvmpipe blends a unorm target in: its
+/// `lp_blend_type_from_format_desc` rounds the widest channel up to 8 or
+/// 16 bits (RGBA8 and B5G6R5 blend in bytes, R10G10B10A2 in 16-bit words).
+/// The arithmetic is the same at both widths, with `max` = 2^bits - 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum NormWidth {
+    W8,
+    W16,
+}
+
+impl NormWidth {
+    #[inline(always)]
+    pub(super) const fn max(self) -> i32 {
+        match self {
+            NormWidth::W8 => 0xff,
+            NormWidth::W16 => 0xffff,
+        }
+    }
+
+    #[inline(always)]
+    pub(super) const fn bits(self) -> u32 {
+        match self {
+            NormWidth::W8 => 8,
+            NormWidth::W16 => 16,
+        }
+    }
+}
+
 impl BlendBytes {
     pub(super) fn new(rt: &RtBlendState) -> Self {
+        Self::with_width(rt, NormWidth::W8)
+    }
+
+    /// The blend of a target blended at `width` (`INV_x` is `max ^ x`).
+    pub(super) fn with_width(rt: &RtBlendState, width: NormWidth) -> Self {
         let op = |f: BlendFunc| match f {
             BlendFunc::Add => Op::Add,
             BlendFunc::Subtract => Op::Sub,
@@ -105,7 +138,7 @@ impl BlendBytes {
             let (at, inv) = factor_source(f, c);
             Factor {
                 at,
-                inv: if inv { 0xff } else { 0 },
+                inv: if inv { width.max() } else { 0 },
             }
         };
         let channels: [Channel; 4] = std::array::from_fn(|c| {
@@ -143,6 +176,22 @@ fn mul_norm(a: ILanes, b: ILanes) -> ILanes {
     (t + t.unbounded_shr_scalar(8) + ILanes::splat(0x80)).unbounded_shr_scalar(8)
 }
 
+/// `lp_build_mul_norm` at `width`: for 16-bit words `t = a * b` needs all
+/// 32 bits (65535² > 2³¹), so the shifts are logical (arithmetic shift,
+/// then the low 16 bits); `t + (t >> 16) + 0x8000` stays below 2³².
+#[inline(always)]
+fn mul_norm_at(width: NormWidth, a: ILanes, b: ILanes) -> ILanes {
+    match width {
+        NormWidth::W8 => mul_norm(a, b),
+        NormWidth::W16 => {
+            let lo = ILanes::splat(0xffff);
+            let t = a * b;
+            let r = t + (t.unbounded_shr_scalar(16) & lo) + ILanes::splat(0x8000);
+            r.unbounded_shr_scalar(16) & lo
+        }
+    }
+}
+
 /// `min(255, a + b)`: `paddusb` on bytes.
 #[inline(always)]
 fn add_sat(a: ILanes, b: ILanes) -> ILanes {
@@ -172,13 +221,28 @@ fn blend_table(
     src1: &ByteQuad,
     dst: &ByteQuad,
 ) -> ByteQuad {
+    blend_table_at(NormWidth::W8, b, table, src, src1, dst)
+}
+
+/// [`blend_table`] at `width` (monomorphised per call site: `width` is a
+/// constant in every caller).
+#[inline(always)]
+fn blend_table_at(
+    width: NormWidth,
+    b: &BlendBytes,
+    table: &mut [ILanes; TABLE],
+    src: &ByteQuad,
+    src1: &ByteQuad,
+    dst: &ByteQuad,
+) -> ByteQuad {
+    let max = ILanes::splat(width.max());
     table[T_SRC..T_SRC + 4].copy_from_slice(src);
     table[T_DST..T_DST + 4].copy_from_slice(dst);
     if b.uses_src1 {
         table[T_SRC1..T_SRC1 + 4].copy_from_slice(src1);
     }
     if b.uses_saturate {
-        table[T_SATURATE] = src[3].min(dst[3] ^ ILanes::splat(0xff));
+        table[T_SATURATE] = src[3].min(dst[3] ^ max);
     }
     let channel = |c: usize| {
         let ch = &b.channels[c];
@@ -189,9 +253,9 @@ fn blend_table(
             op => {
                 let sf = table[ch.src.at] ^ ILanes::splat(ch.src.inv);
                 let df = table[ch.dst.at] ^ ILanes::splat(ch.dst.inv);
-                let (ts, td) = (mul_norm(s, sf), mul_norm(d, df));
+                let (ts, td) = (mul_norm_at(width, s, sf), mul_norm_at(width, d, df));
                 match op {
-                    Op::Add => add_sat(ts, td),
+                    Op::Add => (ts + td).min(max),
                     Op::Sub => sub_sat(ts, td),
                     _ => sub_sat(td, ts),
                 }
@@ -224,6 +288,42 @@ pub(super) fn blend_bytes(
         &src1.map(unit_to_byte),
         dst,
     )
+}
+
+/// Shader output in [0, 1] to a unorm value of `width`, as `lp_build_conv`
+/// converts it: bytes as [`unit_to_byte`]; 16-bit words through
+/// `lp_build_clamped_float_to_unsigned_norm`'s magic-number rounding,
+/// `x * (65535 / 65536) + 2^7` in f32 (whose ulp at 128 is 2^-16), the low
+/// 16 bits of the sum's bits being the result.  Two f32 roundings, so not
+/// always `x * 65535` rounded; this is the reference's arithmetic.
+#[inline(always)]
+pub(super) fn unit_to_norm(width: NormWidth, x: Lanes) -> ILanes {
+    match width {
+        NormWidth::W8 => unit_to_byte(x),
+        NormWidth::W16 => {
+            let t = x * Lanes::splat(65535.0 / 65536.0) + Lanes::splat(128.0);
+            wide::bytemuck::cast::<Lanes, ILanes>(t) & ILanes::splat(0xffff)
+        }
+    }
+}
+
+/// [`blend_bytes`] at `width`: `src`, `src1` and `cc` are clamped to
+/// [0, 1]; `dst` holds values of `width` (absent alpha `max`).
+pub(super) fn blend_norm(
+    width: NormWidth,
+    b: &BlendBytes,
+    src: &Quad,
+    src1: &Quad,
+    dst: &ByteQuad,
+    cc: &Quad,
+) -> ByteQuad {
+    let mut table = [ILanes::ZERO; TABLE];
+    table[T_ONE] = ILanes::splat(width.max());
+    for c in 0..4 {
+        table[T_CONST + c] = unit_to_norm(width, cc[c]);
+    }
+    let conv = |q: &Quad| q.map(|x| unit_to_norm(width, x));
+    blend_table_at(width, b, &mut table, &conv(src), &conv(src1), dst)
 }
 
 /// How one colour buffer of one batch is stored.
