@@ -7,7 +7,13 @@
 // Lane loops index several per-lane arrays with one counter.
 #![allow(clippy::needless_range_loop)]
 
+mod common;
+
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+
+use common::{Leaf, run_lanes, setup};
+use ferropipe_components::enums::ShaderType;
+use ferropipe_components::shader::Semantic;
 
 use ferropipe_components::shader::ShaderResources;
 use ferropipe_shader::memory::{ComputeCall, WordBuffer};
@@ -441,6 +447,82 @@ fn main(@builtin(local_invocation_index) i: u32) {
             q(d),
         ];
         assert_eq!(o, want, "invocation {i}");
+    }
+}
+
+/// f32 values whose nearest halves are interesting: not halves (0.30001,
+/// 2049: a tie, to even 2048), the overflow edge (65519 stays 65504,
+/// 65520 is infinity), the subnormal range (3e-8 = 0.503 * 2^-24 rounds up
+/// to 2^-24, 1e-8 to 0), and exact halves.
+const INTERFACE: [f32; 8] = [
+    0.30001, 2049.0, 65519.0, 65520.0, 3.0e-8, 1.0e-8, -1.5, 1.0e-4,
+];
+
+#[test]
+fn f16_inputs_arrive_rounded_to_the_nearest_half() {
+    let nearest = |x: f32| f16::from_f32(x).to_f32().to_bits();
+    let vs = setup(
+        Language::Wgsl,
+        "enable f16;
+         struct O { @builtin(position) p: vec4<f32>, @location(0) a: f32, @location(1) b: f16 };
+         @vertex fn vs(@location(0) p: vec4<f32>, @location(1) k: vec2<f16>) -> O {
+             return O(p, f32(k.x), k.y);
+         }",
+        "vs",
+        ShaderType::Vertex,
+    );
+    let input = |leaf: Leaf, c: usize, lane: usize| -> u32 {
+        match leaf {
+            Leaf::Slot(Semantic::Generic(1), ..) => {
+                INTERFACE[(lane + 3 * c) % INTERFACE.len()].to_bits()
+            }
+            _ => 0,
+        }
+    };
+    let out = run_lanes(&vs, 1, &input, &[]);
+    let slot = |sem| vs.shader.info().output_slot(sem).unwrap();
+    let (a, b) = (slot(Semantic::Generic(0)), slot(Semantic::Generic(1)));
+    for lane in 0..8 {
+        assert_eq!(
+            out.outputs[a][0][lane],
+            nearest(INTERFACE[lane]),
+            "k.x, lane {lane}"
+        );
+        assert_eq!(
+            out.outputs[b][0][lane],
+            nearest(INTERFACE[(lane + 3) % 8]),
+            "k.y, lane {lane}"
+        );
+    }
+    // interpolated and flat varyings of f16 type: the same
+    let fs = setup(
+        Language::Wgsl,
+        "enable f16;
+         @fragment fn fs(@location(0) x: f16, @location(1) @interpolate(flat) y: vec2<f16>)
+             -> @location(0) vec4<f32> {
+             return vec4<f32>(f32(x), f32(y.x), f32(y.y), 1.0);
+         }",
+        "fs",
+        ShaderType::Fragment,
+    );
+    let input = |leaf: Leaf, c: usize, lane: usize| -> u32 {
+        match leaf {
+            Leaf::Slot(Semantic::Generic(l), ..) => {
+                INTERFACE[(lane + l as usize + c) % INTERFACE.len()].to_bits()
+            }
+            _ => 0,
+        }
+    };
+    let out = run_lanes(&fs, 1, &input, &[]);
+    for lane in 0..8 {
+        for c in 0..3 {
+            let (l, k) = if c == 0 { (0, 0) } else { (1, c - 1) };
+            assert_eq!(
+                out.outputs[0][c][lane],
+                nearest(INTERFACE[(lane + l + k) % 8]),
+                "component {c}, lane {lane}"
+            );
+        }
     }
 }
 
