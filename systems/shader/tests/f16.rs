@@ -527,6 +527,60 @@ fn f16_inputs_arrive_rounded_to_the_nearest_half() {
 }
 
 #[test]
+fn f16_overrides_and_constants_are_halves() {
+    let src = "
+enable f16;
+override s: f16 = 2.0;
+const c: f16 = 1.0 / 3.0;
+@group(3) @binding(0) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(1)
+fn main() { o[0] = f32(s); o[1] = f32(c); o[2] = f32(s * c); }";
+    let run = |v: f64| {
+        let k = ferropipe_shader::compile_compute_with_overrides(
+            Language::Wgsl,
+            src,
+            "main",
+            &[("s", v)],
+        )
+        .unwrap();
+        let mem: Vec<AtomicU32> = (0..3).map(|_| AtomicU32::new(0)).collect();
+        let buffers = [Some(WordBuffer {
+            words: &mem,
+            bytes: 12,
+        })];
+        let diverged = AtomicBool::new(false);
+        let call = ComputeCall {
+            buffers: &buffers,
+            globals: &[],
+            images: &[],
+            shared: &[],
+            workgroup_id: [0; 3],
+            num_workgroups: [1; 3],
+            workgroup_size: [1; 3],
+            active: [1; 3],
+            diverged: &diverged,
+        };
+        k.run_workgroup(&ShaderResources::default(), &call).unwrap();
+        mem.iter()
+            .map(|w| f32::from_bits(w.load(Ordering::Relaxed)))
+            .collect::<Vec<f32>>()
+    };
+    let h = |x: f64| f16::from_f64(x);
+    let third = h(1.0 / 3.0);
+    // the value set at creation is rounded to the nearest half (0.30001 ->
+    // 0.2998...), and products with it round again
+    let got = run(0.30001);
+    assert_eq!(
+        got,
+        [
+            h(0.30001).to_f32(),
+            third.to_f32(),
+            f16::from_f32(h(0.30001).to_f32() * third.to_f32()).to_f32()
+        ]
+    );
+}
+
+#[test]
 fn glsl_float16_is_the_same_ir() {
     // naga's GLSL front end spells f16 `float16_t` / `f16vec*`; it is the
     // same naga IR, so the same lowering
