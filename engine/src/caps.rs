@@ -328,6 +328,10 @@ pub fn get_shader_param(shader: ShaderType, cap: ShaderCap) -> i32 {
         MaxTemps => i32::MAX,
         TgsiContSupported | IndirectInputAddr | IndirectOutputAddr | IndirectTempAddr
         | IndirectConstAddr | Integers | TgsiLdexpSupported | TgsiFmaSupported => 1,
+        // WGSL `enable f16;` (and GLSL float16_t) runs with half precision
+        // results: every f16 operation rounds to the nearest half
+        // (docs/shaders.md "f16"), not lowered to f32 precision.
+        Fp16 => 1,
         MaxTextureSamplers => MAX_SAMPLERS as i32,
         MaxSamplerViews => MAX_SAMPLER_VIEWS as i32,
         _ => 0,
@@ -614,6 +618,15 @@ mod tests {
             assert_eq!(get_shader_param(stage, ShaderCap::MaxShaderBuffers), 32);
             assert_eq!(get_shader_param(stage, ShaderCap::MaxShaderImages), 32);
         }
+        // f16 runs in every stage that exists (half-precision results)
+        for stage in [
+            ShaderType::Vertex,
+            ShaderType::Fragment,
+            ShaderType::Compute,
+        ] {
+            assert_eq!(get_shader_param(stage, ShaderCap::Fp16), 1);
+        }
+        assert_eq!(get_shader_param(ShaderType::Geometry, ShaderCap::Fp16), 0);
     }
 
     #[test]

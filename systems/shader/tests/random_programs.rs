@@ -12,7 +12,11 @@
 //! Float expressions are built so that no value overflows to infinity or
 //! becomes NaN (bounded literals and inputs, divisions by `abs(y) + 1`,
 //! `sqrt(abs(x))`), which keeps every operation IEEE-exact on both sides:
-//! results are compared bit for bit.
+//! results are compared bit for bit.  f16 expressions (`enable f16;`)
+//! feed the float ones through `f32(...)`: every f16 result rounds to the
+//! nearest half on both sides (the reference with the `half` crate);
+//! products are clamped and conversions from f32 and integers bounded so
+//! that they stay finite too.
 
 mod common;
 
@@ -175,7 +179,7 @@ impl Gen {
             };
         }
         let d = depth - 1;
-        match self.rng.below(12) {
+        match self.rng.below(13) {
             0..=2 => {
                 let op = self.rng.pick(&["+", "-", "*"]);
                 format!("({} {op} {})", self.float(d), self.float(d))
@@ -201,7 +205,60 @@ impl Gen {
                 self.float(d),
                 self.boolean(d)
             ),
+            11 => format!("f32({})", self.half(d)),
             _ => format!("step({}, {})", self.float(d), self.float(d)),
+        }
+    }
+
+    fn half(&mut self, depth: u32) -> String {
+        let r = &mut self.rng;
+        if depth == 0 || r.below(4) == 0 {
+            return match r.below(3) {
+                0 => format!("{:.3}h", (r.below(16000) as f32 - 8000.0) / 1000.0),
+                1 => format!("h{}", r.below(2)),
+                _ => format!("f16(clamp(x{}, -60000.0, 60000.0))", r.below(3)),
+            };
+        }
+        let d = depth - 1;
+        match self.rng.below(10) {
+            0 | 1 => {
+                let op = self.rng.pick(&["+", "-"]);
+                format!("({} {op} {})", self.half(d), self.half(d))
+            }
+            2 => format!(
+                "clamp({} * {}, -4000.0h, 4000.0h)",
+                self.half(d),
+                self.half(d)
+            ),
+            3 => format!("({} / (abs({}) + 1.0h))", self.half(d), self.half(d)),
+            4 => {
+                let f = self
+                    .rng
+                    .pick(&["abs", "floor", "ceil", "trunc", "fract", "round", "sign"]);
+                format!("{f}({})", self.half(d))
+            }
+            5 => format!("sqrt(abs({}))", self.half(d)),
+            6 => {
+                let f = self.rng.pick(&["min", "max"]);
+                format!("{f}({}, {})", self.half(d), self.half(d))
+            }
+            7 => format!(
+                "fma(clamp({}, -100.0h, 100.0h), clamp({}, -100.0h, 100.0h), {})",
+                self.half(d),
+                self.half(d),
+                self.half(d)
+            ),
+            8 => match self.rng.below(3) {
+                0 => format!("f16({} % 60000)", self.int(d)),
+                1 => format!("f16({} % 60000u)", self.uint(d)),
+                _ => format!("f16(clamp({}, -60000.0, 60000.0))", self.float(d)),
+            },
+            _ => format!(
+                "select({}, {}, {})",
+                self.half(d),
+                self.half(d),
+                self.boolean(d)
+            ),
         }
     }
 
@@ -215,6 +272,10 @@ impl Gen {
             1 => {
                 let op = self.rng.pick(&["<", "<=", ">", ">="]);
                 format!("({} {op} {})", self.uint(d), self.uint(d))
+            }
+            2 if self.rng.below(4) == 0 => {
+                let op = self.rng.pick(&["<", "<=", ">", ">=", "==", "!="]);
+                format!("({} {op} {})", self.half(d), self.half(d))
             }
             2 => {
                 let op = self.rng.pick(&["<", "<=", ">", ">="]);
@@ -234,7 +295,8 @@ impl Gen {
     }
 
     fn assign(&mut self) {
-        let s = match self.rng.below(5) {
+        let s = match self.rng.below(6) {
+            5 => format!("h{} = {};", self.rng.below(2), self.half(3)),
             0 | 1 => format!("i{} = {};", self.rng.below(3), self.int(3)),
             2 => format!("u{} = {};", self.rng.below(3), self.uint(3)),
             3 => format!("x{} = {};", self.rng.below(3), self.float(3)),
@@ -369,6 +431,7 @@ fn program(seed: u64) -> String {
     let body = g.out;
     format!(
         r#"
+enable f16;
 var<private> i0: i32;
 var<private> i1: i32;
 var<private> i2: i32;
@@ -379,6 +442,8 @@ var<private> x0: f32;
 var<private> x1: f32;
 var<private> x2: f32;
 var<private> arr: array<i32, 5>;
+var<private> h0: f16;
+var<private> h1: f16;
 
 fn lit(v: i32) -> i32 {{ return v; }}
 fn litu(v: u32) -> u32 {{ return v; }}
@@ -388,7 +453,7 @@ fn finish() -> vec4<u32> {{
     return vec4<u32>(bitcast<u32>(i0 ^ (i1 << 3u) ^ (i2 << 7u)) ^ u2 ^ bitcast<u32>(arr[0] + arr[3]),
                      u0 ^ (u1 >> 1u) ^ bitcast<u32>(arr[1] - arr[4]),
                      bitcast<u32>(x0) ^ bitcast<u32>(x2 * 0.5),
-                     bitcast<u32>(x1) ^ bitcast<u32>(arr[2]));
+                     bitcast<u32>(x1) ^ bitcast<u32>(arr[2]) ^ (bitcast<u32>(f32(h0)) >> 1u) ^ bitcast<u32>(f32(h1)));
 }}
 
 fn helper(p: ptr<function, i32>, v: i32) -> i32 {{
@@ -412,6 +477,7 @@ fn fs_main(@location(0) @interpolate(flat) a: vec4<i32>, @location(1) @interpola
     i0 = a.x; i1 = a.y; i2 = a.z;
     u0 = b.x; u1 = b.y; u2 = b.z;
     x0 = f.x; x1 = f.y; x2 = f.z;
+    h0 = f16(f.w); h1 = f16(f.x * 0.25);
     arr = array<i32, 5>(a.w, a.x ^ a.y, 3, -4, a.z);
 {body}    return finish();
 }}

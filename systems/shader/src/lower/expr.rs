@@ -81,10 +81,25 @@ impl<'m> Lowerer<'m> {
         if let Some(v) = &self.frames[fi].exprs[h.index()] {
             return Ok(v.clone());
         }
-        let v = self.expr_uncached(h).map_err(|e| {
+        let mut v = self.expr_uncached(h).map_err(|e| {
             let span = self.frames[fi].func.expressions.get_span(h);
             self.locate(e, span)
         })?;
+        // f16 arithmetic: computed in f32, rounded once to the nearest half
+        // (docs/shaders.md "f16").  Only expressions that compute can leave
+        // a value that is not a half: literals, loads, swizzles, compose,
+        // select, negation and function results are halves already.
+        if let LVal::Val(regs) = &mut v
+            && matches!(
+                self.frames[fi].func.expressions[h],
+                Expression::Binary { .. } | Expression::Math { .. } | Expression::As { .. }
+            )
+            && is_f16(self.ty(h))
+        {
+            for r in regs.iter_mut() {
+                *r = self.b.un(UnOp::FQuantizeF16, *r);
+            }
+        }
         self.frames[fi].exprs[h.index()] = Some(v.clone());
         Ok(v)
     }
@@ -121,7 +136,8 @@ impl<'m> Lowerer<'m> {
             Literal::AbstractInt(v) => self.b.ki(v as i32),
             Literal::AbstractFloat(v) => self.b.kf(v as f32),
             Literal::F64(_) => return Err(unsupported(scalar_feature(naga::ScalarKind::Float, 8))),
-            Literal::F16(_) => return Err(unsupported(scalar_feature(naga::ScalarKind::Float, 2))),
+            // every half is an f32 exactly
+            Literal::F16(v) => self.b.kf(v.to_f32()),
             Literal::I64(_) | Literal::U64(_) => {
                 return Err(unsupported(scalar_feature(naga::ScalarKind::Uint, 8)));
             }
@@ -483,12 +499,18 @@ impl<'m> Lowerer<'m> {
                         flat_len(module, inner(module, *eb))? as u32,
                         *stride,
                     ),
-                    TypeInner::Matrix { columns, rows, .. } => (
+                    TypeInner::Matrix {
+                        columns,
+                        rows,
+                        scalar,
+                    } => (
                         vsize(*columns) as u32,
                         vsize(*rows) as u32,
-                        column_stride(*rows),
+                        column_stride(*rows, *scalar),
                     ),
-                    TypeInner::Vector { size, .. } => (vsize(*size) as u32, 1, 4),
+                    TypeInner::Vector { size, scalar } => {
+                        (vsize(*size) as u32, 1, elem_bytes(*scalar))
+                    }
                     other => return Err(unsupported(format!("indexing a {}", type_name(other)))),
                 };
                 match dynamic {
@@ -678,11 +700,23 @@ impl<'m> Lowerer<'m> {
         };
         let v = self.value(expr)?;
         let Some(width) = convert else {
-            // bitcast: same bits
+            // bitcast: same bits.  naga keeps the component width, so a
+            // bitcast of f16 to an integer type is to i16/u16 (WGSL's
+            // `bitcast<u32>(vec2<f16>)` becomes `vec2<u16>`)
+            if let TypeInner::Scalar(s) | TypeInner::Vector { scalar: s, .. } = *self.ty(expr)
+                && s.width != 4
+                && kind != s.kind
+            {
+                return Err(unsupported(scalar_feature(kind, s.width)));
+            }
             return Ok(v);
         };
         let to = match (kind, width) {
-            (naga::ScalarKind::Float, 4) => ScalarKind::Float,
+            // to f16: converted as to f32, then rounded to a half by
+            // `expr` (i32/u32 -> f32 is exact below 2^24, and every
+            // integer from 65520 up overflows the half range anyway, so
+            // the double rounding is the single one)
+            (naga::ScalarKind::Float, 4 | 2) => ScalarKind::Float,
             (naga::ScalarKind::Sint, 4) => ScalarKind::Sint,
             (naga::ScalarKind::Uint, 4) => ScalarKind::Uint,
             (naga::ScalarKind::Bool, _) => ScalarKind::Bool,

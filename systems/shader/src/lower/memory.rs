@@ -35,7 +35,8 @@ use super::types::*;
 use super::{ImageBind, LVal, Lowerer, Place, Regs, Root};
 use crate::ShaderError;
 use crate::ir::{
-    AtomicFn, AtomicOp, BinOp, EXEC, ImageOp, MemSpace, Op, Reg, TexDim, TexKind, TexQueryFn, TriOp,
+    AtomicFn, AtomicOp, BinOp, EXEC, ImageOp, MemSpace, Op, PackFn, Reg, TexDim, TexKind,
+    TexQueryFn, TriOp, UnOp, UnpackFn,
 };
 
 /// Shader buffer slots a shader of any stage may use (`@group(3)`).
@@ -256,10 +257,12 @@ impl<'m> Lowerer<'m> {
                 },
                 *stride,
             ),
-            TypeInner::Matrix { columns, rows, .. } => {
-                (Some(vsize(*columns) as u32), column_stride(*rows))
-            }
-            TypeInner::Vector { size, .. } => (Some(vsize(*size) as u32), 4),
+            TypeInner::Matrix {
+                columns,
+                rows,
+                scalar,
+            } => (Some(vsize(*columns) as u32), column_stride(*rows, *scalar)),
+            TypeInner::Vector { size, scalar } => (Some(vsize(*size) as u32), elem_bytes(*scalar)),
             other => return Err(unsupported(format!("indexing a {}", type_name(other)))),
         };
         match (dynamic, count) {
@@ -322,17 +325,7 @@ impl<'m> Lowerer<'m> {
 
     /// The address register of a memory place (see the module docs).
     fn mem_addr(&mut self, place: &Place) -> Reg {
-        let dynb = match place.dyn_bytes {
-            Some(d) => d,
-            None => self.b.zero(),
-        };
-        match place.valid {
-            Some(v) => {
-                let bad = self.b.ku(u32::MAX);
-                self.b.tri(TriOp::Select, v, dynb, bad)
-            }
-            None => dynb,
-        }
+        self.mem_addr_of(place.dyn_bytes, place.valid)
     }
 
     /// Loads a value of type `ty` from a memory place.
@@ -345,13 +338,33 @@ impl<'m> Lowerer<'m> {
         let mut layout = Vec::new();
         memory_layout(self.module, ty, place.off, &mut layout)?;
         let addr = self.mem_addr(place);
-        Ok(layout
-            .into_iter()
-            .map(|offset| self.b.mem_load(space, addr, offset))
-            .collect())
+        let mut out = Regs::new();
+        for leaf in layout {
+            if !leaf.half {
+                out.push(self.b.mem_load(space, addr, leaf.off));
+                continue;
+            }
+            let (off, word, sel) = self.half_word(leaf.off, place.dyn_bytes);
+            let addr = self.mem_addr_of(word, place.valid);
+            let w = self.b.mem_load(space, addr, off);
+            out.push(self.half_from_word(w, sel));
+        }
+        Ok(out)
     }
 
     /// Stores `vals` (flattened `ty`) to a memory place.
+    ///
+    /// An f16 is half of a 32-bit word, and the invocation next to this
+    /// one may store the other half in the same op (`array<f16>`, one
+    /// element per invocation), or another workgroup's thread at the same
+    /// time: a load-modify-store of the word would lose one of the two
+    /// stores, though WGSL makes them distinct memory locations.  So an
+    /// f16 store is two atomic read-modify-writes of its word: `and` clears
+    /// its 16 bits, `or` sets them.  Both touch only this half, so they
+    /// commute with whatever the other half's stores do, in any order and
+    /// on any thread; between them only a racing access to the same f16
+    /// (a data race in WGSL, whose value is undefined anyway) can see the
+    /// cleared half.
     pub(super) fn mem_store(
         &mut self,
         space: MemSpace,
@@ -362,15 +375,116 @@ impl<'m> Lowerer<'m> {
         let mut layout = Vec::new();
         memory_layout(self.module, ty, place.off, &mut layout)?;
         let addr = self.mem_addr(place);
-        for (offset, a) in layout.into_iter().zip(vals) {
-            self.b.push(Op::MemStore {
-                space,
-                addr,
-                offset,
-                a: *a,
-            });
+        for (leaf, a) in layout.into_iter().zip(vals) {
+            if !leaf.half {
+                self.b.push(Op::MemStore {
+                    space,
+                    addr,
+                    offset: leaf.off,
+                    a: *a,
+                });
+                continue;
+            }
+            let (offset, word, sel) = self.half_word(leaf.off, place.dyn_bytes);
+            let addr = self.mem_addr_of(word, place.valid);
+            let (bits, keep) = self.half_into_word(*a, sel);
+            for (f, value) in [(AtomicFn::And, keep), (AtomicFn::Or, bits)] {
+                let d = self.b.new_v();
+                self.b.push(Op::MemAtomic(Box::new(AtomicOp {
+                    f,
+                    space,
+                    addr,
+                    offset,
+                    value,
+                    compare: EXEC,
+                    d,
+                    d_ok: EXEC,
+                })));
+            }
         }
         Ok(())
+    }
+
+    /// The word holding the f16 at static byte offset `off` plus the
+    /// dynamic byte offset `dyn_bytes`: the word's static offset, its
+    /// dynamic offset (4-aligned) and where in it the half is.  A dynamic
+    /// offset (an index into `array<f16>`, stride 2) may be 2 mod 4, so
+    /// the half is chosen per lane; the sum `dyn + (off & 3)` stays below
+    /// the 2 GiB limit the module docs give, so it cannot wrap.
+    pub(super) fn half_word(
+        &mut self,
+        off: u32,
+        dyn_bytes: Option<Reg>,
+    ) -> (u32, Option<Reg>, HalfSel) {
+        match dyn_bytes {
+            None => (off & !3, None, HalfSel::Static((off & 2) * 8)),
+            Some(d) => {
+                let lo = self.b.ku(off & 3);
+                let b = self.b.bin(BinOp::IAdd, d, lo);
+                let m = self.b.ku(!3);
+                let word = self.b.bin(BinOp::And, b, m);
+                let two = self.b.ku(2);
+                let h = self.b.bin(BinOp::And, b, two);
+                let three = self.b.ku(3);
+                let sh = self.b.bin(BinOp::Shl, h, three);
+                (off & !3, Some(word), HalfSel::Dyn(sh))
+            }
+        }
+    }
+
+    /// The f16 in `word` (its bits shifted by `sel`) as an f32 (exact).
+    pub(super) fn half_from_word(&mut self, word: Reg, sel: HalfSel) -> Reg {
+        let bits = match sel {
+            HalfSel::Static(0) => word,
+            HalfSel::Static(s) => {
+                let s = self.b.ku(s);
+                self.b.bin(BinOp::ShrU, word, s)
+            }
+            HalfSel::Dyn(s) => self.b.bin(BinOp::ShrU, word, s),
+        };
+        self.b.unpack(UnpackFn::Unpack2x16Float, bits)[0]
+    }
+
+    /// An f16 value (an f32 register holding a half value) as its bits in
+    /// place in a word, and the mask of the word's other half.
+    fn half_into_word(&mut self, v: Reg, sel: HalfSel) -> (Reg, Reg) {
+        let z = self.b.zero();
+        // the value is a half already: the conversion is exact, and f16(0)
+        // leaves the upper 16 bits zero
+        let bits = self.b.pack(PackFn::Pack2x16Float, [v, z, z, z]);
+        match sel {
+            HalfSel::Static(s) => {
+                let placed = if s == 0 {
+                    bits
+                } else {
+                    let k = self.b.ku(s);
+                    self.b.bin(BinOp::Shl, bits, k)
+                };
+                (placed, self.b.ku(!(0xffffu32 << s)))
+            }
+            HalfSel::Dyn(s) => {
+                let placed = self.b.bin(BinOp::Shl, bits, s);
+                let ones = self.b.ku(0xffff);
+                let m = self.b.bin(BinOp::Shl, ones, s);
+                (placed, self.b.un(UnOp::Not, m))
+            }
+        }
+    }
+
+    /// The address register of a word at dynamic offset `word` (or none)
+    /// for the lanes in `valid` (see [`Self::mem_addr`]).
+    fn mem_addr_of(&mut self, word: Option<Reg>, valid: Option<Reg>) -> Reg {
+        let dynb = match word {
+            Some(d) => d,
+            None => self.b.zero(),
+        };
+        match valid {
+            Some(v) => {
+                let bad = self.b.ku(u32::MAX);
+                self.b.tri(TriOp::Select, v, dynb, bad)
+            }
+            None => dynb,
+        }
     }
 
     /// `atomicAdd` and friends (`atomicLoad` / `atomicStore` are plain
@@ -561,19 +675,24 @@ impl<'m> Lowerer<'m> {
     }
 }
 
-/// Byte offset of every scalar of `ty` in storage or workgroup memory
-/// (naga's member offsets and strides; atomics are one word; booleans,
-/// which only workgroup memory may hold, are stored as their mask).
+/// Which half of a word an f16 is: a static shift (0 or 16), or a shift
+/// register per lane.
+#[derive(Clone, Copy, Debug)]
+pub enum HalfSel {
+    Static(u32),
+    Dyn(Reg),
+}
+
+/// Every scalar of `ty` in storage or workgroup memory (naga's member
+/// offsets and strides; atomics are one word; booleans, which only
+/// workgroup memory may hold, are stored as their mask; f16 are 2 bytes).
 pub fn memory_layout(
     module: &naga::Module,
     ty: &TypeInner,
     base: u32,
-    out: &mut Vec<u32>,
+    out: &mut Vec<Leaf>,
 ) -> Result<(), ShaderError> {
-    let mut scalars = Vec::new();
-    buffer_layout(module, ty, base, true, &mut scalars)?;
-    out.extend(scalars.into_iter().map(|(off, _)| off));
-    Ok(())
+    buffer_layout(module, ty, base, true, out)
 }
 
 #[cfg(test)]

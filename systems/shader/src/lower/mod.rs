@@ -45,7 +45,9 @@ use naga::{
 use smallvec::SmallVec;
 
 use crate::ShaderError;
-use crate::ir::{BinOp, ComputeInfo, ComputeValue, EXEC, InputSrc, LaneProgram, MemSpace, Op, Reg};
+use crate::ir::{
+    BinOp, ComputeInfo, ComputeValue, EXEC, InputSrc, LaneProgram, MemSpace, Op, Reg, UnOp,
+};
 use builder::Builder;
 pub use types::unsupported;
 use types::*;
@@ -1545,13 +1547,26 @@ impl<'m> Lowerer<'m> {
                 let mut layout = Vec::new();
                 uniform_layout(self.module, ty, place.off, &mut layout)?;
                 self.info_out.const_buffers_used |= 1u32.checked_shl(cb).unwrap_or(0);
-                Ok(layout
-                    .into_iter()
-                    .map(|(off, _)| match place.dyn_bytes {
+                let mut out = Regs::new();
+                for leaf in layout {
+                    if !leaf.half {
+                        out.push(match place.dyn_bytes {
+                            None => self.b.load_const(cb, leaf.off),
+                            Some(d) => self.b.load_const_dyn(cb, leaf.off, d),
+                        });
+                        continue;
+                    }
+                    // an f16: the aligned word holding it, then its half
+                    // (`memory.rs`; uniform indices are clamped, never
+                    // invalid)
+                    let (off, word, sel) = self.half_word(leaf.off, place.dyn_bytes);
+                    let w = match word {
                         None => self.b.load_const(cb, off),
                         Some(d) => self.b.load_const_dyn(cb, off, d),
-                    })
-                    .collect())
+                    };
+                    out.push(self.half_from_word(w, sel));
+                }
+                Ok(out)
             }
         }
     }
@@ -1687,7 +1702,16 @@ fn input_regs(
                     .map(|(_, s)| *s)
                     .unwrap_or(Semantic::Generic((*location).min(255) as u8))
             };
-            from_slot(b, sem)
+            let regs = from_slot(b, sem)?;
+            // the interface is f32 (vertex attributes as fetched,
+            // interpolated varyings): an f16 input is its nearest half
+            if types::is_f16(ty) {
+                return Ok(regs
+                    .into_iter()
+                    .map(|r| b.un(UnOp::FQuantizeF16, r))
+                    .collect());
+            }
+            Ok(regs)
         }
         Binding::BuiltIn(bi) => match bi {
             BuiltIn::VertexIndex => {

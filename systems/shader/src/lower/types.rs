@@ -12,7 +12,9 @@ pub fn unsupported(construct: impl Into<String>) -> ShaderError {
 
 /// The one name of each scalar width ferropipe does not execute, used by
 /// every error about it (types, literals, conversions, atomics): the
-/// registers are 32-bit lanes.
+/// registers are 32-bit lanes.  f16 runs (in f32 lanes, rounded after
+/// every operation: docs/shaders.md "f16"); its name remains for what
+/// still refuses it.
 pub fn scalar_feature(kind: naga::ScalarKind, width: u8) -> &'static str {
     match (kind, width) {
         (naga::ScalarKind::Float, 2) => "f16 (`enable f16;`)",
@@ -27,10 +29,11 @@ pub fn scalar_feature(kind: naga::ScalarKind, width: u8) -> &'static str {
     }
 }
 
-/// Our scalar kind for a naga scalar (32-bit only).
+/// Our scalar kind for a naga scalar (32-bit, and f16, which lives in f32
+/// lanes).
 pub fn scalar_kind(s: Scalar) -> Result<ScalarKind, ShaderError> {
     match (s.kind, s.width) {
-        (naga::ScalarKind::Float, 4) => Ok(ScalarKind::Float),
+        (naga::ScalarKind::Float, 4 | 2) => Ok(ScalarKind::Float),
         (naga::ScalarKind::Sint, 4) => Ok(ScalarKind::Sint),
         (naga::ScalarKind::Uint, 4) => Ok(ScalarKind::Uint),
         (naga::ScalarKind::Bool, _) => Ok(ScalarKind::Bool),
@@ -128,41 +131,67 @@ pub fn member_offset(
     Ok(n)
 }
 
+/// Whether a scalar, vector or matrix type has f16 components.
+pub fn is_f16(ty: &TypeInner) -> bool {
+    matches!(
+        *ty,
+        TypeInner::Scalar(s) | TypeInner::Vector { scalar: s, .. } | TypeInner::Matrix { scalar: s, .. }
+            if s == Scalar::F16
+    )
+}
+
+/// One scalar of a buffer layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Leaf {
+    /// Byte offset.
+    pub off: u32,
+    pub kind: ScalarKind,
+    /// An f16: the 2 bytes at `off` (2-aligned), not a 4-byte word.
+    pub half: bool,
+}
+
 /// Byte offset and kind of every scalar of `ty` in the uniform address
 /// space layout (struct member offsets and array strides as naga computed
 /// them; matrix columns aligned like vectors of `rows`: 8 bytes for 2 rows,
-/// 16 for 3 and 4 — WGSL's rule, std140 for every type but `matCx2`).
+/// 16 for 3 and 4 — WGSL's rule, std140 for every type but `matCx2` — and
+/// half that for f16 matrices).
 pub fn uniform_layout(
     module: &Module,
     ty: &TypeInner,
     base: u32,
-    out: &mut Vec<(u32, ScalarKind)>,
+    out: &mut Vec<Leaf>,
 ) -> Result<(), ShaderError> {
     buffer_layout(module, ty, base, false, out)
 }
 
 /// [`uniform_layout`] for any host-shareable or workgroup type: atomics are
 /// one word, and `bools` allows booleans (workgroup memory stores their
-/// mask).
+/// mask).  f16 components are 2 bytes apart (WGSL: f16 has size and
+/// alignment 2, `vec2<f16>` 4, `vec3<f16>` and `vec4<f16>` 8).
 pub fn buffer_layout(
     module: &Module,
     ty: &TypeInner,
     base: u32,
     bools: bool,
-    out: &mut Vec<(u32, ScalarKind)>,
+    out: &mut Vec<Leaf>,
 ) -> Result<(), ShaderError> {
+    let leaf = |off: u32, s: Scalar, kind: ScalarKind| Leaf {
+        off,
+        kind,
+        half: s == Scalar::F16,
+    };
     match *ty {
         TypeInner::Scalar(s) | TypeInner::Atomic(s) => {
             let k = scalar_kind(s)?;
             if k == ScalarKind::Bool && !bools {
                 return Err(unsupported("bool in a uniform buffer"));
             }
-            out.push((base, k));
+            out.push(leaf(base, s, k));
         }
         TypeInner::Vector { size, scalar } => {
             let k = scalar_kind(scalar)?;
             for i in 0..vsize(size) as u32 {
-                out.push((base + 4 * i, k));
+                out.push(leaf(base + elem_bytes(scalar) * i, scalar, k));
             }
         }
         TypeInner::Matrix {
@@ -171,10 +200,10 @@ pub fn buffer_layout(
             scalar,
         } => {
             let k = scalar_kind(scalar)?;
-            let stride = column_stride(rows);
+            let stride = column_stride(rows, scalar);
             for c in 0..vsize(columns) as u32 {
                 for r in 0..vsize(rows) as u32 {
-                    out.push((base + c * stride + 4 * r, k));
+                    out.push(leaf(base + c * stride + elem_bytes(scalar) * r, scalar, k));
                 }
             }
         }
@@ -225,9 +254,17 @@ pub fn buffer_layout(
     Ok(())
 }
 
-/// Byte distance between matrix columns in the uniform layout.
-pub fn column_stride(rows: VectorSize) -> u32 {
-    if rows == VectorSize::Bi { 8 } else { 16 }
+/// Byte distance between matrix columns (every address space): the
+/// alignment of the column vector, 2 or 4 components of `scalar`.
+pub fn column_stride(rows: VectorSize, scalar: Scalar) -> u32 {
+    let w = elem_bytes(scalar);
+    if rows == VectorSize::Bi { 2 * w } else { 4 * w }
+}
+
+/// Bytes of one scalar in memory: 2 for f16, 4 for the rest (booleans are
+/// stored as their 4-byte mask).
+pub fn elem_bytes(scalar: Scalar) -> u32 {
+    if scalar == Scalar::F16 { 2 } else { 4 }
 }
 
 /// Short name of a type for error messages.

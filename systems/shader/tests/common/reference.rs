@@ -92,6 +92,14 @@ fn kind_of(ty: &TypeInner) -> ScalarKind {
 fn f(x: u32) -> f32 {
     f32::from_bits(x)
 }
+
+fn is_f16(ty: &TypeInner) -> bool {
+    matches!(
+        *ty,
+        TypeInner::Scalar(s) | TypeInner::Vector { scalar: s, .. } | TypeInner::Matrix { scalar: s, .. }
+            if s == naga::Scalar::F16
+    )
+}
 fn b(x: bool) -> u32 {
     if x { 1 } else { 0 }
 }
@@ -351,6 +359,24 @@ impl<'m> Reference<'m> {
     }
 
     fn eval(&mut self, func: &'m Function, fi: &'m FunctionInfo, h: Handle<Expression>) -> RV {
+        let mut v = self.eval_raw(func, fi, h);
+        // f16: every computed value is the nearest half of its f32 result
+        // (the `half` crate's scalar conversion)
+        if let RV::Val(vals) = &mut v
+            && matches!(
+                func.expressions[h],
+                Expression::Binary { .. } | Expression::Math { .. } | Expression::As { .. }
+            )
+            && is_f16(self.ty(fi, h))
+        {
+            for x in vals.iter_mut() {
+                *x = half::f16::from_f32(f(*x)).to_f32().to_bits();
+            }
+        }
+        v
+    }
+
+    fn eval_raw(&mut self, func: &'m Function, fi: &'m FunctionInfo, h: Handle<Expression>) -> RV {
         let m = self.module;
         let frame = self.frames.len() - 1;
         match &func.expressions[h] {
@@ -639,6 +665,7 @@ fn lit(l: &Literal) -> u32 {
         Literal::Bool(v) => b(v),
         Literal::AbstractInt(v) => v as i32 as u32,
         Literal::AbstractFloat(v) => (v as f32).to_bits(),
+        Literal::F16(v) => v.to_f32().to_bits(),
         _ => panic!("literal"),
     }
 }
