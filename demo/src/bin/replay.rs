@@ -102,6 +102,8 @@ fn main() -> ExitCode {
                     units: args.budget,
                     time: args.budget_ms.map(Duration::from_millis),
                 },
+                // FERROPIPE_POLY_SMOOTH decides (GL's coverage by default).
+                poly_smooth: None,
             },
         )
     });
