@@ -53,12 +53,16 @@ fn expected_failures() -> BTreeMap<String, String> {
     m
 }
 
+/// Replays a scene as llvmpipe renders it: the references are llvmpipe's,
+/// which draws `poly_smooth` polygons as if the flag were off (scene
+/// `smooth_polygon`), where ferropipe's default is GL's analytic coverage.
 fn run(path: &Path, threads: usize) -> Result<ReplayReport, SceneError> {
     let scene = Scene::load(path)?;
     replay(
         &scene,
         &ReplayOptions {
             threads,
+            poly_smooth: Some(ferropipe::PolySmooth::Off),
             ..Default::default()
         },
     )

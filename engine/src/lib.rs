@@ -42,7 +42,8 @@ pub use ferropipe_components::*;
 /// ([`Context::add_systems`]; ARCHITECTURE.md, "Extending the pipeline").
 pub use ferropipe_systems as systems;
 pub use screen::{
-    DEFAULT_MAX_RESOURCE_BYTES, Resource, SHADER_ENV, Screen, ScreenConfig, ShaderBackend,
+    DEFAULT_MAX_RESOURCE_BYTES, POLY_SMOOTH_ENV, PolySmooth, Resource, SHADER_ENV, Screen,
+    ScreenConfig, ShaderBackend,
 };
 
 #[cfg(test)]

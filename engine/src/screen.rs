@@ -47,6 +47,55 @@ pub struct ScreenConfig {
     /// ([`SHADER_ENV`]: `interp` or `jit`, anything else is an error of
     /// [`Screen::new`]), else [`ShaderBackend::default`].
     pub shader_backend: Option<ShaderBackend>,
+    /// How `RasterizerState::poly_smooth` renders; `None` means
+    /// `FERROPIPE_POLY_SMOOTH` if set ([`POLY_SMOOTH_ENV`]: `analytic` or
+    /// `off`, anything else is an error of [`Screen::new`]), else
+    /// [`PolySmooth::Analytic`].
+    pub poly_smooth: Option<PolySmooth>,
+}
+
+/// What `poly_smooth` does ([`ScreenConfig::poly_smooth`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PolySmooth {
+    /// GL's polygon antialiasing (GL 4.6 §14.6.1): a fragment for every
+    /// pixel the polygon covers with non-zero area, its colour outputs'
+    /// alpha multiplied by the covered fraction of the pixel's square.
+    /// Multisample and conservative rasterization turn it off.
+    #[default]
+    Analytic,
+    /// As Mesa 22.3's llvmpipe renders it: as if `poly_smooth` were off
+    /// (neither draw nor llvmpipe has an antialiased-polygon stage), for
+    /// comparisons with llvmpipe references.
+    Off,
+}
+
+/// The environment variable that picks [`PolySmooth`] when
+/// [`ScreenConfig::poly_smooth`] is `None`.
+pub const POLY_SMOOTH_ENV: &str = "FERROPIPE_POLY_SMOOTH";
+
+impl PolySmooth {
+    /// Parses a [`POLY_SMOOTH_ENV`] value (`analytic` or `off`, case and
+    /// surrounding blanks ignored).
+    pub fn parse(v: &str) -> std::result::Result<Self, String> {
+        match v.trim().to_ascii_lowercase().as_str() {
+            "analytic" => Ok(PolySmooth::Analytic),
+            "off" => Ok(PolySmooth::Off),
+            _ => Err(format!(
+                "{POLY_SMOOTH_ENV}={v:?}: expected \"analytic\" or \"off\""
+            )),
+        }
+    }
+
+    /// [`POLY_SMOOTH_ENV`] if set, else the default.
+    pub fn from_env() -> std::result::Result<Self, String> {
+        match std::env::var(POLY_SMOOTH_ENV) {
+            Err(std::env::VarError::NotPresent) => Ok(PolySmooth::default()),
+            Err(std::env::VarError::NotUnicode(v)) => {
+                Err(format!("{POLY_SMOOTH_ENV}={v:?} is not valid text"))
+            }
+            Ok(v) => Self::parse(&v),
+        }
+    }
 }
 
 pub use ferropipe_shader::Backend as ShaderBackend;
@@ -145,6 +194,8 @@ pub(crate) struct ScreenShared {
     pub(crate) validate: bool,
     /// [`ScreenConfig::shader_backend`] or `FERROPIPE_SHADER`.
     pub(crate) shader_backend: ShaderBackend,
+    /// [`ScreenConfig::poly_smooth`] or `FERROPIPE_POLY_SMOOTH`.
+    poly_smooth: PolySmooth,
 }
 
 /// `pipe_screen`.
@@ -214,9 +265,15 @@ impl Screen {
             None => ShaderBackend::from_env()
                 .map_err(|e| Error::invalid("Screen::new", SHADER_ENV, e.to_string()))?,
         };
+        let poly_smooth = match config.poly_smooth {
+            Some(p) => p,
+            None => PolySmooth::from_env()
+                .map_err(|e| Error::invalid("Screen::new", POLY_SMOOTH_ENV, e))?,
+        };
         Ok(Screen {
             shared: Arc::new(ScreenShared {
                 shader_backend,
+                poly_smooth,
                 world: Mutex::new(World::new()),
                 executor,
                 max_resource_bytes: config
@@ -255,6 +312,11 @@ impl Screen {
     /// ([`ScreenConfig::shader_backend`]).
     pub fn shader_backend(&self) -> ShaderBackend {
         self.shared.shader_backend
+    }
+
+    /// How `poly_smooth` renders ([`ScreenConfig::poly_smooth`]).
+    pub fn poly_smooth(&self) -> PolySmooth {
+        self.shared.poly_smooth
     }
 
     /// Worker threads the screen renders with.
@@ -534,6 +596,26 @@ mod tests {
         // what Screen::new reports for a bad FERROPIPE_SHADER
         let e = ShaderBackend::parse("llvm").unwrap_err();
         assert!(e.to_string().contains("FERROPIPE_SHADER=\"llvm\""), "{e}");
+    }
+
+    #[test]
+    fn poly_smooth_is_a_screen_option() {
+        for p in [PolySmooth::Analytic, PolySmooth::Off] {
+            let s = Screen::new(ScreenConfig {
+                threads: 1,
+                poly_smooth: Some(p),
+                ..Default::default()
+            })
+            .unwrap();
+            assert_eq!(s.poly_smooth(), p);
+        }
+        assert_eq!(PolySmooth::parse(" Off\n"), Ok(PolySmooth::Off));
+        assert_eq!(PolySmooth::parse("analytic"), Ok(PolySmooth::Analytic));
+        // what Screen::new reports for a bad FERROPIPE_POLY_SMOOTH
+        for bad in ["", "on", "llvmpipe"] {
+            let e = PolySmooth::parse(bad).unwrap_err();
+            assert!(e.contains("FERROPIPE_POLY_SMOOTH="), "{e}");
+        }
     }
 
     #[test]

@@ -986,6 +986,9 @@ static FLIPS: &[Flip] = &[
         r#"{"offset_tri": true, "offset_units": 4000000.0, "@dsa": {"depth_enabled": true, "depth_writemask": true, "depth_func": "PIPE_FUNC_LESS"}}"#,
         r#"{"offset_clamp": 0.01}"#,
     ),
+    // GL's analytic coverage (the default PolySmooth::Analytic): the
+    // triangles' edge pixels get their covered fraction as alpha.
+    flip(R, "poly_smooth", Tris, "{}", r#"{"poly_smooth": true}"#),
     flip(R, "line_width", Lines, "{}", r#"{"line_width": 5.0}"#),
     flip(
         R,

@@ -122,6 +122,11 @@ pub struct ReplayOptions {
     /// The context's work budget for every flush and launch
     /// ([`ferropipe::Context::set_work_budget`]; the default is unbounded).
     pub budget: ferropipe::WorkBudget,
+    /// How `poly_smooth` renders ([`ferropipe::ScreenConfig::poly_smooth`];
+    /// `None`: `FERROPIPE_POLY_SMOOTH`, else GL's analytic coverage).  The
+    /// conformance test replays with [`ferropipe::PolySmooth::Off`], as its
+    /// references are llvmpipe's.
+    pub poly_smooth: Option<ferropipe::PolySmooth>,
 }
 
 /// `--time` results.
@@ -169,7 +174,11 @@ fn flush_error(e: ferropipe::Error) -> SceneError {
 /// Replays `scene` in memory: every call, then the outputs.  With
 /// `time_runs`, also the timed re-runs.
 pub fn replay(scene: &Scene, opts: &ReplayOptions) -> Result<ReplayReport, SceneError> {
-    let mut r = Replayer::new(opts.threads)?;
+    let mut r = Replayer::with_config(ferropipe::ScreenConfig {
+        threads: opts.threads,
+        poly_smooth: opts.poly_smooth,
+        ..Default::default()
+    })?;
     r.progress = opts.progress;
     r.ctx
         .set_work_budget(opts.budget)

@@ -106,11 +106,15 @@ pub struct Replayer {
 impl Replayer {
     /// A replayer on a new screen with `threads` workers (0 = all CPUs).
     pub fn new(threads: usize) -> Result<Self, SceneError> {
-        let screen = Screen::new(ScreenConfig {
+        Self::with_config(ScreenConfig {
             threads,
             ..Default::default()
         })
-        .map_err(|e| SceneError::Unsupported(e.to_string()))?;
+    }
+
+    /// A replayer on a new screen made with `config`.
+    pub fn with_config(config: ScreenConfig) -> Result<Self, SceneError> {
+        let screen = Screen::new(config).map_err(|e| SceneError::Unsupported(e.to_string()))?;
         Self::on_screen(&screen)
     }
 

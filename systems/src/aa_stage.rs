@@ -32,9 +32,18 @@
 //! flags (GL: multisampling replaces line and point antialiasing) and the
 //! draw stages assert they never see both; ferropipe likewise ignores
 //! `line_smooth` / `point_smooth` when rasterizing a 4x framebuffer with
-//! `multisample` on.  `poly_smooth` is ignored altogether: neither draw nor
-//! llvmpipe has an antialiased-polygon path, so llvmpipe renders such
-//! triangles exactly as if the flag were off.
+//! `multisample` on.
+//!
+//! `poly_smooth` goes beyond llvmpipe, which has no antialiased-polygon
+//! path and renders such triangles exactly as if the flag were off (the
+//! engine's `PolySmooth::Off` screen option does the same).  Here it is GL
+//! 4.6 §14.6.1's polygon antialiasing: setup rasterizes every filled
+//! triangle conservatively (a fragment for each pixel square it touches)
+//! and writes two more slots, the triangle's snapped corners relative to
+//! each pixel's sample point ([`polygon_planes`]); the wrapper clips the
+//! triangle to the pixel's square ([`poly_coverage`]), multiplies the
+//! alpha by the area and discards pixels touched with zero area.  The same
+//! conditions turn it off as the line and point smoothing.
 //!
 //! In ferropipe the extra varying is the last attribute of every clipped
 //! vertex of a state block with smoothing on (`DerivedState::aa`): clip
@@ -51,10 +60,12 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
-use ferropipe_components::batch::{ClippedPrim, ClippedPrims, PrimKind, SetupPrims};
+use ferropipe_components::batch::{
+    ClippedPrim, ClippedPrims, FIXED_ONE, FIXED_ORDER, Plane, PrimKind, SetupPrims,
+};
 use ferropipe_components::shader::{
-    FragmentIo, FragmentShader, FragmentShaderRef, IoSlot, Lanes, ScalarKind, Semantic, ShaderInfo,
-    ShaderResources,
+    FragmentIo, FragmentShader, FragmentShaderRef, Interpolation, IoSlot, LANES, Lanes, ScalarKind,
+    Semantic, ShaderInfo, ShaderResources,
 };
 use ferropipe_components::state::RasterizerState;
 
@@ -84,6 +95,15 @@ pub struct AaState {
     /// Index of the smooth-primitive varying among the clipped vertex's
     /// attributes (after the linked VS outputs).
     pub attr: usize,
+    /// `poly_smooth`: filled triangles get GL's analytic coverage
+    /// ([`poly_coverage`]).
+    pub poly_smooth: bool,
+    /// With `poly_smooth`, the index of the first of the eight planes that
+    /// carry a filled triangle's corners relative to each pixel's sample
+    /// point (attributes `attr + 1` and `attr + 2`, noperspective).  Setup
+    /// writes those planes itself ([`polygon_planes`]); the derivation sets
+    /// the index once the planes are laid out.
+    pub poly_plane: usize,
 }
 
 impl AaState {
@@ -93,13 +113,14 @@ impl AaState {
     /// `attr` is the index the varying gets, `per_vertex_size` whether the
     /// vertex shader writes the point size that `point_size_per_vertex`
     /// reads.
+    /// `poly_plane` is set by the caller once the planes are laid out.
     pub fn new(
         rast: &RasterizerState,
         off: bool,
         attr: usize,
         per_vertex_size: bool,
     ) -> Option<AaState> {
-        if off || !(rast.line_smooth || smooth_points(rast)) {
+        if off || !(rast.line_smooth || smooth_points(rast) || rast.poly_smooth) {
             return None;
         }
         let lw = if rast.line_width.is_finite() {
@@ -129,7 +150,17 @@ impl AaState {
             }),
             point_size_per_vertex: rast.point_size_per_vertex && per_vertex_size,
             attr,
+            poly_smooth: rast.poly_smooth,
+            poly_plane: 0,
         })
+    }
+
+    /// Attribute slots the smoothing adds to every clipped vertex: the
+    /// line/point varying, and with `poly_smooth` the two corner slots
+    /// (which clip leaves zero: the "not a smooth polygon" marker of
+    /// [`AaFragmentShader`]).
+    pub fn slots(&self) -> usize {
+        1 + 2 * self.poly_smooth as usize
     }
 }
 
@@ -154,12 +185,21 @@ pub struct AaFragmentShader {
     aa_slot: usize,
     /// Output slots whose alpha is scaled.
     alpha_slots: Vec<usize>,
+    /// `poly_smooth`: the two corner inputs follow the varying.
+    poly_smooth: bool,
 }
 
 impl AaFragmentShader {
     /// Wraps `inner`.  `point_smooth` shaders may discard (outside the
-    /// point's circle), so the wrapper says so.
-    pub fn wrap(inner: FragmentShaderRef, point_smooth: bool) -> Arc<AaFragmentShader> {
+    /// point's circle), and so may `poly_smooth` ones (pixels the polygon
+    /// only touches, with zero area), so the wrapper says so: depth and
+    /// stencil are then tested and written after the shader, for exactly
+    /// the fragments that survive.
+    pub fn wrap(
+        inner: FragmentShaderRef,
+        point_smooth: bool,
+        poly_smooth: bool,
+    ) -> Arc<AaFragmentShader> {
         let mut info = inner.info().clone();
         let aa_slot = info.inputs.len();
         let free_generic = info
@@ -175,7 +215,17 @@ impl AaFragmentShader {
         // `aapoint` variable.
         info.inputs
             .push(IoSlot::new(Semantic::Generic(free_generic), u32::MAX));
-        info.uses_discard |= point_smooth;
+        if poly_smooth {
+            // The triangle's corners relative to the sample point: affine
+            // in window space, so noperspective interpolation is exact.
+            for k in 1..3 {
+                let mut slot =
+                    IoSlot::new(Semantic::Generic(free_generic.saturating_add(k)), u32::MAX);
+                slot.interpolation = Interpolation::Linear;
+                info.inputs.push(slot);
+            }
+        }
+        info.uses_discard |= point_smooth || poly_smooth;
         // The outputs are no longer copies of inputs.
         info.output_values.clear();
         let alpha_slots = info
@@ -193,8 +243,60 @@ impl AaFragmentShader {
             info,
             aa_slot,
             alpha_slots,
+            poly_smooth,
         })
     }
+}
+
+/// The area of the triangle `t` inside the pixel's square, `t` being the
+/// corners relative to the pixel's sample point (its centre) in pixels,
+/// either winding: GL 4.6 §14.6.1's coverage of a smooth polygon.  The
+/// square `[-1/2, 1/2]²` is clipped by nothing: the triangle is clipped by
+/// the square's four sides (Sutherland–Hodgman, at most 7 corners) and
+/// measured by the shoelace formula, in f64, so the error is that of the
+/// f32 corners (about 1e-5 pixel on a 4096-pixel target), far inside the
+/// 1/64 px² the tests allow.
+pub fn poly_coverage(t: [[f32; 2]; 3]) -> f32 {
+    let mut poly = [[0f64; 2]; 8];
+    for (p, c) in poly.iter_mut().zip(&t) {
+        *p = [c[0] as f64, c[1] as f64];
+    }
+    let mut n = 3;
+    let mut next = [[0f64; 2]; 8];
+    for (axis, sign) in [(0, 1.0f64), (0, -1.0), (1, 1.0), (1, -1.0)] {
+        // Keep `sign * p[axis] <= 1/2`.  A corner on the side is kept once
+        // and only strict crossings add corners, so a clip adds at most
+        // one: 3 + 4 = 7 fit in 8.
+        let mut m = 0;
+        for i in 0..n {
+            let a = poly[i];
+            let b = poly[if i + 1 == n { 0 } else { i + 1 }];
+            let da = sign * a[axis] - 0.5;
+            let db = sign * b[axis] - 0.5;
+            if da <= 0.0 && m < next.len() {
+                next[m] = a;
+                m += 1;
+            }
+            if ((da < 0.0 && db > 0.0) || (da > 0.0 && db < 0.0)) && m < next.len() {
+                let k = da / (da - db);
+                next[m] = [a[0] + k * (b[0] - a[0]), a[1] + k * (b[1] - a[1])];
+                m += 1;
+            }
+        }
+        std::mem::swap(&mut poly, &mut next);
+        n = m;
+        if n < 3 {
+            return 0.0;
+        }
+    }
+    let mut twice = 0.0;
+    for i in 0..n {
+        let a = poly[i];
+        let b = poly[if i + 1 == n { 0 } else { i + 1 }];
+        twice += a[0] * b[1] - b[0] * a[1];
+    }
+    // At most 1 (rounding aside).
+    (0.5 * twice.abs()).min(1.0) as f32
 }
 
 /// The coverage of one register of fragments from the smooth-primitive
@@ -216,6 +318,35 @@ pub fn coverage(x: Lanes, y: Lanes, z: Lanes, w: Lanes) -> (Lanes, Lanes) {
     (is_point.select(point, line), kill)
 }
 
+impl AaFragmentShader {
+    /// The smooth-polygon coverage of group `g` and the lanes it discards
+    /// (zero area: the polygon only touches the square).  Lanes whose
+    /// marker (input `aa_slot + 2`, `w`) is not 1 are no smooth polygon's
+    /// (lines, points, unfilled or rectangle-filled triangles): coverage 1.
+    /// Scalar per lane: the clip is branchy, and this path only runs for
+    /// `poly_smooth` state.
+    #[inline(never)]
+    fn polygon_lanes(&self, io: &FragmentIo<'_>, g: usize) -> (Lanes, Lanes) {
+        let v = |s: usize, k: usize| io.input(self.aa_slot + s, k)[g].to_array();
+        let (x0, y0, x1, y1) = (v(1, 0), v(1, 1), v(1, 2), v(1, 3));
+        let (x2, y2, marker) = (v(2, 0), v(2, 1), v(2, 3));
+        let live = io.mask[g].to_bitmask();
+        let mut cov = [1.0f32; LANES];
+        let mut kill = [0.0f32; LANES];
+        for l in 0..LANES {
+            if marker[l] != 1.0 || live & (1 << l) == 0 {
+                continue;
+            }
+            let a = poly_coverage([[x0[l], y0[l]], [x1[l], y1[l]], [x2[l], y2[l]]]);
+            cov[l] = a;
+            if a <= 0.0 || a.is_nan() {
+                kill[l] = f32::from_bits(u32::MAX);
+            }
+        }
+        (Lanes::new(cov), Lanes::new(kill))
+    }
+}
+
 impl FragmentShader for AaFragmentShader {
     fn info(&self) -> &ShaderInfo {
         &self.info
@@ -232,7 +363,12 @@ impl FragmentShader for AaFragmentShader {
         let mut cov: SmallVec<[Lanes; crate::lanes::MAX_BATCH_GROUPS]> = SmallVec::with_capacity(n);
         for g in 0..n {
             let c = |k: usize| io.input(self.aa_slot, k)[g];
-            let (f, kill) = coverage(c(0), c(1), c(2), c(3));
+            let (mut f, mut kill) = coverage(c(0), c(1), c(2), c(3));
+            if self.poly_smooth {
+                let (pf, pk) = self.polygon_lanes(io, g);
+                f *= pf;
+                kill |= pk;
+            }
             cov.push(f);
             // Discarded lanes: clear the live mask (all bits set = live).
             let m = io.mask[g];
@@ -245,6 +381,46 @@ impl FragmentShader for AaFragmentShader {
             }
         }
     }
+}
+
+/// Writes a smooth polygon's corner planes (`AaState::poly_plane`, eight
+/// planes from there among the primitive's `planes`): corner `k`'s x and y
+/// minus the sample point's, `X_k - x` and `Y_k - y`, which are affine in
+/// window space (gradient -1), then the marker 1.  `x`, `y` are the snapped
+/// corners (1/256 pixel, in setup's offset space, where pixel `(px, py)`
+/// samples at the integer point), so the coverage measures exactly the
+/// triangle the edge functions rasterize; `reference` is the primitive's
+/// reference pixel, where planes take their `a0`.  The differences are
+/// taken in integers and are exact in f32 up to 65536 pixels.
+pub fn polygon_planes(
+    aa: &AaState,
+    planes: &mut [Plane],
+    x: &[i32; 3],
+    y: &[i32; 3],
+    reference: (i32, i32),
+) {
+    let Some(p) = planes.get_mut(aa.poly_plane..aa.poly_plane + 8) else {
+        return;
+    };
+    let rel = |v: i32, r: i32| ((v as i64 - ((r as i64) << FIXED_ORDER)) as f32) / FIXED_ONE as f32;
+    for k in 0..3 {
+        p[2 * k] = Plane {
+            a0: rel(x[k], reference.0),
+            dadx: -1.0,
+            dady: 0.0,
+        };
+        p[2 * k + 1] = Plane {
+            a0: rel(y[k], reference.1),
+            dadx: 0.0,
+            dady: -1.0,
+        };
+    }
+    p[6] = Plane::default();
+    p[7] = Plane {
+        a0: 1.0,
+        dadx: 0.0,
+        dady: 0.0,
+    };
 }
 
 thread_local! {
@@ -424,6 +600,31 @@ mod tests {
         // A 0.6-pixel line, 0.3 pixel from its middle: (0.8 - 0.3) * 0.6 /
         // 0.8, where llvmpipe writes 96/255 (later Mesa's formula: 0.5).
         assert!((cov([0.0, 2.0, -0.3, 0.8]).0 - 0.375).abs() < 1e-6);
+    }
+
+    #[test]
+    fn polygon_coverage_is_the_area_in_the_square() {
+        // A triangle far larger than the pixel: all of it, either winding.
+        let big = [[-50.0, -50.0], [60.0, -40.0], [0.0, 70.0]];
+        assert_eq!(poly_coverage(big), 1.0);
+        assert_eq!(poly_coverage([big[0], big[2], big[1]]), 1.0);
+        // Inside the square: its own area.
+        let small = [[-0.25, -0.25], [0.25, -0.25], [0.0, 0.25]];
+        assert!((poly_coverage(small) - 0.125).abs() < 1e-6);
+        // An edge through the centre: half the square.
+        let half = [[0.0, -40.0], [0.0, 40.0], [-40.0, 0.0]];
+        assert!((poly_coverage(half) - 0.5).abs() < 1e-6);
+        // The diagonal through the centre: half, too.
+        let diag = [[-40.0, -40.0], [40.0, 40.0], [-40.0, 40.0]];
+        assert!((poly_coverage(diag) - 0.5).abs() < 1e-6);
+        // A corner cut off at 1/4 of each side: 1/32.
+        let corner = [[0.25, 0.5], [0.5, 0.25], [9.0, 9.0]];
+        assert!((poly_coverage(corner) - 1.0 / 32.0).abs() < 1e-6);
+        // Touching the square along a side or at a corner: nothing.
+        assert_eq!(poly_coverage([[0.5, -3.0], [0.5, 3.0], [4.0, 0.0]]), 0.0);
+        assert_eq!(poly_coverage([[0.5, 0.5], [3.0, 0.5], [3.0, 3.0]]), 0.0);
+        // Degenerate: nothing.
+        assert_eq!(poly_coverage([[-1.0, -1.0], [0.0, 0.0], [1.0, 1.0]]), 0.0);
     }
 
     #[test]

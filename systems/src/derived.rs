@@ -320,9 +320,17 @@ impl DerivedShape {
                 bias(rast.subpixel_precision_y),
             ));
         let smooth_points = crate::aa_stage::smooth_points(&rast);
-        let aa_wanted = !multisampled && !conservative && (rast.line_smooth || smooth_points);
+        // poly_smooth (GL's analytic polygon coverage) likewise gives way
+        // to multisample and conservative rasterization.
+        let aa_wanted = !multisampled
+            && !conservative
+            && (rast.line_smooth || smooth_points || rast.poly_smooth);
         let fs: FragmentShaderRef = if aa_wanted {
-            crate::aa_stage::AaFragmentShader::wrap(block.fs.clone(), smooth_points)
+            crate::aa_stage::AaFragmentShader::wrap(
+                block.fs.clone(),
+                smooth_points,
+                rast.poly_smooth,
+            )
         } else {
             block.fs.clone()
         };
@@ -379,9 +387,15 @@ impl DerivedShape {
         };
         let mut fs_inputs = Vec::with_capacity(fs_info.inputs.len());
         let mut next_plane = 2usize;
-        // The wrapper's last input is the smooth-primitive varying, linked
-        // below (it is no VS output).
-        let user_inputs = fs_info.inputs.len() - aa_wanted as usize;
+        // The wrapper's last inputs are the smooth-primitive varying and,
+        // with poly_smooth, the two corner slots, linked below (they are no
+        // VS outputs).
+        let aa_inputs = if aa_wanted {
+            1 + 2 * rast.poly_smooth as usize
+        } else {
+            0
+        };
+        let user_inputs = fs_info.inputs.len() - aa_inputs;
         for input in &fs_info.inputs[..user_inputs] {
             let src = match input.semantic {
                 Semantic::Position => FsInputSource::FragCoord,
@@ -445,9 +459,9 @@ impl DerivedShape {
             };
             fs_inputs.push(src);
         }
-        let aa =
+        let mut aa =
             crate::aa_stage::AaState::new(&rast, !aa_wanted, attrs.len(), psize_slot.is_some());
-        if let Some(aa) = aa {
+        if let Some(aa) = aa.as_mut() {
             fs_inputs.push(FsInputSource::Attr {
                 front: aa.attr,
                 back: aa.attr,
@@ -458,8 +472,25 @@ impl DerivedShape {
                 read: 0xf,
             });
             next_plane += 4;
+            if aa.poly_smooth {
+                // The corner slots: setup overwrites their planes for
+                // smooth polygons (aa_stage::polygon_planes); elsewhere
+                // they interpolate clip's zeros, the "no polygon" marker.
+                aa.poly_plane = next_plane;
+                for k in 1..3 {
+                    fs_inputs.push(FsInputSource::Attr {
+                        front: aa.attr + k,
+                        back: aa.attr + k,
+                        interp: Interpolation::Linear,
+                        plane: next_plane,
+                        sprite: None,
+                        read: 0xf,
+                    });
+                    next_plane += 4;
+                }
+            }
         }
-        let stride = 4 + 4 * (attrs.len() + aa.is_some() as usize);
+        let stride = 4 + 4 * (attrs.len() + aa.map_or(0, |a| a.slots()));
 
         let fb = &*block.framebuffer;
         let fb_rect = Rect {

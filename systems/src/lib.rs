@@ -12,7 +12,7 @@
 //! | `StreamOut` | stream_out.rs | stream output: primitives' VS outputs to buffers, in submission order |
 //! | `Clip` | clip.rs | clip codes, guard band, homogeneous clipping, viewport, linkage |
 //! | `Setup` | setup.rs | fixed point, culling, edge functions, plane equations |
-//! | (in `Setup`) | aa_stage.rs | smooth lines / points as quads, coverage-scaled alpha |
+//! | (in `Setup`) | aa_stage.rs | smooth lines / points as quads, smooth polygons' analytic coverage; coverage-scaled alpha |
 //! | `Bin` | bin.rs | 64x64 tile bins with trivial accept/reject |
 //! | `Tiles` | raster.rs | the tile pass: per-tile coverage, early depth; drives fragment.rs and merge.rs per batch |
 //! | (in `Tiles`) | fragment.rs | interpolation, fragment shader (called per batch by raster) |

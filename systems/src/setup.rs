@@ -197,6 +197,11 @@ pub fn setup_prims(clipped: &ClippedPrims, states: &[DerivedState], out: &mut Se
                 setup_unfilled(clipped, prim, ds, out, &mut scratch, &mut stipple);
                 last_tri = None;
             }
+            PrimKind::Triangle if ds.aa.is_some_and(|aa| aa.poly_smooth) => {
+                setup_triangle_as(clipped, prim, ds, out, TriMode::PolySmooth);
+                kept += (out.prims.len() > before) as u64;
+                last_tri = None;
+            }
             PrimKind::Triangle => {
                 let corners = setup_triangle(clipped, prim, ds, out);
                 // Counted here: the merge below may fold this record into
@@ -297,6 +302,8 @@ fn setup_unfilled(
     if matches!(mode, PolygonMode::Fill | PolygonMode::FillRectangle) {
         let as_ = if mode == PolygonMode::FillRectangle {
             TriMode::Rectangle
+        } else if ds.aa.is_some_and(|aa| aa.poly_smooth) {
+            TriMode::PolySmooth
         } else {
             TriMode::Fill
         };
@@ -883,7 +890,14 @@ fn polygon_edges<const N: usize>(
 /// along it, dilated, and the box bounds the ends.  Points and lines
 /// (setup_point, setup_line) dilate their squares and rectangles alike.
 fn conservative_dilate<const N: usize>(ds: &DerivedState, edges: &mut [(i32, i32, i64); N]) {
-    let Some(r) = ds.conservative else { return };
+    if let Some(r) = ds.conservative {
+        dilate_edges(r, edges);
+    }
+}
+
+/// Moves every edge out by `r` / 256 pixel in the L-infinity sense
+/// ([`conservative_dilate`]).
+fn dilate_edges<const N: usize>(r: i64, edges: &mut [(i32, i32, i64); N]) {
     for (a, b, c) in edges.iter_mut() {
         let span = (a.unsigned_abs() as i64 + b.unsigned_abs() as i64) * r;
         // `c` is ceil(c_full / 256) (fill-rule bias included), so
@@ -915,7 +929,22 @@ enum TriMode {
     /// never culled, no polygon offset or conservative dilation, front
     /// facing when clockwise (`front_ccw` off), front attributes.
     Smooth,
+    /// A filled triangle under `poly_smooth` (GL 4.6 §14.6.1): a fragment
+    /// for every pixel whose square the triangle touches (the conservative
+    /// half-pixel dilation and box, [`POLY_SMOOTH_DILATE`]), with the
+    /// corner planes the fragment shader wrapper measures the covered area
+    /// from (aa_stage.rs `polygon_planes`, `poly_coverage`; it discards
+    /// the pixels touched with zero area).  Culling, facing, polygon offset
+    /// and attributes are the filled triangle's, evaluated at pixel centres
+    /// (extrapolated outside the triangle).
+    PolySmooth,
 }
+
+/// A smooth polygon's edge dilation, in 1/256 pixel: half a pixel, so
+/// every pixel square the snapped triangle touches has a fragment
+/// ([`conservative_dilate`]: the test then over-covers by under 1/256
+/// pixel, which the coverage's zero-area discard removes).
+const POLY_SMOOTH_DILATE: i64 = FIXED_ONE as i64 / 2;
 
 /// One triangle of a smooth line's or point's quad (aa_stage.rs).
 pub(crate) fn setup_smooth_triangle(
@@ -941,8 +970,13 @@ fn setup_triangle_as(
     mode: TriMode,
 ) -> Option<TriCorners> {
     let smooth = mode == TriMode::Smooth;
+    let poly_smooth = mode == TriMode::PolySmooth;
     // (Never both: conservative rasterization turns smoothing off.)
-    let conservative = ds.conservative.filter(|_| !smooth);
+    let conservative = if poly_smooth {
+        Some(POLY_SMOOTH_DILATE)
+    } else {
+        ds.conservative.filter(|_| !smooth)
+    };
     let off = ds.pixel_offset;
     let mut vi = prim.v;
     let mut x = [0i32; 3];
@@ -1029,6 +1063,11 @@ fn setup_triangle_as(
             ms,
             ..new_prim(prim, PrimKind::Triangle, front, &bbox, &edges, out)
         }
+    } else if poly_smooth {
+        // (Single-sampled: multisample rasterization turns it off.)
+        let mut edges = polygon_edges(&x, &y, ds.bottom_edge_rule);
+        dilate_edges(POLY_SMOOTH_DILATE, &mut edges);
+        new_prim(prim, PrimKind::Triangle, front, &bbox, &edges, out)
     } else {
         let (edges, ms) = prim_edges(ds, &x, &y, out);
         SetupPrim {
@@ -1096,6 +1135,15 @@ fn setup_triangle_as(
     {
         let (dzdx, dzdy) = offset_slopes(&v).unwrap_or((zp.dadx, zp.dady));
         zp.a0 += o.zoffset(dzdx, dzdy, [v[0][2], v[1][2], v[2][2]]);
+    }
+    if poly_smooth && let Some(aa) = &ds.aa {
+        crate::aa_stage::polygon_planes(
+            aa,
+            &mut out.planes[first_plane..],
+            &x,
+            &y,
+            (bbox.x0, bbox.y0),
+        );
     }
     out.prims.push(sp);
     Some(TriCorners {

@@ -27,7 +27,9 @@ use ferropipe_scene::{ReplayOptions, Replayer, Scene, SceneError, replay_to_dir}
                   3 unsupported feature, 4 outputs could not be written, 5 work budget \
                   exceeded (context lost).\n\nEnvironment: FERROPIPE_NUM_THREADS sets the \
                   worker count when --threads is 0; FERROPIPE_DEBUG=validate warns about \
-                  draws that can produce nothing or read something unbound."
+                  draws that can produce nothing or read something unbound; \
+                  FERROPIPE_POLY_SMOOTH=off renders poly_smooth as llvmpipe does (as if \
+                  off; the default, analytic, is GL's coverage-to-alpha)."
 )]
 struct Args {
     /// The scene file.
@@ -100,6 +102,8 @@ fn main() -> ExitCode {
                     units: args.budget,
                     time: args.budget_ms.map(Duration::from_millis),
                 },
+                // FERROPIPE_POLY_SMOOTH decides (GL's coverage by default).
+                poly_smooth: None,
             },
         )
     });

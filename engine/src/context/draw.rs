@@ -24,11 +24,12 @@ use ferropipe_components::draw::{DrawInfo, StreamOutputBinding};
 use ferropipe_components::enums::{ClearFlags, ConservativeRasterMode, PrimType};
 use ferropipe_components::format::FormatKind;
 use ferropipe_components::resource::ResourceRef;
-use ferropipe_components::state::ColorUnion;
+use ferropipe_components::state::{ColorUnion, RasterizerState};
 use ferropipe_systems::derived::{depth_target_supported, render_target_supported};
 
 use super::{BoundState, Context, StreamOutputTargetHandle};
 use crate::error::{Error, Result};
+use crate::screen::PolySmooth;
 
 /// Commands recorded before the scene is executed without a flush.
 pub const MAX_RECORDED_COMMANDS: usize = 1 << 16;
@@ -59,10 +60,34 @@ pub(crate) struct DrawRecorder {
     last_block: Option<u32>,
     /// The world change tick the last block was taken at.
     taken_at: Option<Tick>,
+    /// [`PolySmooth::Off`]: rasterizer states with `poly_smooth` set and
+    /// their copies with it cleared, which the state blocks take instead.
+    /// One copy per state object keeps the plan cache (keyed by the
+    /// objects' addresses) hitting; entries whose state object is gone
+    /// (only this list holds it) are dropped as new ones come.
+    poly_smooth_off: Vec<(Arc<RasterizerState>, Arc<RasterizerState>)>,
     /// Buffers that recorded draws capture into (stream output): a draw
     /// reading one of them, a new offset for a target, or a vertex count
     /// taken from a target executes the recorded work first.
     so_buffers: Vec<ResourceRef>,
+}
+
+impl DrawRecorder {
+    /// `r` with `poly_smooth` cleared ([`PolySmooth::Off`]: rendered as
+    /// llvmpipe renders it), the same object each time for the same `r`.
+    fn without_poly_smooth(&mut self, r: &Arc<RasterizerState>) -> Arc<RasterizerState> {
+        if let Some((_, off)) = self.poly_smooth_off.iter().find(|(o, _)| Arc::ptr_eq(o, r)) {
+            return off.clone();
+        }
+        self.poly_smooth_off
+            .retain(|(o, _)| Arc::strong_count(o) > 1);
+        let off = Arc::new(RasterizerState {
+            poly_smooth: false,
+            ..**r
+        });
+        self.poly_smooth_off.push((r.clone(), off.clone()));
+        off
+    }
 }
 
 /// `struct pipe_draw_indirect_info`, the part ferropipe implements:
@@ -170,7 +195,9 @@ fn check_supported(info: &DrawInfo, s: &StateBlock) -> Result<()> {
     }
     let r = &*s.rasterizer;
     // line_smooth / point_smooth are draw's aaline / aapoint stages
-    // (systems/src/aa_stage.rs); poly_smooth is ignored, as llvmpipe does.
+    // (systems/src/aa_stage.rs), and so is poly_smooth's analytic
+    // coverage (aa_stage::poly_coverage) unless the screen renders it as
+    // llvmpipe does (ScreenConfig::poly_smooth, taken care of above).
     // Polygon offset and unfilled modes are applied in setup
     // (systems/src/derived.rs `PolygonOffset`, setup.rs `setup_unfilled`).
     // Conservative rasterization (systems/src/setup.rs `conservative_dilate`):
@@ -432,7 +459,11 @@ impl Context {
                 return Ok(idx);
             }
         }
-        let block = snapshot(self.bound())?;
+        let mut block = snapshot(self.bound())?;
+        if block.rasterizer.poly_smooth && self.screen.poly_smooth() == PolySmooth::Off {
+            let mut rec = self.world.resource_mut::<DrawRecorder>();
+            block.rasterizer = rec.without_poly_smooth(&block.rasterizer);
+        }
         check_supported(info, &block)?;
         let mut scene = self.world.resource_mut::<RecordedScene>();
         if scene.framebuffer.is_none() {
