@@ -84,8 +84,28 @@ impl fmt::Debug for Reg {
 /// The execution mask register (varying register 0).
 pub const EXEC: Reg = Reg::v(0);
 
+/// Declares a fieldless op enum and its `ALL` list from one list of
+/// variants, so code that must cover every op (the JIT's per-op tests)
+/// cannot miss one added later.
+macro_rules! listed_enum {
+    ($(#[$meta:meta])* pub enum $name:ident {
+        $($(#[$vmeta:meta])* $variant:ident),* $(,)?
+    }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum $name {
+            $($(#[$vmeta])* $variant),*
+        }
+
+        impl $name {
+            /// Every variant, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),*];
+        }
+    };
+}
+
+listed_enum! {
 /// One-operand lane operations.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum UnOp {
     // f32
     FNeg,
@@ -147,9 +167,10 @@ pub enum UnOp {
     CountLeadingZeros,
     CountTrailingZeros,
 }
+}
 
+listed_enum! {
 /// Two-operand lane operations.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BinOp {
     FAdd,
     FSub,
@@ -203,9 +224,10 @@ pub enum BinOp {
     UMin,
     UMax,
 }
+}
 
+listed_enum! {
 /// Three-operand lane operations.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TriOp {
     /// `a * b + c`.
     FFma,
@@ -224,9 +246,10 @@ pub enum TriOp {
     /// `extractBits(u32 a, offset=b, count=c)`.
     UExtractBits,
 }
+}
 
+listed_enum! {
 /// Packing functions (WGSL `pack4x8snorm` ...), 1 to 4 operands -> u32.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PackFn {
     Pack4x8Snorm,
     Pack4x8Unorm,
@@ -238,9 +261,10 @@ pub enum PackFn {
     Pack4xI8Clamp,
     Pack4xU8Clamp,
 }
+}
 
+listed_enum! {
 /// Unpacking functions: u32 -> 2 or 4 values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum UnpackFn {
     Unpack4x8Snorm,
     Unpack4x8Unorm,
@@ -249,6 +273,7 @@ pub enum UnpackFn {
     Unpack2x16Float,
     Unpack4xI8,
     Unpack4xU8,
+}
 }
 
 impl PackFn {

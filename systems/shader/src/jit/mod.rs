@@ -556,68 +556,14 @@ mod tests {
 
     #[test]
     fn unary_ops_match_the_interpreter() {
-        use UnOp::*;
-        for f in [
-            FNeg,
-            FAbs,
-            FFloor,
-            FCeil,
-            FTrunc,
-            FRound,
-            FFract,
-            FSqrt,
-            FInvSqrt,
-            FSin,
-            FCos,
-            FTan,
-            FAsin,
-            FAcos,
-            FAtan,
-            FSinh,
-            FCosh,
-            FTanh,
-            FAsinh,
-            FAcosh,
-            FAtanh,
-            FExp,
-            FExp2,
-            FLog,
-            FLog2,
-            FSign,
-            FSaturate,
-            FIsNan,
-            FIsInf,
-            FFrexpMant,
-            FFrexpExp,
-            FQuantizeF16,
-            F2S,
-            F2U,
-            S2F,
-            U2F,
-            INeg,
-            SAbs,
-            SSign,
-            Not,
-            CountOneBits,
-            ReverseBits,
-            SFirstLeadingBit,
-            UFirstLeadingBit,
-            FirstTrailingBit,
-            CountLeadingZeros,
-            CountTrailingZeros,
-        ] {
+        for &f in UnOp::ALL {
             check(Op::Un { f, d: D, a: A });
         }
     }
 
     #[test]
     fn binary_ops_match_the_interpreter() {
-        use BinOp::*;
-        for f in [
-            FAdd, FSub, FMul, FDiv, FRem, FMin, FMax, FPow, FAtan2, FStep, FLdexp, FEq, FNe, FLt,
-            FLe, FGt, FGe, IAdd, ISub, IMul, SDiv, SRem, UDiv, URem, IEq, INe, SLt, SLe, SGt, SGe,
-            ULt, ULe, UGt, UGe, And, Or, Xor, AndNot, Shl, ShrS, ShrU, SMin, SMax, UMin, UMax,
-        ] {
+        for &f in BinOp::ALL {
             check(Op::Bin {
                 f,
                 d: D,
@@ -629,18 +575,7 @@ mod tests {
 
     #[test]
     fn ternary_ops_match_the_interpreter() {
-        use TriOp::*;
-        for f in [
-            FFma,
-            FMix,
-            FClamp,
-            SClamp,
-            UClamp,
-            FSmoothStep,
-            Select,
-            SExtractBits,
-            UExtractBits,
-        ] {
+        for &f in TriOp::ALL {
             check(Op::Tri {
                 f,
                 d: D,
@@ -663,32 +598,14 @@ mod tests {
             off: C,
             cnt: Reg::v(4),
         });
-        for f in [
-            PackFn::Pack4x8Snorm,
-            PackFn::Pack4x8Unorm,
-            PackFn::Pack2x16Snorm,
-            PackFn::Pack2x16Unorm,
-            PackFn::Pack2x16Float,
-            PackFn::Pack4xI8,
-            PackFn::Pack4xU8,
-            PackFn::Pack4xI8Clamp,
-            PackFn::Pack4xU8Clamp,
-        ] {
+        for &f in PackFn::ALL {
             check(Op::Pack {
                 f,
                 d: D,
                 a: [A, B, C, Reg::v(4)],
             });
         }
-        for f in [
-            UnpackFn::Unpack4x8Snorm,
-            UnpackFn::Unpack4x8Unorm,
-            UnpackFn::Unpack2x16Snorm,
-            UnpackFn::Unpack2x16Unorm,
-            UnpackFn::Unpack2x16Float,
-            UnpackFn::Unpack4xI8,
-            UnpackFn::Unpack4xU8,
-        ] {
+        for &f in UnpackFn::ALL {
             check(Op::Unpack {
                 f,
                 d: [D, Reg::v(6), Reg::v(7), Reg::v(8)],
