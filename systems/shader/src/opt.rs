@@ -64,7 +64,6 @@ pub fn finish(
         body,
         dead_lanes_idle,
         compute: None,
-        jit: None,
     };
     compact_uniforms(&mut prog);
 
