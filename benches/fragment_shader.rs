@@ -167,11 +167,7 @@ fn fragment_shader(c: &mut Criterion) {
     };
     let interp = build(Backend::Interp);
     let jit = build(Backend::Jit);
-    let code = jit
-        .program()
-        .jit
-        .as_ref()
-        .expect("the JIT compiles the bench shader");
+    let code = jit.jit().expect("the JIT compiles the bench shader");
     let native = NativeLit {
         info: interp.info().clone(),
     };

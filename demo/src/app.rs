@@ -120,7 +120,7 @@ impl DemoApp {
             renderer: None,
             settings: options.settings,
             params: options.params,
-            camera: crate::scenes::default_camera(&options.source),
+            camera: options.source.default_camera(),
             source: options.source,
             fit_to_window: options.fit_to_window,
             fixed_time: options.fixed_time,
@@ -166,7 +166,7 @@ impl DemoApp {
             self.scene_path = path.display().to_string();
         }
         if self.source != source {
-            self.camera = crate::scenes::default_camera(&source);
+            self.camera = source.default_camera();
         }
         self.source = source.clone();
         self.error = None;

@@ -78,7 +78,7 @@ pub fn run_from(job: &HeadlessJob, start_time: f32) -> Result<f64, HeadlessError
     renderer.set_scene(job.source.clone(), &job.params)?;
     let mut camera = renderer
         .model_camera()
-        .unwrap_or_else(|| crate::scenes::default_camera(&job.source));
+        .unwrap_or_else(|| job.source.default_camera());
     if let Some(dir) = &job.capture {
         renderer.capture_next_frame(dir.clone(), "frame".into());
     }

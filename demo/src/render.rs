@@ -103,6 +103,19 @@ impl SceneSource {
             SceneSource::File(p) | SceneSource::Model(p) => Some(p),
         }
     }
+
+    /// Where the orbit camera starts: the field is wide and seen from
+    /// higher up; everything else from the default orbit.
+    pub fn default_camera(&self) -> OrbitCamera {
+        match self {
+            SceneSource::Builtin(SceneKind::Field) => OrbitCamera {
+                distance: 5.5,
+                pitch: 0.6,
+                ..OrbitCamera::default()
+            },
+            _ => OrbitCamera::default(),
+        }
+    }
 }
 
 /// A scene file replayed every frame, the way `replay --time` re-runs its

@@ -5,7 +5,6 @@ use ferropipe::components::enums::ShaderType;
 use ferropipe::{Context, Resource, Result, Screen};
 use glam::{Mat4, Vec3, Vec4};
 
-use crate::camera::OrbitCamera;
 use crate::gfx::{self, MeshBuffers, Program};
 use crate::mesh::{Mesh, Vertex};
 use crate::shaders::{FieldVs, FieldVsConstants, LitFs, LitFsConstants, MeshVs, MeshVsConstants};
@@ -30,19 +29,6 @@ impl SceneKind {
             SceneKind::Field => "Instanced field",
             SceneKind::Stress => "Stress",
         }
-    }
-}
-
-/// Where the orbit camera starts for a scene: the field is wide and
-/// seen from higher up; everything else from the default orbit.
-pub fn default_camera(source: &crate::render::SceneSource) -> OrbitCamera {
-    match source {
-        crate::render::SceneSource::Builtin(SceneKind::Field) => OrbitCamera {
-            distance: 5.5,
-            pitch: 0.6,
-            ..OrbitCamera::default()
-        },
-        _ => OrbitCamera::default(),
     }
 }
 

@@ -42,6 +42,22 @@ pub const MAX_BUFFER_SIZE: u32 = 1 << 31;
 /// Bytes of a constant buffer a shader can address (64 KiB, like GL's
 /// common `MAX_UNIFORM_BLOCK_SIZE` and llvmpipe).
 pub const MAX_CONST_BUFFER_SIZE: u32 = 64 * 1024;
+// Compute limits: `launch_grid`, `set_shader_buffers` and
+// `set_global_binding` check them (context/compute.rs).
+/// Largest grid per dimension (`PIPE_COMPUTE_CAP_MAX_GRID_SIZE`: 65535,
+/// GL's minimum and llvmpipe's).
+pub const MAX_GRID_SIZE: u32 = 65535;
+/// Largest shader-buffer binding: 128 MiB (llvmpipe's
+/// `LP_MAX_TGSI_SHADER_BUFFER_SIZE`); every valid byte offset inside it and
+/// the 2 GiB buffers fits the lowering's 32-bit addresses.
+pub const MAX_SHADER_BUFFER_SIZE: u32 = 1 << 27;
+/// Largest INPUT: 4 KiB (a constant buffer the prologue reads once per
+/// workgroup).
+pub const MAX_INPUT_SIZE: u32 = 4096;
+/// Largest buffer `set_global_binding` maps: 128 MiB, so every byte
+/// offset fits the 27 offset bits of a global handle
+/// ([`crate::context::global_handle`]).
+pub const MAX_GLOBAL_BUFFER_SIZE: u32 = 1 << 27;
 /// `PIPE_ENDIAN_LITTLE`.
 const PIPE_ENDIAN_LITTLE: i32 = 0;
 
@@ -184,7 +200,7 @@ pub fn get_param(cap: Cap) -> i32 {
         // refuses them). ---
         Compute | CsDerivedSystemValuesSupported | ComputeGridInfoLastBlock => 1,
         ComputeShaderDerivative => 0,
-        MaxShaderBufferSize => crate::context::MAX_SHADER_BUFFER_SIZE as i32,
+        MaxShaderBufferSize => MAX_SHADER_BUFFER_SIZE as i32,
         // Vertex and fragment shaders have their own 32 + 32 slots too
         // (context.rst: shader buffers and images of every stage): a draw
         // combines both stages' (8 colour buffers count as output
@@ -357,12 +373,7 @@ pub fn get_compute_param(cap: ComputeCap, threads: usize) -> Option<ComputeParam
         // Kernels are WGSL/GLSL compiled to lane programs, not native code.
         IrTarget => Some(ComputeParam::Str("x86_64-ferropipe-lanes-wgsl".into())),
         GridDimension => one(3),
-        MaxGridSize => Some(ComputeParam::U64(vec![
-            u64::from(
-                crate::context::MAX_GRID_SIZE
-            );
-            3
-        ])),
+        MaxGridSize => Some(ComputeParam::U64(vec![u64::from(MAX_GRID_SIZE); 3])),
         MaxBlockSize => Some(ComputeParam::U64(
             MAX_WORKGROUP_SIZE.iter().map(|&v| u64::from(v)).collect(),
         )),
@@ -371,11 +382,11 @@ pub fn get_compute_param(cap: ComputeCap, threads: usize) -> Option<ComputeParam
         // resources up to the buffer limit; one global binding is at most
         // 128 MiB, what a 32-bit handle's 27 offset bits address.
         MaxGlobalSize => one(u64::from(MAX_BUFFER_SIZE)),
-        MaxMemAllocSize => one(u64::from(crate::context::MAX_GLOBAL_BUFFER_SIZE)),
+        MaxMemAllocSize => one(u64::from(MAX_GLOBAL_BUFFER_SIZE)),
         MaxLocalSize => one(u64::from(MAX_SHARED_BYTES)),
         // Private values live in registers: 4096 scalars per invocation.
         MaxPrivateSize => one(4 * 4096),
-        MaxInputSize => one(u64::from(crate::context::MAX_INPUT_SIZE)),
+        MaxInputSize => one(u64::from(MAX_INPUT_SIZE)),
         // A CPU has no fixed shader clock; 0 says "unknown".
         MaxClockFrequency => one(0),
         MaxComputeUnits => one(threads.max(1) as u64),

@@ -339,7 +339,7 @@ fn emit_vertices(
             if let Some(aa) = ds.aa {
                 // The smooth-primitive varying, as in `emit_vertex`.
                 let o = 4 + 4 * aa.attr;
-                for (c, &v) in crate::aa_stage::AA_NEUTRAL.iter().enumerate() {
+                for (c, &v) in crate::aa_state::AA_NEUTRAL.iter().enumerate() {
                     cols[o + c] = Lanes::splat(v);
                 }
             }
@@ -393,7 +393,7 @@ fn emit_vertices(
             let o = 4 + 4 * aa.attr;
             for l in 0..live {
                 verts[l * stride + o..l * stride + o + 4]
-                    .copy_from_slice(&crate::aa_stage::AA_NEUTRAL);
+                    .copy_from_slice(&crate::aa_state::AA_NEUTRAL);
             }
         }
     }
@@ -482,7 +482,7 @@ fn emit_vertex(rec: &[f32], ds: &DerivedState, vp: &ViewportState, out: &mut Cli
     if ds.aa.is_some() {
         // The smooth-primitive varying (aa_stage.rs), set by setup for
         // smooth lines and points.
-        out.verts.extend_from_slice(&crate::aa_stage::AA_NEUTRAL);
+        out.verts.extend_from_slice(&crate::aa_state::AA_NEUTRAL);
     }
     // Padding to the scene's vertex layout (`DerivedState::stride`).
     out.verts.resize(start + ds.stride, 0.0);

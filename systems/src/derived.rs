@@ -18,7 +18,7 @@ use ferropipe_components::batch::StateBlock;
 use ferropipe_components::draw::FramebufferState;
 use ferropipe_components::enums::{Face, Func, PolygonMode};
 use ferropipe_components::format::{ChannelType, Format, FormatKind};
-use ferropipe_components::shader::{FragmentShaderRef, Interpolation, Semantic, ShaderInfo};
+use ferropipe_components::shader::{FragmentShaderRef, Interpolation, LANES, Semantic, ShaderInfo};
 use ferropipe_components::state::{MAX_CLIP_PLANES, MAX_VIEWPORTS, RasterizerState, ViewportState};
 
 use crate::fetch::ElementFetch;
@@ -65,6 +65,99 @@ pub enum FsInputSource {
     SampleId,
     /// Nothing upstream writes it: zeros.
     Zero,
+}
+
+/// Where each plane of a filled triangle comes from, decided once per
+/// state and facing ([`DerivedState::tri_planes`]): the same planes, in the
+/// same order, as the per-input loop of setup.rs's `setup_triangle_as`
+/// pushes, so that 8 of them are evaluated at once (setup.rs's
+/// `PlanePlan::push_planes`) in `f32x8` lanes (lane = plane)
+/// with the same operations in the same order, bit for bit.  The per-input
+/// loop cost ~40 % of setup on tiny_tris_1m (a match and a scalar plane per
+/// component).
+#[derive(Clone, Debug, Default)]
+pub struct PlanePlan {
+    pub(crate) chunks: Vec<PlaneChunk>,
+}
+
+/// Up to 8 consecutive planes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PlaneChunk {
+    /// Vertex slot each lane reads (0 for constant-zero lanes).
+    pub(crate) src: [u16; LANES],
+    /// Planes in use (the rest of the lanes are not stored).
+    pub(crate) len: usize,
+    /// `Some(s)` when lane `l` reads slot `s + l` (zero lanes aside).
+    pub(crate) consecutive: Option<u16>,
+    /// Lane masks: perspective-corrected (value times 1/w), flat (the
+    /// provoking vertex's value, no gradient), zero (an unread component
+    /// or a point coordinate: `Plane::default()`).
+    pub(crate) perspective: u8,
+    pub(crate) flat: u8,
+    pub(crate) zero: u8,
+}
+
+impl PlanePlan {
+    /// The plan of `fs_inputs` for front (`back` false) or back faces.
+    pub fn new(fs_inputs: &[FsInputSource], back: bool) -> Self {
+        // (slot, interpolation) per plane; `None` is a zero plane.
+        let mut planes: Vec<Option<(usize, Interpolation)>> = vec![
+            Some((2, Interpolation::Linear)),
+            Some((3, Interpolation::Linear)),
+        ];
+        for src in fs_inputs {
+            match *src {
+                FsInputSource::Attr {
+                    front: fa,
+                    back: ba,
+                    interp,
+                    read,
+                    ..
+                } => {
+                    let o = 4 + 4 * if back { ba } else { fa };
+                    for c in 0..4 {
+                        planes.push((read & (1 << c) != 0).then_some((o + c, interp)));
+                    }
+                }
+                FsInputSource::PointCoord { .. } => planes.extend([None; 4]),
+                _ => {}
+            }
+        }
+        let chunks = planes
+            .chunks(LANES)
+            .map(|c| {
+                let mut k = PlaneChunk {
+                    src: [0; LANES],
+                    len: c.len(),
+                    consecutive: None,
+                    perspective: 0,
+                    flat: 0,
+                    zero: 0,
+                };
+                for (l, p) in c.iter().enumerate() {
+                    match *p {
+                        None => k.zero |= 1 << l,
+                        Some((slot, interp)) => {
+                            k.src[l] = slot.min(u16::MAX as usize) as u16;
+                            match interp {
+                                Interpolation::Flat => k.flat |= 1 << l,
+                                Interpolation::Perspective => k.perspective |= 1 << l,
+                                Interpolation::Linear => {}
+                            }
+                        }
+                    }
+                }
+                let first = (0..k.len).find(|&l| k.zero & (1 << l) == 0);
+                k.consecutive = first
+                    .and_then(|l| k.src[l].checked_sub(l as u16))
+                    .filter(|&b| {
+                        (0..k.len).all(|l| k.zero & (1 << l) != 0 || k.src[l] == b + l as u16)
+                    });
+                k
+            })
+            .collect();
+        PlanePlan { chunks }
+    }
 }
 
 /// One enabled clip half-space beyond the view volume.
@@ -149,7 +242,7 @@ pub struct DerivedShape {
     pub vs_info: ShaderInfo,
     /// The fragment shader the pipeline runs: the block's, or with smooth
     /// lines / points the block's wrapped in the coverage multiply
-    /// (aa_stage.rs `AaFragmentShader`); `fs_info` is its interface.
+    /// (aa_state.rs `AaFragmentShader`); `fs_info` is its interface.
     pub fs: FragmentShaderRef,
     pub fs_info: ShaderInfo,
     /// `FragmentShader::writes_all_outputs`: the output buffer needs no
@@ -180,7 +273,7 @@ pub struct DerivedShape {
     /// `line_smooth` / `point_smooth` without multisample rasterization
     /// (aa_stage.rs, draw's aaline / aapoint stages); its varying is
     /// attribute `attrs.len()` of the clipped vertices.
-    pub aa: Option<crate::aa_stage::AaState>,
+    pub aa: Option<crate::aa_state::AaState>,
 
     // --- setup -----------------------------------------------------------
     /// Per FS input slot, its source.
@@ -189,7 +282,7 @@ pub struct DerivedShape {
     pub planes_per_prim: usize,
     /// Where a filled triangle's planes come from, for front and back
     /// faces (setup evaluates them 8 at a time).
-    pub tri_planes: [crate::setup::PlanePlan; 2],
+    pub tri_planes: [PlanePlan; 2],
     /// 0.5 with `half_pixel_center`, else 0.
     pub pixel_offset: f32,
     pub bottom_edge_rule: bool,
@@ -319,14 +412,14 @@ impl DerivedShape {
                 bias(rast.subpixel_precision_x),
                 bias(rast.subpixel_precision_y),
             ));
-        let smooth_points = crate::aa_stage::smooth_points(&rast);
+        let smooth_points = crate::aa_state::smooth_points(&rast);
         // poly_smooth (GL's analytic polygon coverage) likewise gives way
         // to multisample and conservative rasterization.
         let aa_wanted = !multisampled
             && !conservative
             && (rast.line_smooth || smooth_points || rast.poly_smooth);
         let fs: FragmentShaderRef = if aa_wanted {
-            crate::aa_stage::AaFragmentShader::wrap(
+            crate::aa_state::AaFragmentShader::wrap(
                 block.fs.clone(),
                 smooth_points,
                 rast.poly_smooth,
@@ -460,7 +553,7 @@ impl DerivedShape {
             fs_inputs.push(src);
         }
         let mut aa =
-            crate::aa_stage::AaState::new(&rast, !aa_wanted, attrs.len(), psize_slot.is_some());
+            crate::aa_state::AaState::new(&rast, !aa_wanted, attrs.len(), psize_slot.is_some());
         if let Some(aa) = aa.as_mut() {
             fs_inputs.push(FsInputSource::Attr {
                 front: aa.attr,
@@ -474,7 +567,7 @@ impl DerivedShape {
             next_plane += 4;
             if aa.poly_smooth {
                 // The corner slots: setup overwrites their planes for
-                // smooth polygons (aa_stage::polygon_planes); elsewhere
+                // smooth polygons (aa_state::polygon_planes); elsewhere
                 // they interpolate clip's zeros, the "no polygon" marker.
                 aa.poly_plane = next_plane;
                 for k in 1..3 {
@@ -560,8 +653,8 @@ impl DerivedShape {
             attrs,
             attr_interp,
             tri_planes: [
-                crate::setup::PlanePlan::new(&fs_inputs, false),
-                crate::setup::PlanePlan::new(&fs_inputs, true),
+                PlanePlan::new(&fs_inputs, false),
+                PlanePlan::new(&fs_inputs, true),
             ],
             fs_inputs,
             planes_per_prim: next_plane,

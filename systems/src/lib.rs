@@ -44,6 +44,7 @@ use bevy_ecs::schedule::{IntoScheduleConfigs, Schedule, ScheduleLabel, SystemSet
 use bevy_ecs::world::World;
 
 pub mod aa_stage;
+pub mod aa_state;
 pub mod bin;
 pub mod budget;
 pub mod clip;

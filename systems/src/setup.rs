@@ -40,11 +40,13 @@ use ferropipe_components::batch::{
 use ferropipe_components::enums::{Face, PolygonMode, SpriteCoordMode};
 use ferropipe_components::shader::{Interpolation, LANES, Lanes};
 
-use crate::derived::{DerivedState, FsInputSource};
+use crate::derived::{DerivedState, FsInputSource, PlaneChunk, PlanePlan};
 use crate::lanes::Rect;
 
 /// Largest point size (llvmpipe's `LP_MAX_POINT_WIDTH`).
 pub const MAX_POINT_WIDTH: f32 = 255.0;
+// Smooth points are clamped to the same size (aa_state.rs).
+const _: () = assert!(crate::aa_state::MAX_RADIUS * 2.0 == MAX_POINT_WIDTH);
 
 /// Rounds to the nearest integer, ties to even (SSE `cvtps2dq`), clamped to
 /// the guard band so degenerate inputs can never overflow later math.
@@ -651,97 +653,7 @@ impl TriGrad {
     }
 }
 
-/// Where each plane of a filled triangle comes from, decided once per
-/// state and facing ([`DerivedState::tri_planes`]): the same planes, in the
-/// same order, as the per-input loop of [`setup_triangle_as`] pushes, so
-/// that 8 of them are evaluated at once in `f32x8` lanes (lane = plane)
-/// with the same operations in the same order, bit for bit.  The per-input
-/// loop cost ~40 % of setup on tiny_tris_1m (a match and a scalar plane per
-/// component).
-#[derive(Clone, Debug, Default)]
-pub struct PlanePlan {
-    chunks: Vec<PlaneChunk>,
-}
-
-/// Up to 8 consecutive planes.
-#[derive(Clone, Copy, Debug)]
-struct PlaneChunk {
-    /// Vertex slot each lane reads (0 for constant-zero lanes).
-    src: [u16; LANES],
-    /// Planes in use (the rest of the lanes are not stored).
-    len: usize,
-    /// `Some(s)` when lane `l` reads slot `s + l` (zero lanes aside).
-    consecutive: Option<u16>,
-    /// Lane masks: perspective-corrected (value times 1/w), flat (the
-    /// provoking vertex's value, no gradient), zero (an unread component
-    /// or a point coordinate: `Plane::default()`).
-    perspective: u8,
-    flat: u8,
-    zero: u8,
-}
-
 impl PlanePlan {
-    /// The plan of `fs_inputs` for front (`back` false) or back faces.
-    pub fn new(fs_inputs: &[FsInputSource], back: bool) -> Self {
-        // (slot, interpolation) per plane; `None` is a zero plane.
-        let mut planes: Vec<Option<(usize, Interpolation)>> = vec![
-            Some((2, Interpolation::Linear)),
-            Some((3, Interpolation::Linear)),
-        ];
-        for src in fs_inputs {
-            match *src {
-                FsInputSource::Attr {
-                    front: fa,
-                    back: ba,
-                    interp,
-                    read,
-                    ..
-                } => {
-                    let o = 4 + 4 * if back { ba } else { fa };
-                    for c in 0..4 {
-                        planes.push((read & (1 << c) != 0).then_some((o + c, interp)));
-                    }
-                }
-                FsInputSource::PointCoord { .. } => planes.extend([None; 4]),
-                _ => {}
-            }
-        }
-        let chunks = planes
-            .chunks(LANES)
-            .map(|c| {
-                let mut k = PlaneChunk {
-                    src: [0; LANES],
-                    len: c.len(),
-                    consecutive: None,
-                    perspective: 0,
-                    flat: 0,
-                    zero: 0,
-                };
-                for (l, p) in c.iter().enumerate() {
-                    match *p {
-                        None => k.zero |= 1 << l,
-                        Some((slot, interp)) => {
-                            k.src[l] = slot.min(u16::MAX as usize) as u16;
-                            match interp {
-                                Interpolation::Flat => k.flat |= 1 << l,
-                                Interpolation::Perspective => k.perspective |= 1 << l,
-                                Interpolation::Linear => {}
-                            }
-                        }
-                    }
-                }
-                let first = (0..k.len).find(|&l| k.zero & (1 << l) == 0);
-                k.consecutive = first
-                    .and_then(|l| k.src[l].checked_sub(l as u16))
-                    .filter(|&b| {
-                        (0..k.len).all(|l| k.zero & (1 << l) != 0 || k.src[l] == b + l as u16)
-                    });
-                k
-            })
-            .collect();
-        PlanePlan { chunks }
-    }
-
     /// Pushes the planes of the triangle `v` (gradients `g`, provoking
     /// vertex `pv`) onto `planes`.  Each vertex is the clipped vertex
     /// buffer from that vertex on (slot `s` is element `s`).
@@ -947,7 +859,7 @@ enum TriMode {
 const POLY_SMOOTH_DILATE: i64 = FIXED_ONE as i64 / 2;
 
 /// One triangle of a smooth line's or point's quad (aa_stage.rs).
-pub(crate) fn setup_smooth_triangle(
+fn setup_smooth_triangle(
     clipped: &ClippedPrims,
     prim: &ClippedPrim,
     ds: &DerivedState,
@@ -1137,7 +1049,7 @@ fn setup_triangle_as(
         zp.a0 += o.zoffset(dzdx, dzdy, [v[0][2], v[1][2], v[2][2]]);
     }
     if poly_smooth && let Some(aa) = &ds.aa {
-        crate::aa_stage::polygon_planes(
+        crate::aa_state::polygon_planes(
             aa,
             &mut out.planes[first_plane..],
             &x,
@@ -1365,7 +1277,9 @@ fn setup_line(
 ) {
     if ds.aa.is_some_and(|aa| aa.line_half_width.is_some()) {
         // line_smooth: draw's aaline stage.
-        crate::aa_stage::aaline(clipped, prim, ds, out);
+        crate::aa_stage::aaline(clipped, prim, ds, |q, tri| {
+            setup_smooth_triangle(q, tri, ds, out)
+        });
         return;
     }
     let rast = &ds.block.rasterizer;
@@ -1615,7 +1529,9 @@ fn setup_point(
 ) {
     if ds.aa.is_some_and(|aa| aa.point_radius.is_some()) {
         // point_smooth: draw's aapoint stage.
-        crate::aa_stage::aapoint(clipped, prim, ds, out);
+        crate::aa_stage::aapoint(clipped, prim, ds, |q, tri| {
+            setup_smooth_triangle(q, tri, ds, out)
+        });
         return;
     }
     let rast = &ds.block.rasterizer;

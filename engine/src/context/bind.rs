@@ -17,8 +17,7 @@ use ferropipe_components::enums::{BindFlags, ShaderType, TextureTarget};
 use ferropipe_components::format::FormatKind;
 use ferropipe_components::state::*;
 
-use super::compute::resolve_stage;
-use super::cso::slot_range;
+use super::checks::{resolve_stage, slot_range};
 use super::{BoundState, Context, SamplerViewHandle, SurfaceHandle};
 use crate::caps;
 use crate::error::{Error, Result};

@@ -23,7 +23,6 @@ use bevy_ecs::resource::Resource as EcsResource;
 use ferropipe_components::batch::StageResources;
 use ferropipe_components::enums::{BindFlags, ImageAccess, ShaderType, TextureTarget};
 use ferropipe_components::format::Format;
-use ferropipe_components::shader::ShaderInfo;
 use ferropipe_shader::compute::{MAX_WORKGROUP_INVOCATIONS, MAX_WORKGROUP_SIZE};
 use ferropipe_shader::lower::memory::{
     MAX_GLOBAL_BINDINGS, MAX_SHADER_BUFFERS, MAX_SHADER_IMAGES, MAX_SHARED_BYTES,
@@ -33,12 +32,14 @@ use ferropipe_systems::compute::{
     ShaderImageBinding,
 };
 
-use super::cso::slot_range;
+use super::checks::{check_storage_access, resolve_stage, slot_range};
 use super::{
     ConstantBufferSlots, Context, Handle, SamplerSlots, SamplerViewSlots, ShaderCode,
     SurfaceHandle, views,
 };
-use crate::caps;
+use crate::caps::{
+    self, MAX_GLOBAL_BUFFER_SIZE, MAX_GRID_SIZE, MAX_INPUT_SIZE, MAX_SHADER_BUFFER_SIZE,
+};
 use crate::error::{Error, Result};
 use crate::screen::Resource;
 
@@ -132,23 +133,13 @@ pub struct GridInfo<'a> {
     pub indirect: Option<(&'a Resource, u32)>,
 }
 
-/// Largest grid per dimension (`PIPE_COMPUTE_CAP_MAX_GRID_SIZE`: 65535,
-/// GL's minimum and llvmpipe's).
-pub const MAX_GRID_SIZE: u32 = 65535;
-/// Largest shader-buffer binding: 128 MiB (llvmpipe's
-/// `LP_MAX_TGSI_SHADER_BUFFER_SIZE`); every valid byte offset inside it and
-/// the 2 GiB buffers fits the lowering's 32-bit addresses.
-pub const MAX_SHADER_BUFFER_SIZE: u32 = 1 << 27;
-/// Largest INPUT: 4 KiB (a constant buffer the prologue reads once per
-/// workgroup).
-pub const MAX_INPUT_SIZE: u32 = 4096;
-/// Largest buffer `set_global_binding` maps: 128 MiB, so every byte
-/// offset fits the 27 offset bits of a [`global_handle`].
-pub const MAX_GLOBAL_BUFFER_SIZE: u32 = 1 << GLOBAL_HANDLE_SLOT_SHIFT;
 /// Bit 31 of every global handle: no handle is 0, the null pointer.
 pub const GLOBAL_HANDLE_VALID: u32 = 1 << 31;
 /// Bits 27..30 of a global handle hold the global slot.
 pub const GLOBAL_HANDLE_SLOT_SHIFT: u32 = 27;
+// The offset bits below the slot address every byte of the largest global
+// buffer (`caps::MAX_GLOBAL_BUFFER_SIZE`, 128 MiB).
+const _: () = assert!(MAX_GLOBAL_BUFFER_SIZE == 1 << GLOBAL_HANDLE_SLOT_SHIFT);
 /// Bits 0..26 of a global handle hold a byte offset in the slot's buffer.
 pub const GLOBAL_HANDLE_OFFSET_MASK: u32 = (1 << GLOBAL_HANDLE_SLOT_SHIFT) - 1;
 
@@ -186,17 +177,6 @@ impl Default for ComputeBindings {
             globals: vec![None; MAX_GLOBAL_BINDINGS as usize],
             images: vec![None; MAX_SHADER_IMAGES as usize],
         }
-    }
-}
-
-/// The slot arrays of a stage that has constant buffers, sampler views
-/// and samplers: `Some(i)` is [`BoundState`](super::BoundState)'s stage
-/// `i`, `None` the compute stage.
-pub(crate) fn resolve_stage(call: &'static str, shader: ShaderType) -> Result<Option<usize>> {
-    match super::stage_index(shader) {
-        Some(i) => Ok(Some(i)),
-        None if shader == ShaderType::Compute => Ok(None),
-        None => Err(Error::unsupported(call, format!("{shader} stage"))),
     }
 }
 
@@ -985,67 +965,4 @@ fn validate_shader_image(call: &'static str, v: &ImageView) -> Result<ShaderImag
         buffer_range: None,
         access: v.access,
     })
-}
-
-/// The shader of `stage` (described by `info`) writes only shader buffers
-/// bound with their `writable_bitmask` bit, and loads from / stores to
-/// only images whose view's `access` has `READ` / `WRITE` (Gallium's
-/// contract: drivers may bind a slot without those bits read-only, so
-/// the access is undefined there; here it is refused).  Run once per draw
-/// and launch, after the used slots are known to be bound; 32 bit tests
-/// per kind, nothing per fragment.
-pub(crate) fn check_storage_access(
-    call: &'static str,
-    stage: &str,
-    info: &ShaderInfo,
-    buffers: &[Option<ShaderBufferBinding>],
-    images: &[Option<ShaderImageBinding>],
-) -> Result<()> {
-    for slot in 0..32usize {
-        let bit = 1u32 << slot;
-        if info.shader_buffers_written & bit != 0
-            && let Some(Some(b)) = buffers.get(slot)
-            && !b.writable
-        {
-            return Err(Error::invalid(
-                call,
-                "writable_bitmask",
-                format!(
-                    "shader buffer slot {slot} (@group(3) @binding({slot})) of the {stage} stage \
-                     is written by its shader but was bound without its writable_bitmask bit"
-                ),
-            ));
-        }
-        let Some(Some(img)) = images.get(slot) else {
-            continue;
-        };
-        for (used, need, what) in [
-            (
-                info.shader_images_read,
-                ImageAccess::READ,
-                "read (textureLoad)",
-            ),
-            (
-                info.shader_images_written,
-                ImageAccess::WRITE,
-                "written (textureStore)",
-            ),
-        ] {
-            if used & bit != 0 && !img.access.contains(need) {
-                let flag = ImageAccess::NAMED
-                    .iter()
-                    .find(|(_, f)| *f == need)
-                    .map_or("", |(n, _)| n);
-                return Err(Error::invalid(
-                    call,
-                    "access",
-                    format!(
-                        "shader image slot {slot} (@group(4) @binding({slot})) of the {stage} stage \
-                         is {what} by its shader but its view's access lacks {flag}"
-                    ),
-                ));
-            }
-        }
-    }
-    Ok(())
 }

@@ -19,6 +19,7 @@ use ferropipe_components::state::{
     RasterizerState, SamplerState, VertexElement,
 };
 
+use super::checks::{resolve_stage, slot_range};
 use super::{
     BlendHandle, Context, DsaHandle, RasterizerHandle, SamplerHandle, VertexElementsHandle,
 };
@@ -31,27 +32,6 @@ fn finite(call: &'static str, fields: &[(&'static str, f32)]) -> Result<()> {
         if !v.is_finite() {
             return Err(Error::invalid(call, field, format!("{v} is not finite")));
         }
-    }
-    Ok(())
-}
-
-/// Checks `start..start + count` lies inside `0..max`.
-pub(crate) fn slot_range(
-    call: &'static str,
-    field: &'static str,
-    start: u32,
-    count: usize,
-    max: usize,
-) -> Result<()> {
-    if (start as usize).saturating_add(count) > max {
-        return Err(Error::invalid(
-            call,
-            field,
-            format!(
-                "slots {start}..{} exceed the {max} available",
-                start as usize + count
-            ),
-        ));
     }
     Ok(())
 }
@@ -207,7 +187,7 @@ impl Context {
     ) -> Result<()> {
         self.alive("bind_sampler_states")?;
         const CALL: &str = "bind_sampler_states";
-        let stage = super::compute::resolve_stage(CALL, shader)?;
+        let stage = resolve_stage(CALL, shader)?;
         slot_range(CALL, "start_slot", start_slot, samplers.len(), MAX_SAMPLERS)?;
         let mut states = Vec::with_capacity(samplers.len());
         for s in samplers {

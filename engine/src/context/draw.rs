@@ -288,7 +288,7 @@ fn check_storage(s: &StateBlock) -> Result<()> {
                 ));
             }
         }
-        super::compute::check_storage_access(
+        super::checks::check_storage_access(
             CALL,
             name,
             info,

@@ -14,6 +14,7 @@
 mod bind;
 mod blit;
 mod capture;
+mod checks;
 mod clear;
 mod compute;
 mod cso;
@@ -25,13 +26,17 @@ mod stream_output;
 mod transfer;
 mod views;
 
+/// The compute limits, where the API has named them since compute landed
+/// (defined with the other caps).
+pub use crate::caps::{
+    MAX_GLOBAL_BUFFER_SIZE, MAX_GRID_SIZE, MAX_INPUT_SIZE, MAX_SHADER_BUFFER_SIZE,
+};
 pub use bind::{ConstantBuffer, FramebufferTemplate, IndexBuffer, VertexBuffer};
 pub use blit::{BlitInfo, BlitSide};
 pub use capture::{CallRecorder, CapturedCall, CapturedQuery, ShaderRef, ShaderSource};
 pub use compute::{
     ComputeBindings, ComputeState, CsHandle, GLOBAL_HANDLE_OFFSET_MASK, GLOBAL_HANDLE_SLOT_SHIFT,
-    GLOBAL_HANDLE_VALID, GridInfo, ImageView, MAX_GLOBAL_BUFFER_SIZE, MAX_GRID_SIZE,
-    MAX_INPUT_SIZE, MAX_SHADER_BUFFER_SIZE, ShaderBuffer, global_handle,
+    GLOBAL_HANDLE_VALID, GridInfo, ImageView, ShaderBuffer, global_handle,
 };
 pub use draw::DrawIndirectInfo;
 pub use draw::Fence;

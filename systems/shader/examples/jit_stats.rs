@@ -60,7 +60,7 @@ fn main() {
                 continue;
             };
             let p = shader.program();
-            match &p.jit {
+            match shader.jit() {
                 Some(code) => {
                     let (c, n) = code.coverage();
                     ops_in += c;

@@ -16,7 +16,8 @@ use std::sync::Arc;
 use ferropipe_components::enums::ShaderType;
 use ferropipe_components::shader::{LANES, ShaderResources};
 
-use crate::exec::{self, CallIo};
+use crate::call::CallIo;
+use crate::exec;
 use crate::ir::{ComputeInfo, LaneProgram};
 use crate::memory::ComputeCall;
 use crate::{Language, ShaderError};
@@ -34,6 +35,9 @@ pub const MAX_WORKGROUP_SIZE: [u32; 3] = [1024, 1024, 64];
 #[derive(Debug)]
 pub struct ComputeShader {
     program: LaneProgram,
+    /// The program's native code ([`crate::jit`]), when the JIT back end
+    /// compiled it.
+    jit: Option<Arc<crate::jit::JitCode>>,
     info: ComputeInfo,
 }
 
@@ -89,7 +93,7 @@ pub fn compile_compute_with_backend(
         overrides,
         backend,
     )?;
-    let program = compiled.into_program();
+    let crate::CompiledShader { program, jit, .. } = compiled;
     let info = program
         .compute
         .clone()
@@ -109,7 +113,7 @@ pub fn compile_compute_with_backend(
             size[0], size[1], size[2], MAX_WORKGROUP_SIZE
         )));
     }
-    Ok(Arc::new(ComputeShader { program, info }))
+    Ok(Arc::new(ComputeShader { program, jit, info }))
 }
 
 impl ComputeShader {
@@ -153,7 +157,7 @@ impl ComputeShader {
             count,
             compute: Some(call),
         };
-        if exec::run(&self.program, &mut io) {
+        if exec::run(&self.program, self.jit.as_deref(), &mut io) {
             return Err(ShaderError::LoopLimit { stage: "compute" });
         }
         Ok(())

@@ -151,7 +151,8 @@ mod tests {
             } else {
                 let stopped = crate::exec::run(
                     c.program(),
-                    &mut crate::exec::CallIo {
+                    c.jit(),
+                    &mut crate::call::CallIo {
                         resources: &ShaderResources::default(),
                         groups,
                         inputs: &inputs,

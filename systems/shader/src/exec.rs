@@ -13,7 +13,8 @@
 //! `groups` consecutive `Lanes` at `nu + r * groups`.  An operand is
 //! resolved to `(base, mask)` with `mask = 0` for uniform and `!0` for
 //! varying registers, so `file[base + (g & mask)]` reads either without a
-//! branch in the loop.
+//! branch in the loop ([`crate::ir::loc`], through which the memory and
+//! texture ops address the file too).
 //!
 //! # Chunks
 //! A call with many groups is run in chunks whose varying registers fit in
@@ -37,10 +38,11 @@ use std::cell::RefCell;
 use ferropipe_components::shader::{Lanes, ShaderResources};
 use wide::{f32x8, u32x8};
 
-use crate::ir::{BinOp, EXEC, InputSrc, LaneProgram, Op, Reg, TriOp, UnOp};
+use crate::call::CallIo;
+use crate::ir::{BinOp, EXEC, InputSrc, LaneProgram, Op, Reg, TriOp, UnOp, loc};
 use crate::jit::{Chunk, JitCode};
 use crate::lanemath::{self, as_u, from_u};
-use crate::memory::{self, ComputeCall};
+use crate::memory;
 use crate::texture;
 
 /// Largest chunk of groups run at once (512 lanes: a whole fragment batch,
@@ -71,41 +73,17 @@ thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
-/// The data of one `run` call, independent of the stage.
-pub struct CallIo<'a, 'r> {
-    pub resources: &'a ShaderResources<'r>,
-    /// Registers per value in `inputs` / `outputs` (all chunks).
-    pub groups: usize,
-    /// `[slot][component][group]`.
-    pub inputs: &'a [Lanes],
-    /// FS: `[component][group]`.
-    pub frag_coord: &'a [Lanes],
-    /// VS: per group.
-    pub vertex_id: &'a [Lanes],
-    pub instance_id: &'a [Lanes],
-    /// `[slot][component][group]`.
-    pub outputs: &'a mut [Lanes],
-    /// FS: live mask per group (discard clears lanes).
-    pub live: Option<&'a mut [Lanes]>,
-    /// VS: number of real lanes (the rest is padding).  CS: invocations
-    /// of the workgroup.
-    pub count: usize,
-    /// CS: the workgroup's memory and ids; VS and FS: their shader buffers
-    /// and images ([`ComputeCall::graphics`]), or `None` when the program
-    /// has no memory ops.
-    pub compute: Option<&'a ComputeCall<'r>>,
-}
-
-/// Runs `prog` over all groups of `io`, using this thread's scratch.
-/// Returns whether a chunk stopped at [`MAX_BACK_EDGES`] (the results are
-/// then incomplete).
+/// Runs `prog` over all groups of `io`, using this thread's scratch, with
+/// `jit` (its native code, when the JIT back end compiled it) running the
+/// regions it covers.  Returns whether a chunk stopped at
+/// [`MAX_BACK_EDGES`] (the results are then incomplete).
 #[must_use]
-pub fn run(prog: &LaneProgram, io: &mut CallIo<'_, '_>) -> bool {
+pub fn run(prog: &LaneProgram, jit: Option<&JitCode>, io: &mut CallIo<'_, '_>) -> bool {
     SCRATCH.with(|s| match s.try_borrow_mut() {
-        Ok(mut scratch) => run_with(prog, io, &mut scratch),
+        Ok(mut scratch) => run_with(prog, jit, io, &mut scratch),
         // Re-entered from inside a shader call (a Rust-native shader that
         // runs a compiled one): use a temporary scratch.
-        Err(_) => run_with(prog, io, &mut Scratch::default()),
+        Err(_) => run_with(prog, jit, io, &mut Scratch::default()),
     })
 }
 
@@ -116,7 +94,12 @@ pub fn chunk_groups(nv: usize) -> usize {
 
 /// Runs `prog` with explicit scratch memory (returns as [`run`]).
 #[must_use]
-pub fn run_with(prog: &LaneProgram, io: &mut CallIo<'_, '_>, scratch: &mut Scratch) -> bool {
+pub fn run_with(
+    prog: &LaneProgram,
+    jit: Option<&JitCode>,
+    io: &mut CallIo<'_, '_>,
+    scratch: &mut Scratch,
+) -> bool {
     let total = io.groups;
     if total == 0 {
         return false;
@@ -154,7 +137,7 @@ pub fn run_with(prog: &LaneProgram, io: &mut CallIo<'_, '_>, scratch: &mut Scrat
     run_ops(&prog.prologue, file, &mut state, io, None);
     // the JIT's regions, unless the call's buffers are shorter than the
     // program's interface (then every op checks its accesses)
-    let jit = prog.jit.as_deref().filter(|j| j.fits(io));
+    let jit = jit.filter(|j| j.fits(io));
     let mut g0 = 0;
     while g0 < total {
         let groups = chunk.min(total - g0);
@@ -181,18 +164,6 @@ struct State {
     back_edges: u32,
     /// Set when a chunk stopped at [`MAX_BACK_EDGES`].
     loop_limit: bool,
-}
-
-/// `(base, mask)` of a register operand in a register file with `nu`
-/// uniform registers and `groups` groups per varying register: the value for
-/// group `g` is `file[base + (g & mask)]`.
-#[inline(always)]
-pub fn loc(r: Reg, nu: usize, groups: usize) -> (usize, usize) {
-    if r.is_uniform() {
-        (r.index(), 0)
-    } else {
-        (nu + r.index() * groups, usize::MAX)
-    }
 }
 
 impl State {

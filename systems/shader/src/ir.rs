@@ -84,6 +84,20 @@ impl fmt::Debug for Reg {
 /// The execution mask register (varying register 0).
 pub const EXEC: Reg = Reg::v(0);
 
+/// `(base, mask)` of a register operand in a register file with `nu`
+/// uniform registers and `groups` groups per varying register: the value for
+/// group `g` is `file[base + (g & mask)]`.  The register file's layout
+/// (`exec.rs`, "Register file"): the interpreter and its memory and
+/// texture ops address registers through it, so it stands with [`Reg`].
+#[inline(always)]
+pub fn loc(r: Reg, nu: usize, groups: usize) -> (usize, usize) {
+    if r.is_uniform() {
+        (r.index(), 0)
+    } else {
+        (nu + r.index() * groups, usize::MAX)
+    }
+}
+
 /// Declares a fieldless op enum and its `ALL` list from one list of
 /// variants, so code that must cover every op (the JIT's per-op tests)
 /// cannot miss one added later.
@@ -1095,10 +1109,6 @@ pub struct LaneProgram {
     /// Compute shaders: the workgroup shape and memory (`None` for the
     /// graphics stages).
     pub compute: Option<ComputeInfo>,
-    /// The program's native code ([`crate::jit`]), when the JIT back end
-    /// compiled it; `None` runs it on the interpreter.  Shared by clones,
-    /// freed with the last.
-    pub jit: Option<std::sync::Arc<crate::jit::JitCode>>,
 }
 
 /// What a compute program needs from its launch.
@@ -1204,7 +1214,7 @@ impl fmt::Display for LaneProgram {
             self.consts.len()
         )?;
         for (i, c) in self.consts.iter().enumerate() {
-            let bits = crate::lanemath::as_u(*c).to_array()[0];
+            let bits = c.to_array()[0].to_bits();
             writeln!(f, "const u{i} = {bits:#010x} ({})", f32::from_bits(bits))?;
         }
         for op in &self.prologue {

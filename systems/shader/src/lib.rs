@@ -25,6 +25,7 @@
 //! group) and plug in behind [`CompiledShader`] without changes to the front
 //! end.
 
+pub mod call;
 pub mod compute;
 pub mod copies;
 pub mod exec;
@@ -187,6 +188,9 @@ pub type OverrideValue<'a> = (&'a str, f64);
 #[derive(Debug)]
 pub struct CompiledShader {
     program: LaneProgram,
+    /// The program's native code ([`jit`]), when the JIT back end
+    /// compiled it; `None` runs it on the interpreter.
+    jit: Option<Arc<jit::JitCode>>,
     /// Set when the program only moves inputs to outputs
     /// ([`copies::interface_copies`]): it then runs as row copies.
     copies: Option<copies::Copies>,
@@ -204,6 +208,11 @@ impl CompiledShader {
     /// The shader's interface.
     pub fn info(&self) -> &ShaderInfo {
         &self.program.info
+    }
+
+    /// The program's native code, when the JIT back end compiled it.
+    pub fn jit(&self) -> Option<&jit::JitCode> {
+        self.jit.as_deref()
     }
 
     /// The lane program, by value.
@@ -272,13 +281,15 @@ pub fn compile_with_backend(
     }));
     match compiled {
         Ok(program) => {
-            let mut program = program?;
+            let program = program?;
             let copies = copies::interface_copies(&program);
-            if copies.is_none() {
-                program.jit = jit::compile_for(&program, backend);
-            }
+            let jit = match copies {
+                None => jit::compile_for(&program, backend),
+                Some(_) => None,
+            };
             Ok(CompiledShader {
                 program,
+                jit,
                 copies,
                 loop_limit: Default::default(),
             })
@@ -398,7 +409,7 @@ impl VertexShader for CompiledShader {
         }
         let diverged = AtomicBool::new(false);
         let memory = self.memory(resources, &diverged);
-        let mut call = exec::CallIo {
+        let mut call = call::CallIo {
             resources,
             groups: io.groups,
             inputs: io.inputs,
@@ -410,7 +421,7 @@ impl VertexShader for CompiledShader {
             count: io.count,
             compute: memory.as_ref(),
         };
-        if exec::run(&self.program, &mut call) {
+        if exec::run(&self.program, self.jit(), &mut call) {
             self.loop_limit
                 .store(true, std::sync::atomic::Ordering::Relaxed);
         }
@@ -438,7 +449,7 @@ impl FragmentShader for CompiledShader {
         }
         let diverged = AtomicBool::new(false);
         let memory = self.memory(resources, &diverged);
-        let mut call = exec::CallIo {
+        let mut call = call::CallIo {
             resources,
             groups: io.groups,
             inputs: io.inputs,
@@ -450,7 +461,7 @@ impl FragmentShader for CompiledShader {
             count: io.groups * ferropipe_components::shader::LANES,
             compute: memory.as_ref(),
         };
-        if exec::run(&self.program, &mut call) {
+        if exec::run(&self.program, self.jit(), &mut call) {
             self.loop_limit
                 .store(true, std::sync::atomic::Ordering::Relaxed);
         }

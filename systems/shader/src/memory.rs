@@ -35,9 +35,9 @@ use ferropipe_components::pack;
 use ferropipe_components::shader::Lanes;
 use wide::u32x8;
 
-use crate::exec::loc;
 use crate::ir::{
     AtomicFn, AtomicOp, ComputeValue, EXEC, ImageOp, MemSpace, Reg, TexDim, TexKind, TexQueryFn,
+    loc,
 };
 use crate::lanemath::{as_u, from_u};
 

@@ -16,7 +16,7 @@ use ferropipe_components::shader::ShaderInfo;
 use wide::f32x8;
 
 use crate::ShaderError;
-use crate::ir::{EXEC, InputSrc, LaneProgram, Op, Reg, TexFn};
+use crate::ir::{EXEC, InputSrc, LaneProgram, Op, OutputValue, Reg, TexFn};
 use crate::lanemath::splat_bits;
 use crate::lower::builder::{Builder, CONST_TAG};
 
@@ -64,7 +64,6 @@ pub fn finish(
         body,
         dead_lanes_idle,
         compute: None,
-        jit: None,
     };
     compact_uniforms(&mut prog);
 
@@ -112,12 +111,56 @@ pub fn finish(
         }
     }
     prog.info = info;
-    prog.info.output_values = crate::lower::output_values(&prog);
+    prog.info.output_values = output_values(&prog);
 
     allocate_registers(&mut prog);
     prog.verify()
         .map_err(|e| ShaderError::validation(format!("internal compiler error: {e}")))?;
     Ok(prog)
+}
+
+/// Output component values the pipeline can use without running the shader
+/// (a constant, an input passed through, or computed), read off the
+/// finished body.
+pub fn output_values(prog: &LaneProgram) -> Vec<[OutputValue; 4]> {
+    let n = prog.info.outputs.len();
+    let mut out = vec![[OutputValue::Undefined; 4]; n];
+    // single definitions of varying registers
+    let mut defs: HashMap<Reg, Option<&Op>> = HashMap::new();
+    for op in &prog.body {
+        op.for_each_def(|r| {
+            defs.entry(r).and_modify(|e| *e = None).or_insert(Some(op));
+        });
+    }
+    for op in &prog.body {
+        if let Op::StoreOutput { slot, a } = op {
+            let (s, c) = (*slot as usize / 4, *slot as usize % 4);
+            if s >= n {
+                continue;
+            }
+            out[s][c] = if a.is_uniform() {
+                if a.index() < prog.consts.len() {
+                    OutputValue::Constant(
+                        crate::lanemath::as_u(prog.consts[a.index()]).to_array()[0],
+                    )
+                } else {
+                    OutputValue::Computed
+                }
+            } else {
+                match defs.get(a).copied().flatten() {
+                    Some(Op::LoadInput {
+                        src: InputSrc::Slot(sc),
+                        ..
+                    }) => OutputValue::Input {
+                        slot: sc / 4,
+                        component: (sc % 4) as u8,
+                    },
+                    _ => OutputValue::Computed,
+                }
+            };
+        }
+    }
+    out
 }
 
 /// Removes pure ops whose results nothing reads (flow-insensitive, to a

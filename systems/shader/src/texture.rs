@@ -65,8 +65,7 @@ use std::cell::Cell;
 
 use wide::{f32x8, i16x16, i32x8, u16x16, u32x8};
 
-use crate::exec::loc;
-use crate::ir::{TexDim, TexFn, TexKind, TexOp, TexQuery, TexQueryFn};
+use crate::ir::{TexDim, TexFn, TexKind, TexOp, TexQuery, TexQueryFn, loc};
 use crate::lanemath::{as_u, from_u};
 
 /// `PIPE_MAX_TEXTURE_LEVELS` (llvmpipe applies `max_lod` only below it - 1).
@@ -2005,7 +2004,7 @@ impl QuadSampler<'_> {
 }
 
 /// Register locations of one texture op in a chunk (see
-/// [`crate::exec::loc`]): the coordinates it reads and the results it
+/// [`crate::ir::loc`]): the coordinates it reads and the results it
 /// writes, resolved once per op.
 pub struct ChunkRegs {
     pub coord: [(usize, usize); 3],

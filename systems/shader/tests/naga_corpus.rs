@@ -17,7 +17,8 @@ use std::sync::atomic::{AtomicBool, AtomicU32};
 
 use ferropipe_components::enums::ShaderType;
 use ferropipe_components::shader::{Lanes, ShaderResources};
-use ferropipe_shader::exec::{self, CallIo};
+use ferropipe_shader::call::CallIo;
+use ferropipe_shader::exec;
 use ferropipe_shader::memory::{ComputeCall, WordBuffer};
 use ferropipe_shader::{LaneProgram, Language, ShaderError, compile, front, lower};
 use naga::{AddressSpace, ImageClass, ShaderStage, TypeInner};
@@ -178,7 +179,7 @@ fn run_zeroed(prog: &LaneProgram) -> bool {
         },
         compute: call.as_ref(),
     };
-    exec::run(prog, &mut io)
+    exec::run(prog, None, &mut io)
 }
 
 fn kind(e: &ShaderError) -> &'static str {

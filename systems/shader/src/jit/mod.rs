@@ -32,8 +32,9 @@
 //!
 //! # Memory and safety
 //! A program's code lives in its own `JITModule` (W^X pages: written, then
-//! made read-execute before the first call), owned by [`JitCode`] inside
-//! the program's `Arc` and freed with it ([`Drop`]).  The only `unsafe`
+//! made read-execute before the first call), owned by [`JitCode`], which
+//! the compiled shader holds in an `Arc` beside its [`LaneProgram`] (the
+//! IR knows nothing of its back ends), and freed with it ([`Drop`]).  The only `unsafe`
 //! call into generated code is [`JitCode::call`].
 
 mod codegen;
@@ -46,7 +47,7 @@ use std::time::Instant;
 use ferropipe_components::shader::Lanes;
 use thiserror::Error;
 
-use crate::exec::CallIo;
+use crate::call::CallIo;
 use crate::ir::{InputSrc, LaneProgram, Op};
 
 /// Which back end runs lane programs.
@@ -508,16 +509,15 @@ mod tests {
             body,
             dead_lanes_idle: false,
             compute: None,
-            jit: None,
         }
     }
 
-    fn run(prog: &LaneProgram) -> Vec<[u32; 8]> {
+    fn run(prog: &LaneProgram, jit: Option<&JitCode>) -> Vec<[u32; 8]> {
         let inputs = inputs();
         // outputs start as a pattern, so unwritten rows compare too
         let mut outputs = vec![crate::lanemath::splat_bits(0x1234_5678); 4 * GROUPS];
         let res = ShaderResources::default();
-        let mut io = exec::CallIo {
+        let mut io = CallIo {
             resources: &res,
             groups: GROUPS,
             inputs: &inputs,
@@ -529,7 +529,7 @@ mod tests {
             count: GROUPS * 8,
             compute: None,
         };
-        assert!(!exec::run(prog, &mut io));
+        assert!(!exec::run(prog, jit, &mut io));
         outputs.iter().map(|v| as_u(*v).to_array()).collect()
     }
 
@@ -538,11 +538,10 @@ mod tests {
             let interp = program(op.clone(), uniform_b);
             let mut jit = interp.clone();
             jit.id += 1;
-            jit.jit = compile_for(&jit, Backend::Jit);
-            let code = jit.jit.as_ref().expect("compiled");
+            let code = compile_for(&jit, Backend::Jit).expect("compiled");
             // everything but SetExec
             assert_eq!(code.coverage().0, jit.body.len() - 1, "{op:?}");
-            let (a, b) = (run(&interp), run(&jit));
+            let (a, b) = (run(&interp, None), run(&jit, Some(&code)));
             for (i, (x, y)) in a.iter().zip(&b).enumerate() {
                 assert_eq!(x, y, "{op:?} (uniform b: {uniform_b}), output row {i}");
             }

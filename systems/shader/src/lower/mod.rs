@@ -35,7 +35,7 @@ use std::collections::HashMap;
 
 use ferropipe_components::enums::ShaderType;
 use ferropipe_components::shader::{
-    Interpolation, IoSlot, OutputValue, Sampling, ScalarKind, Semantic, ShaderInfo,
+    Interpolation, IoSlot, Sampling, ScalarKind, Semantic, ShaderInfo,
 };
 use naga::valid::{FunctionInfo, ModuleInfo};
 use naga::{
@@ -1752,46 +1752,4 @@ fn input_regs(
             ))),
         },
     }
-}
-
-/// Output component values the pipeline can use without running the shader.
-pub fn output_values(prog: &LaneProgram) -> Vec<[OutputValue; 4]> {
-    let n = prog.info.outputs.len();
-    let mut out = vec![[OutputValue::Undefined; 4]; n];
-    // single definitions of varying registers
-    let mut defs: HashMap<Reg, Option<&Op>> = HashMap::new();
-    for op in &prog.body {
-        op.for_each_def(|r| {
-            defs.entry(r).and_modify(|e| *e = None).or_insert(Some(op));
-        });
-    }
-    for op in &prog.body {
-        if let Op::StoreOutput { slot, a } = op {
-            let (s, c) = (*slot as usize / 4, *slot as usize % 4);
-            if s >= n {
-                continue;
-            }
-            out[s][c] = if a.is_uniform() {
-                if a.index() < prog.consts.len() {
-                    OutputValue::Constant(
-                        crate::lanemath::as_u(prog.consts[a.index()]).to_array()[0],
-                    )
-                } else {
-                    OutputValue::Computed
-                }
-            } else {
-                match defs.get(a).copied().flatten() {
-                    Some(Op::LoadInput {
-                        src: InputSrc::Slot(sc),
-                        ..
-                    }) => OutputValue::Input {
-                        slot: sc / 4,
-                        component: (sc % 4) as u8,
-                    },
-                    _ => OutputValue::Computed,
-                }
-            };
-        }
-    }
-    out
 }

@@ -47,7 +47,7 @@ pub fn setup(lang: Language, src: &str, entry: &str, stage: ShaderType) -> Setup
     };
     let shader = build(Backend::Interp);
     let jit = build(Backend::Jit);
-    assert!(shader.program().jit.is_none());
+    assert!(shader.jit().is_none());
     let ns = if stage == ShaderType::Vertex {
         ShaderStage::Vertex
     } else {
