@@ -60,17 +60,16 @@ impl PackedUnorm {
         {
             return None;
         }
-        let stored: Vec<u32> = d
+        let stored = d
             .channel_bits
             .iter()
             .filter(|&&b| b != 0)
-            .map(|&b| b as u32)
-            .collect();
-        let first = *stored.first()?;
-        if !stored.iter().any(|&b| b != first || b % 8 != 0) {
+            .map(|&b| b as u32);
+        let first = stored.clone().next()?;
+        if !stored.clone().any(|b| b != first || b % 8 != 0) {
             return None;
         }
-        let widest = stored.iter().copied().max()?;
+        let widest = stored.max()?;
         let width = match widest {
             0..=8 => NormWidth::W8,
             9..=16 => NormWidth::W16,
