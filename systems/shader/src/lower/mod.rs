@@ -1318,6 +1318,9 @@ impl<'m> Lowerer<'m> {
         continuing: &'m Block,
         break_if: Option<Handle<Expression>>,
     ) -> Result<Flow, ShaderError> {
+        if self.peel_loop(body, continuing, break_if)? {
+            return Ok(Flow::default());
+        }
         let stored = self.stored_vars(&[body, continuing])?;
         let opened = self.open_homes(&stored);
         self.depth += 1;
@@ -1368,6 +1371,80 @@ impl<'m> Lowerer<'m> {
         self.close_homes(&opened);
         self.static_full = saved_full && self.exits == exits0;
         Ok(Flow::default())
+    }
+
+    /// Unrolls a loop whose exit test is a constant on every iteration
+    /// (`for (var i = 0; i < 12; i++)` over a constant bound): each
+    /// iteration is lowered as straight-line code with the counter a
+    /// constant, so the test, the counter and `TAPS[i]`-style indexing fold
+    /// away and the body's ops run without jumps, masks or homes.  This is
+    /// what llvmpipe gets from LLVM's loop unroller; for ferropipe it also
+    /// turns the body into one JIT region instead of a dozen cut at the
+    /// loop's jumps (perf_post.wgsl's 12-tap loop: docs/shaders.md).
+    ///
+    /// Peeling an iteration is exact whatever happens next, so when a test
+    /// stops being constant, or the budget ([`PEEL_MAX_ITERATIONS`],
+    /// [`PEEL_MAX_OPS`]) runs out, the loop is lowered as a loop from the
+    /// state the peeled iterations left, and `false` says so.  Only loops
+    /// whose body opens with the exit test (`if c {} else { break; }` or
+    /// `if c { break; }` after its `Emit`s) and that leave in no other way
+    /// are peeled: no other `break` or `continue` of this loop, no
+    /// `return`, no `discard`, no `break if`.
+    fn peel_loop(
+        &mut self,
+        body: &'m Block,
+        continuing: &'m Block,
+        break_if: Option<Handle<Expression>>,
+    ) -> Result<bool, ShaderError> {
+        if break_if.is_some() {
+            return Ok(false);
+        }
+        let Some((header, condition, break_on_true)) = loop_header(body) else {
+            return Ok(false);
+        };
+        if !body.iter().skip(header + 1).all(peelable) || !continuing.iter().all(peelable) {
+            return Ok(false);
+        }
+        let mut emitted = Vec::new();
+        emitted_exprs(body, &mut emitted);
+        emitted_exprs(continuing, &mut emitted);
+        let start = self.b.here();
+        for _ in 0..PEEL_MAX_ITERATIONS {
+            self.forget_exprs(&emitted);
+            for (st, span) in body.span_iter().take(header) {
+                self.statement(st).map_err(|e| self.locate(e, *span))?;
+            }
+            let cond = self.scalar(condition)?;
+            let Some(c) = self.b.const_of(cond) else {
+                break;
+            };
+            if (c != 0) == break_on_true {
+                return Ok(true);
+            }
+            if (self.b.here() - start) as usize > PEEL_MAX_OPS {
+                break;
+            }
+            for (st, span) in body
+                .span_iter()
+                .skip(header + 1)
+                .chain(continuing.span_iter())
+            {
+                let f = self.statement(st).map_err(|e| self.locate(e, *span))?;
+                // `peelable` admits nothing that leaves the body
+                debug_assert!(!f.terminated, "a peeled loop iteration left its body");
+            }
+        }
+        self.forget_exprs(&emitted);
+        Ok(false)
+    }
+
+    /// Drops the current frame's cached values of `exprs`, so a block
+    /// lowered again computes them afresh.
+    fn forget_exprs(&mut self, exprs: &[Handle<Expression>]) {
+        let fi = self.frames.len() - 1;
+        for h in exprs {
+            self.frames[fi].exprs[h.index()] = None;
+        }
     }
 
     fn switch_stmt(
@@ -1614,6 +1691,97 @@ fn static_root(func: &Function, e: Handle<Expression>) -> StaticRoot {
             static_root(func, *base)
         }
         _ => StaticRoot::Other,
+    }
+}
+
+/// Most iterations [`Lowering::peel_loop`] unrolls: past it the loop stays
+/// a loop (a 64-tap kernel unrolled is still a few hundred ops).
+const PEEL_MAX_ITERATIONS: u32 = 64;
+/// Most ops peeling may add to the body, so a long loop over a big body
+/// (the op count grows with the product) stays a loop.
+const PEEL_MAX_OPS: usize = 4096;
+
+/// A loop body's exit test: the index of its first non-`Emit` statement
+/// when that is `if c {} else { break; }` or `if c { break; }`, with `c`
+/// and whether `c` true leaves.
+fn loop_header(body: &Block) -> Option<(usize, Handle<Expression>, bool)> {
+    let is_break = |b: &Block| b.len() == 1 && matches!(b.iter().next(), Some(Statement::Break));
+    let (at, st) = body
+        .iter()
+        .enumerate()
+        .find(|(_, s)| !matches!(s, Statement::Emit(_)))?;
+    match st {
+        Statement::If {
+            condition,
+            accept,
+            reject,
+        } => {
+            if accept.is_empty() && is_break(reject) {
+                Some((at, *condition, false))
+            } else if is_break(accept) && reject.is_empty() {
+                Some((at, *condition, true))
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Whether a statement of a loop body can be lowered as straight-line
+/// code: it neither leaves the loop (`break`/`continue` of this loop,
+/// `return`) nor the shader (`discard`).  Nested loops keep their own
+/// `break`/`continue`, a nested `switch` its `break`.
+fn peelable(st: &Statement) -> bool {
+    fn walk(st: &Statement, in_loop: bool, in_switch: bool) -> bool {
+        match st {
+            Statement::Break => in_loop || in_switch,
+            Statement::Continue => in_loop,
+            Statement::Return { .. } | Statement::Kill => false,
+            Statement::Block(b) => b.iter().all(|s| walk(s, in_loop, in_switch)),
+            Statement::If { accept, reject, .. } => accept
+                .iter()
+                .chain(reject.iter())
+                .all(|s| walk(s, in_loop, in_switch)),
+            Statement::Switch { cases, .. } => cases
+                .iter()
+                .all(|c| c.body.iter().all(|s| walk(s, in_loop, true))),
+            Statement::Loop {
+                body, continuing, ..
+            } => body
+                .iter()
+                .chain(continuing.iter())
+                .all(|s| walk(s, true, false)),
+            _ => true,
+        }
+    }
+    walk(st, false, false)
+}
+
+/// Every expression an `Emit` in `block` (nested blocks included)
+/// evaluates: the values a second lowering of the block must recompute.
+fn emitted_exprs(block: &Block, out: &mut Vec<Handle<Expression>>) {
+    for st in block.iter() {
+        match st {
+            Statement::Emit(range) => out.extend(range.clone()),
+            Statement::Block(b) => emitted_exprs(b, out),
+            Statement::If { accept, reject, .. } => {
+                emitted_exprs(accept, out);
+                emitted_exprs(reject, out);
+            }
+            Statement::Switch { cases, .. } => {
+                for c in cases {
+                    emitted_exprs(&c.body, out)
+                }
+            }
+            Statement::Loop {
+                body, continuing, ..
+            } => {
+                emitted_exprs(body, out);
+                emitted_exprs(continuing, out);
+            }
+            _ => {}
+        }
     }
 }
 
