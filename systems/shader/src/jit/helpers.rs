@@ -20,17 +20,36 @@ pub(super) type Helper = extern "C" fn(*mut Lanes);
 /// Reads operand `i` of a helper buffer.
 ///
 /// # Safety
-/// `buf` points to at least `i + 1` `Lanes` (any alignment).
+/// `buf` points to at least `i + 1` `Lanes`, 16-byte aligned (the
+/// generated code's helper buffer is a 32-byte aligned stack slot,
+/// `codegen::Gen::call_helper`).
+///
+/// The generated code stores each operand as two 16-byte halves (Cranelift's
+/// x86-64 vectors are 128-bit), so the halves are read back as two 16-byte
+/// loads: one 32-byte load over two pending stores cannot take its data
+/// from the store buffer and waits for both to reach the cache.  That
+/// store-forwarding stall was the top line of every helper in `perf
+/// annotate` (`pow` in `pbr_barrels`: an eighth of the helper's samples on
+/// the instruction after its load).  The loads are volatile so LLVM does
+/// not merge them back into one.
 #[inline(always)]
 unsafe fn arg(buf: *mut Lanes, i: usize) -> Lanes {
-    // SAFETY: the caller's contract.
-    unsafe { buf.add(i).read_unaligned() }
+    // SAFETY: the caller's contract: `buf + i` holds 32 readable bytes at
+    // a 16-byte aligned address, read as two aligned `f32x4`.
+    unsafe {
+        let p = buf.add(i).cast::<wide::f32x4>();
+        let (lo, hi) = (
+            p.read_volatile().to_array(),
+            p.add(1).read_volatile().to_array(),
+        );
+        Lanes::new([lo[0], lo[1], lo[2], lo[3], hi[0], hi[1], hi[2], hi[3]])
+    }
 }
 
 /// Writes result `i` of a helper buffer.
 ///
 /// # Safety
-/// As [`arg`].
+/// `buf` points to at least `i + 1` `Lanes` (any alignment).
 #[inline(always)]
 unsafe fn put(buf: *mut Lanes, i: usize, v: Lanes) {
     // SAFETY: the caller's contract.
