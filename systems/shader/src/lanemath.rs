@@ -330,6 +330,33 @@ pub fn pow(x: Lanes, y: Lanes) -> Lanes {
     exp2_for_pow(y * log2_for_pow(x))
 }
 
+/// `2 / (k ln 2)` for k = 1, 3, 5, 7, 9: [`log2_for_pow`]'s odd series,
+/// as bits: exact, and the same values whoever reads them.  (An inline
+/// Cranelift `pow` on these constants was tried: byte-identical, but
+/// `pbr_barrels` took 25 % more CPU than with the helper call, Cranelift's
+/// 128-bit code for a 300-op region spilling around it.)
+const POW_LOG2_SERIES: [u32; 5] = [
+    0x4038_aa3b,
+    0x3f76_384f,
+    0x3f13_bb63,
+    0x3ed3_0bb1,
+    0x3ea4_258a,
+];
+/// `ln(2)^k / k!` for k = 1..=7: [`exp2_for_pow`]'s Taylor polynomial.
+const POW_EXP2_TAYLOR: [u32; 7] = [
+    0x3f31_7218,
+    0x3e75_fdf0,
+    0x3d63_5847,
+    0x3c1d_955b,
+    0x3aae_c3ff,
+    0x3921_8489,
+    0x377f_e5fe,
+];
+/// [`exp2_for_pow`]'s clamp: below -150 every result is 0, from 128 on
+/// every result is +inf, and 2^i for i in the clamp splits into two
+/// normal halves.
+const POW_EXP2_RANGE: (f32, f32) = (-151.0, 129.0);
+
 /// `log2(x)`: `x = m 2^e` with `m` in [sqrt(1/2), sqrt(2)), then
 /// `log2(m) = 2/ln 2 (t + t^3/3 + ... + t^9/9)` with `t = (m-1)/(m+1)`
 /// (|t| <= 0.172, so the first term left out is below 1e-9).  Positive
@@ -337,6 +364,7 @@ pub fn pow(x: Lanes, y: Lanes) -> Lanes {
 /// negative numbers and NaN give NaN.
 #[inline(always)]
 fn log2_for_pow(x: Lanes) -> Lanes {
+    let k = |i: usize| Lanes::splat(f32::from_bits(POW_LOG2_SERIES[i]));
     let sub = x.simd_lt(Lanes::splat(f32::MIN_POSITIVE));
     let xs = sub.select(x * Lanes::splat(8_388_608.0), x);
     let bits = as_i(xs);
@@ -348,12 +376,11 @@ fn log2_for_pow(x: Lanes) -> Lanes {
     let e = e - as_i(big); // a mask is -1
     let t = (m - Lanes::ONE) / (m + Lanes::ONE);
     let t2 = t * t;
-    let c = |k: f64| Lanes::splat((2.0 / std::f64::consts::LN_2 / k) as f32);
     let poly = t2
-        .mul_add(c(9.0), c(7.0))
-        .mul_add(t2, c(5.0))
-        .mul_add(t2, c(3.0))
-        .mul_add(t2, c(1.0));
+        .mul_add(k(4), k(3))
+        .mul_add(t2, k(2))
+        .mul_add(t2, k(1))
+        .mul_add(t2, k(0));
     let r = t.mul_add(poly, e.round_float());
     // the ends: 0 (and -0) is -inf, +inf is +inf, below 0 or NaN is NaN
     let r = x
@@ -369,23 +396,30 @@ fn log2_for_pow(x: Lanes) -> Lanes {
 /// Taylor polynomial to degree 7 (|f| <= 1/2: the first term left out is
 /// 5e-9), scaled by `2^i` in two halves so results down to the smallest
 /// subnormal and up to overflow come out right.  NaN stays NaN; the clamp
-/// to [-151, 129] makes -inf 0 and +inf +inf.
+/// ([`POW_EXP2_RANGE`], compare-and-select so NaN takes the low end
+/// before it is put back) makes -inf 0 and +inf +inf.
 #[inline(always)]
 fn exp2_for_pow(y: Lanes) -> Lanes {
-    let yc = y.max(Lanes::splat(-151.0)).min(Lanes::splat(129.0));
-    let i = yc.round();
+    let k = |i: usize| Lanes::splat(f32::from_bits(POW_EXP2_TAYLOR[i]));
+    let (lo, hi) = (
+        Lanes::splat(POW_EXP2_RANGE.0),
+        Lanes::splat(POW_EXP2_RANGE.1),
+    );
+    let yc = y.simd_gt(lo).select(y, lo);
+    let yc = yc.simd_lt(hi).select(yc, hi);
+    // nearest integer, halves up (`floor(y + 1/2)`: two plain IEEE
+    // operations, where `wide`'s `round` adds fix-ups)
+    let i = (yc + Lanes::splat(0.5)).floor();
     let f = yc - i;
-    let ln2 = std::f64::consts::LN_2;
-    let c = |k: i32| Lanes::splat((ln2.powi(k) / (1..=k).product::<i32>() as f64) as f32);
     let p = f
-        .mul_add(c(7), c(6))
-        .mul_add(f, c(5))
-        .mul_add(f, c(4))
-        .mul_add(f, c(3))
-        .mul_add(f, c(2))
-        .mul_add(f, c(1))
+        .mul_add(k(6), k(5))
+        .mul_add(f, k(4))
+        .mul_add(f, k(3))
+        .mul_add(f, k(2))
+        .mul_add(f, k(1))
+        .mul_add(f, k(0))
         .mul_add(f, Lanes::ONE);
-    let i = i.round_int();
+    let i = i.fast_round_int();
     let i1 = i >> 1_i32;
     let i2 = i - i1;
     let scale = |k: i32x8| from_i((k + i32x8::splat(127)) << 23_i32);
