@@ -3,7 +3,7 @@
 //!
 //! Validation happens once, here at the Gallium boundary (wgpu's rule); the
 //! stages behind it assume valid input.  A failing call returns an
-//! [`Error`], which either wraps a family's error (a [`ResourceError`] for a
+//! [`Error`](enum@Error), which either wraps a family's error (a [`ResourceError`] for a
 //! box outside a level, a [`BindError`] for a slot past the limit, ...) or
 //! is one of the conditions every call shares: [`Error::Unsupported`],
 //! [`Error::InvalidHandle`], [`Error::OutOfMemory`], [`Error::DeviceLost`],
@@ -237,7 +237,7 @@ impl Error {
             Error::Query(e) => Some(e.field()),
             Error::Compute(e) => Some(e.field()),
             Error::Config(e) => Some(e.field()),
-            Error::Capture(_) => None,
+            Error::Capture(e) => Some(e.field()),
             Error::InvalidHandle { field, .. } | Error::Invalid { field, .. } => Some(*field),
             Error::Unsupported { .. }
             | Error::OutOfMemory { .. }
@@ -1678,6 +1678,14 @@ impl CaptureError {
         match self {
             CaptureError::AlreadyRunning => "start_capture",
             CaptureError::NotRunning => "stop_capture",
+        }
+    }
+
+    /// The argument or state at fault.
+    pub fn field(&self) -> &'static str {
+        match self {
+            CaptureError::AlreadyRunning => "recorder",
+            CaptureError::NotRunning => "capture",
         }
     }
 }

@@ -572,7 +572,7 @@ mod tests {
             )
             .is_err()
         );
-        assert!(
+        assert_eq!(
             c.set_vertex_buffers(
                 0,
                 &[VertexBuffer {
@@ -580,12 +580,21 @@ mod tests {
                     stride: 4096,
                     buffer_offset: 0
                 }]
-            )
-            .is_err()
+            ),
+            Err(Error::Bind(BindError::StrideTooLarge {
+                stride: 4096,
+                limit: 2048
+            }))
         );
-        assert!(
-            c.set_vertex_buffers(32, &[VertexBuffer::default()])
-                .is_err()
+        assert_eq!(
+            c.set_vertex_buffers(32, &[VertexBuffer::default()]),
+            Err(Error::Bind(BindError::SlotOutOfRange {
+                call: "set_vertex_buffers",
+                field: "start_slot",
+                start: 32,
+                count: 1,
+                limit: 32
+            }))
         );
         c.set_index_buffer(Some(IndexBuffer {
             buffer: &vb,
@@ -593,13 +602,13 @@ mod tests {
             offset: 0,
         }))
         .unwrap();
-        assert!(
+        assert_eq!(
             c.set_index_buffer(Some(IndexBuffer {
                 buffer: &vb,
                 index_size: 3,
                 offset: 0
-            }))
-            .is_err()
+            })),
+            Err(Error::Bind(BindError::IndexSize { index_size: 3 }))
         );
         // User constants are copied at set time.
         let mut data = vec![1u8, 2, 3, 4];
@@ -608,7 +617,7 @@ mod tests {
         data[0] = 9;
         let cb = &c.bound().constant_buffers[1][3];
         assert_eq!(&cb.user_buffer.as_ref().unwrap()[..], &[1, 2, 3, 4]);
-        assert!(
+        assert_eq!(
             c.set_constant_buffer(
                 ShaderType::Vertex,
                 0,
@@ -617,8 +626,14 @@ mod tests {
                     offset: 32,
                     size: 64
                 })
-            )
-            .is_err()
+            ),
+            Err(Error::Resource(ResourceError::RangePastEnd {
+                call: "set_constant_buffer",
+                field: "buffer_offset/buffer_size",
+                offset: 32,
+                size: 64,
+                buffer_size: 64
+            }))
         );
         assert!(c.set_constant_buffer(ShaderType::Vertex, 16, None).is_err());
         assert!(
@@ -628,7 +643,10 @@ mod tests {
         );
         c.set_stencil_ref(StencilRef { ref_value: [3, 4] }).unwrap();
         c.set_sample_mask(5).unwrap();
-        assert!(c.set_min_samples(0).is_err());
+        assert_eq!(
+            c.set_min_samples(0),
+            Err(Error::Bind(BindError::MinSamples { min_samples: 0 }))
+        );
         c.set_scissor_states(
             15,
             &[ScissorState {
