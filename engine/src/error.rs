@@ -29,7 +29,10 @@
 //! | [`ConfigError`] | `Screen::new`'s configuration and environment |
 //! | [`CaptureError`] | `start_capture` / `stop_capture` out of order |
 //!
-//! All enums are `#[non_exhaustive]`: new checks add variants.
+//! All enums are `#[non_exhaustive]`: new checks add variants.  The one
+//! variant with a free-text reason, [`Error::Invalid`], is for hosts that
+//! report their own argument checks as a ferropipe error (the demo does);
+//! ferropipe's own checks never return it.
 
 #![warn(missing_docs)]
 
