@@ -408,7 +408,7 @@ pub struct NotSupported {
     pub what: String,
     /// True when the combination is valid Gallium that ferropipe merely does
     /// not implement yet (`Error::Unsupported`), false when it can never be
-    /// valid (`Error::InvalidArgument`: a depth format as a vertex buffer).
+    /// valid (`ResourceError::FormatNotSupported`: a depth format as a vertex buffer).
     pub unimplemented: bool,
 }
 

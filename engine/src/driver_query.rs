@@ -18,7 +18,7 @@ use ferropipe_profiling::{Counter, CounterGroup, CounterResultType, CounterUnit,
 use ferropipe_systems::PipelineCounters;
 
 use crate::context::{Context, Handle};
-use crate::error::{Error, Result};
+use crate::error::{Error, QueryError, Result};
 use crate::screen::Screen;
 
 /// `PIPE_QUERY_DRIVER_SPECIFIC` (p_defines.h): driver query `i` has query
@@ -171,15 +171,11 @@ impl Context {
     /// of [`Screen::get_driver_query_info`]'s counters.
     pub fn create_driver_query(&mut self, query_type: u32) -> Result<DriverQueryHandle> {
         let counter = driver_counter(query_type).ok_or_else(|| {
-            Error::invalid(
-                "create_query",
-                "query_type",
-                format!(
-                    "{query_type}; driver queries are PIPE_QUERY_DRIVER_SPECIFIC ({}) + 0..{}",
-                    PIPE_QUERY_DRIVER_SPECIFIC,
-                    Counter::COUNT
-                ),
-            )
+            Error::from(QueryError::UnknownDriverQuery {
+                query_type,
+                first: PIPE_QUERY_DRIVER_SPECIFIC,
+                count: Counter::COUNT,
+            })
         })?;
         Ok(self.spawn(DriverQueryObject {
             counter,
@@ -199,7 +195,7 @@ impl Context {
         const CALL: &str = "begin_query";
         let q = self.get(CALL, "query", query)?;
         if q.begun.is_some() {
-            return Err(Error::invalid(CALL, "query", "already active"));
+            return Err(QueryError::AlreadyActive { call: CALL }.into());
         }
         let counter = q.counter;
         self.flush_recorded()?;
@@ -216,7 +212,7 @@ impl Context {
         const CALL: &str = "end_query";
         let q = self.get(CALL, "query", query)?;
         let (Some(begun), counter) = (q.begun, q.counter) else {
-            return Err(Error::invalid(CALL, "query", "not active"));
+            return Err(QueryError::NotActive { call: CALL }.into());
         };
         self.flush_recorded()?;
         let now = self.world.resource::<PipelineCounters>().0.get(counter);
@@ -231,7 +227,10 @@ impl Context {
     pub fn get_driver_query_result(&self, query: DriverQueryHandle) -> Result<Option<u64>> {
         let q = self.get("get_query_result", "query", query)?;
         if q.begun.is_some() {
-            return Err(Error::invalid("get_query_result", "query", "still active"));
+            return Err(QueryError::StillActive {
+                call: "get_query_result",
+            }
+            .into());
         }
         Ok(q.result)
     }

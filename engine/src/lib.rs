@@ -9,8 +9,10 @@
 //! ```
 //!
 //! Start with ARCHITECTURE.md for where a draw goes.  The façade validates
-//! every argument once and returns typed [`Error`]s; nothing behind it
-//! re-checks, and nothing panics on user input.
+//! every argument once and returns typed [`Error`]s, one enum per operation
+//! family ([`ResourceError`], [`BindError`], [`DrawError`], ...) with the
+//! numbers that were wrong; nothing behind it re-checks, and nothing panics
+//! on user input.
 
 pub mod caps;
 pub mod context;
@@ -35,7 +37,10 @@ pub use context::{
     GLOBAL_HANDLE_OFFSET_MASK, GLOBAL_HANDLE_SLOT_SHIFT, GLOBAL_HANDLE_VALID,
     MAX_GLOBAL_BUFFER_SIZE, global_handle,
 };
-pub use error::{Error, Result};
+pub use error::{
+    BindError, CaptureError, ComputeError, ConfigError, DrawError, Error, QueryError,
+    ResourceError, Result, StateError, StorageError, StorageKind, StreamOutputError,
+};
 pub use ferropipe_components as components;
 pub use ferropipe_components::*;
 /// The pipeline stages, schedules and their data, for extensions

@@ -22,7 +22,7 @@ use ferropipe_components::enums::{BindFlags, ResourceFlags, ShaderType, TextureT
 use ferropipe_components::format::Format;
 
 use crate::caps;
-use crate::error::{Error, Result};
+use crate::error::{ConfigError, Error, ResourceError, Result};
 
 /// How a screen is set up.
 #[derive(Clone, Default)]
@@ -255,20 +255,25 @@ impl Screen {
                     config.threads
                 };
                 Arc::new(
-                    PoolExecutor::new(threads)
-                        .map_err(|e| Error::invalid("Screen::new", "threads", e.to_string()))?,
+                    PoolExecutor::new(threads).map_err(|e| ConfigError::Threads {
+                        reason: e.to_string(),
+                    })?,
                 )
             }
         };
         let shader_backend = match config.shader_backend {
             Some(b) => b,
-            None => ShaderBackend::from_env()
-                .map_err(|e| Error::invalid("Screen::new", SHADER_ENV, e.to_string()))?,
+            None => ShaderBackend::from_env().map_err(|e| ConfigError::Env {
+                var: SHADER_ENV,
+                reason: e.to_string(),
+            })?,
         };
         let poly_smooth = match config.poly_smooth {
             Some(p) => p,
-            None => PolySmooth::from_env()
-                .map_err(|e| Error::invalid("Screen::new", POLY_SMOOTH_ENV, e))?,
+            None => PolySmooth::from_env().map_err(|reason| ConfigError::Env {
+                var: POLY_SMOOTH_ENV,
+                reason,
+            })?,
         };
         Ok(Screen {
             shared: Arc::new(ScreenShared {
@@ -410,7 +415,13 @@ impl Screen {
             return Err(if e.unimplemented {
                 Error::unsupported(call, e.what)
             } else {
-                Error::invalid(call, "format/bind", e.what)
+                ResourceError::FormatNotSupported {
+                    call,
+                    field: "format/bind",
+                    format: templ.format,
+                    reason: e.what,
+                }
+                .into()
             });
         }
         let layout = ResourceLayout::new(templ).ok_or(Error::OutOfMemory {
@@ -460,11 +471,13 @@ impl Screen {
         const CALL: &str = "resource_from_user_memory";
         let layout = self.check_template(CALL, templ)?;
         if len < layout.size {
-            return Err(Error::invalid(
-                CALL,
-                "len",
-                format!("{len} bytes, the resource needs {}", layout.size),
-            ));
+            return Err(ResourceError::DataTooSmall {
+                call: CALL,
+                field: "len",
+                len,
+                needed: layout.size,
+            }
+            .into());
         }
         // SAFETY: forwarded from this function's contract.
         let storage = unsafe { ResourceStorage::from_user_memory(ptr, layout.size) };
@@ -706,10 +719,10 @@ mod tests {
                 4,
                 rt
             )),
-            Error::InvalidArgument {
+            Error::Resource(ResourceError::ZeroExtent {
+                call: "resource_create",
                 field: "width0",
-                ..
-            }
+            })
         ));
         assert!(matches!(
             bad(ResourceTemplate::texture_2d(
@@ -718,10 +731,12 @@ mod tests {
                 4,
                 rt
             )),
-            Error::InvalidArgument {
+            Error::Resource(ResourceError::ExtentTooLarge {
                 field: "width0",
+                value: 20000,
+                limit: 16384,
                 ..
-            }
+            })
         ));
         assert!(matches!(
             bad(ResourceTemplate::texture_2d(
@@ -730,7 +745,11 @@ mod tests {
                 4,
                 BindFlags::DEPTH_STENCIL
             )),
-            Error::InvalidArgument { .. }
+            Error::Resource(ResourceError::FormatNotSupported {
+                field: "format/bind",
+                format: Format::R8G8B8A8_UNORM,
+                ..
+            })
         ));
         let msaa = ResourceTemplate {
             nr_samples: 4,
@@ -808,7 +827,12 @@ mod tests {
         let short = unsafe { s.resource_from_user_memory(&t, ptr, 32) };
         assert!(matches!(
             short,
-            Err(Error::InvalidArgument { field: "len", .. })
+            Err(Error::Resource(ResourceError::DataTooSmall {
+                call: "resource_from_user_memory",
+                field: "len",
+                len: 32,
+                needed: 64,
+            }))
         ));
         drop(r);
         assert_eq!(host[6], 7);

@@ -4,21 +4,26 @@ use ferropipe_components::enums::TextureTarget;
 use ferropipe_components::resource::ResourceTemplate;
 
 use crate::caps;
-use crate::error::{Error, Result};
+use crate::error::{ResourceError, Result};
 
 /// Checks a resource template for internal consistency.
 pub(crate) fn resource_template(call: &'static str, t: &ResourceTemplate) -> Result<()> {
     if t.width0 == 0 {
-        return Err(Error::invalid(call, "width0", "must be at least 1"));
+        return Err(ResourceError::ZeroExtent {
+            call,
+            field: "width0",
+        }
+        .into());
     }
     let (h, d, layers) = (t.height0, t.depth0, t.array_size);
     let must_be_1 = |field: &'static str, v: u32| {
         if v != 1 {
-            Err(Error::invalid(
+            Err(ResourceError::ExtentMustBeOne {
                 call,
                 field,
-                format!("{v} for {}; must be 1", t.target),
-            ))
+                value: v,
+                target: t.target,
+            })
         } else {
             Ok(())
         }
@@ -29,7 +34,13 @@ pub(crate) fn resource_template(call: &'static str, t: &ResourceTemplate) -> Res
             must_be_1("depth0", d)?;
             must_be_1("array_size", layers)?;
             if t.last_level != 0 {
-                return Err(Error::invalid(call, "last_level", "buffers have one level"));
+                return Err(ResourceError::TooManyLevels {
+                    call,
+                    last_level: t.last_level,
+                    levels: 1,
+                    target: t.target,
+                }
+                .into());
             }
         }
         TextureTarget::Texture1D => {
@@ -50,33 +61,38 @@ pub(crate) fn resource_template(call: &'static str, t: &ResourceTemplate) -> Res
         TextureTarget::TextureCube => {
             must_be_1("depth0", d)?;
             if layers != 6 {
-                return Err(Error::invalid(
+                return Err(ResourceError::CubeLayers {
                     call,
-                    "array_size",
-                    format!("{layers} for a cube; must be 6"),
-                ));
+                    array_size: layers,
+                    target: t.target,
+                }
+                .into());
             }
         }
         TextureTarget::TextureCubeArray => {
             must_be_1("depth0", d)?;
             if layers == 0 || layers % 6 != 0 {
-                return Err(Error::invalid(
+                return Err(ResourceError::CubeLayers {
                     call,
-                    "array_size",
-                    format!("{layers}; a cube array needs a multiple of 6"),
-                ));
+                    array_size: layers,
+                    target: t.target,
+                }
+                .into());
             }
         }
     }
-    if h == 0 || d == 0 || layers == 0 {
-        return Err(Error::invalid(
-            call,
-            "height0/depth0/array_size",
-            "must be at least 1",
-        ));
+    for (field, v) in [("height0", h), ("depth0", d), ("array_size", layers)] {
+        if v == 0 {
+            return Err(ResourceError::ZeroExtent { call, field }.into());
+        }
     }
     if t.target.is_cube() && t.width0 != t.height0 {
-        return Err(Error::invalid(call, "height0", "cube faces must be square"));
+        return Err(ResourceError::CubeNotSquare {
+            call,
+            width: t.width0,
+            height: t.height0,
+        }
+        .into());
     }
     let max_dim = t
         .width0
@@ -88,21 +104,22 @@ pub(crate) fn resource_template(call: &'static str, t: &ResourceTemplate) -> Res
         });
     let levels_possible = 32 - max_dim.leading_zeros();
     if t.target != TextureTarget::Buffer && t.last_level >= levels_possible {
-        return Err(Error::invalid(
+        return Err(ResourceError::TooManyLevels {
             call,
-            "last_level",
-            format!(
-                "{} but a {max_dim}-texel texture has only {levels_possible} levels",
-                t.last_level
-            ),
-        ));
+            last_level: t.last_level,
+            levels: levels_possible,
+            target: t.target,
+        }
+        .into());
     }
     if t.target == TextureTarget::TextureRect && t.last_level != 0 {
-        return Err(Error::invalid(
+        return Err(ResourceError::TooManyLevels {
             call,
-            "last_level",
-            "RECT textures have one level",
-        ));
+            last_level: t.last_level,
+            levels: 1,
+            target: t.target,
+        }
+        .into());
     }
     // Size limits (the caps' values, screen.rst PIPE_CAP_MAX_TEXTURE_*).
     let max_extent = match t.target {
@@ -115,29 +132,31 @@ pub(crate) fn resource_template(call: &'static str, t: &ResourceTemplate) -> Res
     };
     for (field, v) in [("width0", t.width0), ("height0", h), ("depth0", d)] {
         if v > max_extent {
-            return Err(Error::invalid(
+            return Err(ResourceError::ExtentTooLarge {
                 call,
                 field,
-                format!("{v} exceeds the {max_extent} limit for {}", t.target),
-            ));
+                value: v,
+                limit: max_extent,
+                target: t.target,
+            }
+            .into());
         }
     }
     if layers > caps::MAX_TEXTURE_ARRAY_LAYERS {
-        return Err(Error::invalid(
+        return Err(ResourceError::TooManyLayers {
             call,
-            "array_size",
-            format!(
-                "{layers} exceeds the {} layer limit",
-                caps::MAX_TEXTURE_ARRAY_LAYERS
-            ),
-        ));
+            array_size: layers,
+            limit: caps::MAX_TEXTURE_ARRAY_LAYERS,
+        }
+        .into());
     }
     if t.nr_samples > 32 {
-        return Err(Error::invalid(
+        return Err(ResourceError::TooManySamples {
             call,
-            "nr_samples",
-            format!("{}; at most 32", t.nr_samples),
-        ));
+            nr_samples: t.nr_samples,
+            limit: 32,
+        }
+        .into());
     }
     Ok(())
 }

@@ -9,8 +9,8 @@ use ferropipe::components::resource::ResourceTemplate;
 use ferropipe::components::state::*;
 use ferropipe::components::view::SamplerViewDesc;
 use ferropipe::{
-    ComputeState, Context, CsHandle, Error, GridInfo, ImageView, Resource, Screen, ScreenConfig,
-    ShaderBuffer, ShaderCode,
+    BindError, ComputeError, ComputeState, Context, CsHandle, Error, GridInfo, ImageView, Resource,
+    ResourceError, Screen, ScreenConfig, ShaderBuffer, ShaderCode, StorageError, StorageKind,
 };
 
 fn setup(threads: usize) -> (Screen, Context) {
@@ -425,22 +425,25 @@ fn global_bindings_map_buffers_to_documented_handles() {
     assert!(ctx.compute_bindings().globals[2].is_some());
 
     // validation: PIPE_BIND_GLOBAL buffers only, 16 slots
-    let invalid = |e: Error| {
-        matches!(
-            e,
-            Error::InvalidArgument {
-                call: "set_global_binding",
-                ..
-            }
-        )
-    };
     let plain = buffer(&screen, &mut ctx, &[0; 4]);
-    assert!(invalid(
-        ctx.set_global_binding(0, &[Some(&plain)]).unwrap_err()
-    ));
-    assert!(invalid(
-        ctx.set_global_binding(15, &[None, Some(&x)]).unwrap_err()
-    ));
+    assert_eq!(
+        ctx.set_global_binding(0, &[Some(&plain)]).unwrap_err(),
+        Error::Resource(ResourceError::MissingBind {
+            call: "set_global_binding",
+            field: "resources",
+            bind: "PIPE_BIND_GLOBAL",
+        })
+    );
+    assert_eq!(
+        ctx.set_global_binding(15, &[None, Some(&x)]).unwrap_err(),
+        Error::Bind(BindError::SlotOutOfRange {
+            call: "set_global_binding",
+            field: "first",
+            start: 15,
+            count: 2,
+            limit: 16,
+        })
+    );
     assert!(
         screen
             .resource_create(&ResourceTemplate::texture_2d(
@@ -523,15 +526,13 @@ fn partial_last_blocks_run_only_their_invocations() {
             ..grid([8, 4, 1], [1, 1, 1])
         })
         .unwrap_err();
-    assert!(
-        matches!(
-            e,
-            Error::InvalidArgument {
-                field: "last_block",
-                ..
-            }
-        ),
-        "{e}"
+    assert_eq!(
+        e,
+        Error::Compute(ComputeError::LastBlock {
+            last_block: [9, 0, 0],
+            block: [8, 4, 1],
+            dim: 0,
+        })
     );
     b_reset(&mut ctx, &count);
     ctx.launch_grid(&GridInfo {
@@ -870,51 +871,126 @@ fn input_memory_grid_base_and_indirect_grids() {
 #[test]
 fn bad_input_is_a_typed_error() {
     let (screen, mut ctx) = setup(1);
-    let invalid = |e: Error| matches!(e, Error::InvalidArgument { .. });
+    let invalid = |e: Error| {
+        matches!(
+            e,
+            Error::Resource(_) | Error::Bind(_) | Error::Compute(_) | Error::Storage(_)
+        )
+    };
     // nothing bound
-    assert!(invalid(
-        ctx.launch_grid(&grid([1, 1, 1], [1, 1, 1])).unwrap_err()
-    ));
+    assert_eq!(
+        ctx.launch_grid(&grid([1, 1, 1], [1, 1, 1])).unwrap_err(),
+        Error::Compute(ComputeError::NoComputeState)
+    );
     let src = "@group(3) @binding(0) var<storage, read_write> b: array<u32>;
                @compute @workgroup_size(4) fn main(@builtin(global_invocation_id) g: vec3<u32>) { b[g.x] = g.x; }";
     kernel(&mut ctx, src);
     // the kernel's buffer is unbound
     let e = ctx.launch_grid(&grid([4, 1, 1], [1, 1, 1])).unwrap_err();
     assert!(e.to_string().contains("unbound"), "{e}");
+    assert_eq!(
+        e,
+        Error::Storage(StorageError::Unbound {
+            call: "launch_grid",
+            stage: "compute",
+            kind: StorageKind::Buffer,
+            slot: 0,
+        })
+    );
     let b = buffer(&screen, &mut ctx, &[0; 8]);
     bind(&mut ctx, 0, &[&b]);
-    for bad in [
-        grid([0, 1, 1], [1, 1, 1]),
-        grid([8, 1, 1], [1, 1, 1]),
-        grid([2048, 1, 1], [1, 1, 1]),
-        grid([4, 1, 1], [70_000, 1, 1]),
-        GridInfo {
-            work_dim: 0,
-            ..grid([4, 1, 1], [1, 1, 1])
-        },
-        GridInfo {
-            pc: 4,
-            ..grid([4, 1, 1], [1, 1, 1])
-        },
-        GridInfo {
-            grid_base: [u32::MAX, 0, 0],
-            ..grid([4, 1, 1], [2, 1, 1])
-        },
-        GridInfo {
-            input: &[0; 5000],
-            ..grid([4, 1, 1], [1, 1, 1])
-        },
-        GridInfo {
-            variable_shared_mem: 1 << 20,
-            ..grid([4, 1, 1], [1, 1, 1])
-        },
-        GridInfo {
-            indirect: Some((&b, 30)),
-            ..grid([4, 1, 1], [1, 1, 1])
-        },
-    ] {
+    let cases = [
+        (
+            grid([0, 1, 1], [1, 1, 1]),
+            ComputeError::EmptyBlock { block: [0, 1, 1] },
+        ),
+        (
+            grid([8, 1, 1], [1, 1, 1]),
+            ComputeError::BlockMismatch {
+                block: [8, 1, 1],
+                workgroup_size: [4, 1, 1],
+            },
+        ),
+        (
+            grid([2048, 1, 1], [1, 1, 1]),
+            ComputeError::BlockTooLarge {
+                block: [2048, 1, 1],
+                max_invocations: 1024,
+                max_size: [1024, 1024, 64],
+            },
+        ),
+        (
+            grid([4, 1, 1], [70_000, 1, 1]),
+            ComputeError::GridTooLarge {
+                call: "launch_grid",
+                grid: [70_000, 1, 1],
+                dim: 0,
+                limit: 65535,
+            },
+        ),
+        (
+            GridInfo {
+                work_dim: 0,
+                ..grid([4, 1, 1], [1, 1, 1])
+            },
+            ComputeError::WorkDim { work_dim: 0 },
+        ),
+        (
+            GridInfo {
+                pc: 4,
+                ..grid([4, 1, 1], [1, 1, 1])
+            },
+            ComputeError::ProgramCounter { pc: 4 },
+        ),
+        (
+            GridInfo {
+                grid_base: [u32::MAX, 0, 0],
+                ..grid([4, 1, 1], [2, 1, 1])
+            },
+            ComputeError::GridBaseOverflow {
+                grid_base: [u32::MAX, 0, 0],
+                grid: [2, 1, 1],
+            },
+        ),
+        (
+            GridInfo {
+                input: &[0; 5000],
+                ..grid([4, 1, 1], [1, 1, 1])
+            },
+            ComputeError::InputTooLarge {
+                call: "launch_grid",
+                field: "input",
+                len: 5000,
+                limit: 4096,
+            },
+        ),
+        (
+            GridInfo {
+                variable_shared_mem: 1 << 20,
+                ..grid([4, 1, 1], [1, 1, 1])
+            },
+            ComputeError::LocalMemory {
+                call: "launch_grid",
+                field: "variable_shared_mem",
+                bytes: 1 << 20,
+                limit: 32 * 1024,
+            },
+        ),
+        (
+            GridInfo {
+                indirect: Some((&b, 30)),
+                ..grid([4, 1, 1], [1, 1, 1])
+            },
+            ComputeError::IndirectOffset {
+                call: "launch_grid",
+                offset: 30,
+                buffer_size: 32,
+            },
+        ),
+    ];
+    for (bad, want) in cases {
         let e = ctx.launch_grid(&bad).unwrap_err();
-        assert!(invalid(e.clone()), "{bad:?}: {e}");
+        assert_eq!(e, Error::Compute(want), "{bad:?}: {e}");
     }
     assert!(invalid(
         ctx.launch_grid(&GridInfo {
@@ -1372,16 +1448,29 @@ fn buffer_images_view_a_byte_range_as_texels() {
 
     // validation: unaligned offset, past the end, a format kernels cannot
     // address as words
-    let invalid = |e: Error| matches!(e, Error::InvalidArgument { .. });
-    for v in [
-        view(&src, Format::R32_UINT, 2, 8),
-        view(&src, Format::R32_UINT, 16, 256),
-    ] {
-        assert!(invalid(
-            ctx.set_shader_images(ShaderType::Compute, 0, &[Some(v)])
-                .unwrap_err()
-        ));
-    }
+    let mut e = |v| {
+        ctx.set_shader_images(ShaderType::Compute, 0, &[Some(v)])
+            .unwrap_err()
+    };
+    assert_eq!(
+        e(view(&src, Format::R32_UINT, 2, 8)),
+        Error::Resource(ResourceError::Misaligned {
+            call: "set_shader_images",
+            field: "offset",
+            value: 2,
+            align: 4,
+        })
+    );
+    assert!(matches!(
+        e(view(&src, Format::R32_UINT, 16, 256)),
+        Error::Resource(ResourceError::RangePastEnd {
+            call: "set_shader_images",
+            field: "offset/size",
+            offset: 16,
+            size: 256,
+            ..
+        })
+    ));
     assert!(
         ctx.set_shader_images(
             ShaderType::Compute,
@@ -1611,16 +1700,13 @@ fn overrides_are_set_at_creation() {
 /// `writable_bitmask` and `pipe_image_view::access` mean what Gallium
 /// says: a launch whose kernel writes a buffer slot bound without its
 /// writable bit, stores to an image whose view lacks `WRITE`, or loads
-/// from one whose view lacks `READ`, is an `InvalidArgument` naming the
+/// from one whose view lacks `READ`, is a `StorageError` naming the
 /// member, the slot and the stage, and runs nothing; slots the kernel only
 /// reads need no bit.
 #[test]
 fn writable_bitmask_and_image_access_are_enforced_at_launch() {
     let (screen, mut ctx) = setup(1);
-    let field_of = |e: &Error| match e {
-        Error::InvalidArgument { field, .. } => *field,
-        _ => "",
-    };
+    let field_of = |e: &Error| e.field().unwrap_or("");
     let one = grid([4, 1, 1], [1, 1, 1]);
     // slot 0 read only, slot 1 written
     kernel(

@@ -382,7 +382,7 @@ fn unbound_slots_are_draw_errors_and_draws_keep_their_bindings() {
 }
 
 /// A fragment shader that runs atomics on a slot bound without its
-/// `writable_bitmask` bit fails its draw (`InvalidArgument` naming the
+/// `writable_bitmask` bit fails its draw (`StorageError::NotWritable` naming the
 /// member, the slot and the stage) and writes nothing; the vertex
 /// shader's read-only slot needs no bit.
 #[test]
@@ -406,15 +406,13 @@ fn writes_to_slots_bound_read_only_are_draw_errors() {
         .set_shader_buffers(ShaderType::Fragment, 0, &[whole(&counts)], 0)
         .unwrap();
     let e = f.draw().unwrap_err();
-    assert!(
-        matches!(
-            e,
-            ferropipe::Error::InvalidArgument {
-                field: "writable_bitmask",
-                ..
-            }
-        ),
-        "{e}"
+    assert_eq!(
+        e,
+        ferropipe::Error::Storage(ferropipe::StorageError::NotWritable {
+            call: "draw_vbo",
+            stage: "fragment",
+            slot: 0,
+        })
     );
     let msg = e.to_string();
     assert!(msg.contains("slot 0") && msg.contains("fragment"), "{msg}");

@@ -18,8 +18,9 @@ use ferropipe::components::resource::ResourceTemplate;
 use ferropipe::components::shader::*;
 use ferropipe::components::state::*;
 use ferropipe::{
-    Context, DrawIndirectInfo, Error, QueryResult, Resource, SO_APPEND, Screen, ScreenConfig,
-    ShaderCode, ShaderState, StreamOutputTargetHandle, VertexBuffer,
+    Context, DrawError, DrawIndirectInfo, Error, QueryResult, Resource, ResourceError, SO_APPEND,
+    Screen, ScreenConfig, ShaderCode, ShaderState, StreamOutputError, StreamOutputTargetHandle,
+    VertexBuffer,
 };
 
 const W: u32 = 32;
@@ -677,38 +678,117 @@ fn captures_are_identical_for_any_thread_count() {
 #[test]
 fn bad_stream_output_state_is_a_typed_error() {
     let mut f = fixture(1);
-    let invalid =
-        |r: Result<ferropipe::VsHandle, Error>| matches!(r, Err(Error::InvalidArgument { .. }));
+    let so_error = |r: Result<ferropipe::VsHandle, Error>| match r {
+        Err(Error::StreamOutput(e)) => e,
+        other => panic!("expected a StreamOutputError, got {other:?}"),
+    };
     let with = |output: StreamOutput, stride: u32| StreamOutputInfo {
         stride: [stride, 0, 0, 0],
         output: vec![output],
     };
-    for bad in [
-        with(out(2, 0, 4, 0, 0), 4),       // no output slot 2
-        with(out(ATTR, 2, 3, 0, 0), 4),    // components past w
-        with(out(ATTR, 0, 0, 0, 0), 4),    // no components
-        with(out(ATTR, 0, 4, 4, 0), 4),    // buffer 4
-        with(out(ATTR, 0, 4, 0, 1), 4),    // past the stride
-        with(out(ATTR, 0, 4, 0, 0), 4096), // stride too large
-        StreamOutputInfo {
-            stride: [4, 0, 0, 0],
-            output: vec![StreamOutput {
-                stream: 1,
-                ..out(ATTR, 0, 4, 0, 0)
-            }],
-        },
-        StreamOutputInfo {
-            stride: [4, 0, 0, 0],
-            output: vec![out(ATTR, 0, 2, 0, 0), out(POS, 0, 2, 0, 1)], // overlap
-        },
-    ] {
-        assert!(
-            invalid(
-                f.ctx
-                    .create_vs_state_native_with_stream_output(native_vs(), &bad)
-            ),
-            "{bad:?}"
+    type Expect = fn(&StreamOutputError) -> bool;
+    let cases: [(StreamOutputInfo, Expect); 8] = [
+        // no output slot 2
+        (with(out(2, 0, 4, 0, 0), 4), |e| {
+            matches!(
+                e,
+                StreamOutputError::RegisterIndex {
+                    output: 0,
+                    register_index: 2,
+                    ..
+                }
+            )
+        }),
+        // components past w
+        (with(out(ATTR, 2, 3, 0, 0), 4), |e| {
+            matches!(
+                e,
+                StreamOutputError::Components {
+                    start: 2,
+                    end: 5,
+                    ..
+                }
+            )
+        }),
+        // no components
+        (with(out(ATTR, 0, 0, 0, 0), 4), |e| {
+            matches!(
+                e,
+                StreamOutputError::Components {
+                    start: 0,
+                    end: 0,
+                    ..
+                }
+            )
+        }),
+        // buffer 4
+        (with(out(ATTR, 0, 4, 4, 0), 4), |e| {
+            matches!(
+                e,
+                StreamOutputError::OutputBuffer {
+                    buffer: 4,
+                    limit: 4,
+                    ..
+                }
+            )
+        }),
+        // past the stride
+        (with(out(ATTR, 0, 4, 0, 1), 4), |e| {
+            matches!(
+                e,
+                StreamOutputError::RecordOverflow {
+                    end: 5,
+                    stride: 4,
+                    buffer: 0,
+                    ..
+                }
+            )
+        }),
+        // stride too large
+        (with(out(ATTR, 0, 4, 0, 0), 4096), |e| {
+            matches!(
+                e,
+                StreamOutputError::StrideTooLarge {
+                    buffer: 0,
+                    stride: 4096,
+                    limit: 128,
+                    ..
+                }
+            )
+        }),
+        (
+            StreamOutputInfo {
+                stride: [4, 0, 0, 0],
+                output: vec![StreamOutput {
+                    stream: 1,
+                    ..out(ATTR, 0, 4, 0, 0)
+                }],
+            },
+            |e| matches!(e, StreamOutputError::Stream { stream: 1, .. }),
+        ),
+        (
+            StreamOutputInfo {
+                stride: [4, 0, 0, 0],
+                output: vec![out(ATTR, 0, 2, 0, 0), out(POS, 0, 2, 0, 1)], // overlap
+            },
+            |e| {
+                matches!(
+                    e,
+                    StreamOutputError::OutputOverlap {
+                        output: 1,
+                        buffer: 0,
+                        ..
+                    }
+                )
+            },
+        ),
+    ];
+    for (bad, expected) in cases {
+        let e = so_error(
+            f.ctx
+                .create_vs_state_native_with_stream_output(native_vs(), &bad),
         );
+        assert!(expected(&e), "{bad:?}: {e}");
     }
     // Adjacency with stream output and no geometry shader.
     f.vs(&attr_info());
@@ -720,7 +800,12 @@ fn bad_stream_output_state_is_a_typed_error() {
         count: 8,
         ..Default::default()
     });
-    assert!(matches!(adj, Err(Error::InvalidArgument { .. })));
+    assert_eq!(
+        adj,
+        Err(Error::Draw(DrawError::AdjacencyWithStreamOutput {
+            mode: PrimType::LinesAdjacency
+        }))
+    );
     // count_from_stream_output needs a vertex stride and no index buffer.
     f.ctx
         .set_vertex_buffers(
@@ -737,7 +822,7 @@ fn bad_stream_output_state_is_a_typed_error() {
     };
     assert!(matches!(
         f.ctx.draw_vbo_indirect(&DrawInfo::default(), &auto),
-        Err(Error::InvalidArgument { .. })
+        Err(Error::Draw(DrawError::ZeroStrideStreamOutputCount))
     ));
     // A texture cannot be a stream output target; a buffer without the
     // binding neither.
@@ -754,7 +839,10 @@ fn bad_stream_output_state_is_a_typed_error() {
     let vb = f.buffer(64, BindFlags::VERTEX_BUFFER);
     assert!(matches!(
         f.ctx.create_stream_output_target(&vb, 0, 64),
-        Err(Error::InvalidArgument { .. })
+        Err(Error::Resource(ResourceError::MissingBind {
+            bind: "PIPE_BIND_STREAM_OUTPUT",
+            ..
+        }))
     ));
     // The caps say what works.
     assert_eq!(

@@ -20,7 +20,7 @@ use ferropipe_components::state::*;
 use super::checks::{resolve_stage, slot_range};
 use super::{BoundState, Context, SamplerViewHandle, SurfaceHandle};
 use crate::caps;
-use crate::error::{Error, Result};
+use crate::error::{BindError, Error, ResourceError, Result};
 use crate::screen::Resource;
 
 /// What `set_framebuffer_state` takes: surfaces by handle.
@@ -73,11 +73,12 @@ pub enum ConstantBuffer<'a> {
 /// Checks that `r` is a buffer (the only target `call` accepts).
 fn need_buffer(call: &'static str, field: &'static str, r: &Resource) -> Result<()> {
     if r.template().target != TextureTarget::Buffer {
-        return Err(Error::invalid(
+        return Err(ResourceError::NotABuffer {
             call,
             field,
-            format!("a {} is not a buffer", r.template().target),
-        ));
+            target: r.template().target,
+        }
+        .into());
     }
     Ok(())
 }
@@ -91,22 +92,20 @@ impl Context {
         self.alive("set_framebuffer_state")?;
         const CALL: &str = "set_framebuffer_state";
         if fb.cbufs.len() > MAX_COLOR_BUFS {
-            return Err(Error::invalid(
-                CALL,
-                "cbufs",
-                format!(
-                    "{} colour buffers; at most {MAX_COLOR_BUFS}",
-                    fb.cbufs.len()
-                ),
-            ));
+            return Err(BindError::TooManyColorBuffers {
+                count: fb.cbufs.len(),
+                limit: MAX_COLOR_BUFS,
+            }
+            .into());
         }
         let max = caps::MAX_TEXTURE_2D_SIZE;
         if fb.width > max || fb.height > max {
-            return Err(Error::invalid(
-                CALL,
-                "width/height",
-                format!("{}x{} exceeds {max}x{max}", fb.width, fb.height),
-            ));
+            return Err(BindError::FramebufferTooLarge {
+                width: fb.width,
+                height: fb.height,
+                limit: max,
+            }
+            .into());
         }
         if fb.samples > 1 && fb.samples as usize != ferropipe_components::batch::MS_SAMPLES {
             return Err(Error::unsupported(
@@ -122,18 +121,21 @@ impl Context {
             };
             let s = self.get(CALL, "cbufs", *h)?.0.clone();
             if s.desc.format.desc().kind != FormatKind::Color {
-                return Err(Error::invalid(
-                    CALL,
-                    "cbufs",
-                    format!("{} is not a colour format", s.desc.format),
-                ));
+                return Err(ResourceError::FormatKind {
+                    call: CALL,
+                    field: "cbufs",
+                    format: s.desc.format,
+                    expected: "colour",
+                }
+                .into());
             }
             if !s.resource.templ.bind.contains(BindFlags::RENDER_TARGET) {
-                return Err(Error::invalid(
-                    CALL,
-                    "cbufs",
-                    "the surface's resource lacks PIPE_BIND_RENDER_TARGET",
-                ));
+                return Err(ResourceError::MissingBind {
+                    call: CALL,
+                    field: "cbufs",
+                    bind: "PIPE_BIND_RENDER_TARGET",
+                }
+                .into());
             }
             cbufs.push(Some(s));
         }
@@ -141,18 +143,21 @@ impl Context {
             Some(h) => {
                 let s = self.get(CALL, "zsbuf", h)?.0.clone();
                 if s.desc.format.desc().kind == FormatKind::Color {
-                    return Err(Error::invalid(
-                        CALL,
-                        "zsbuf",
-                        format!("{} is not a depth/stencil format", s.desc.format),
-                    ));
+                    return Err(ResourceError::FormatKind {
+                        call: CALL,
+                        field: "zsbuf",
+                        format: s.desc.format,
+                        expected: "depth/stencil",
+                    }
+                    .into());
                 }
                 if !s.resource.templ.bind.contains(BindFlags::DEPTH_STENCIL) {
-                    return Err(Error::invalid(
-                        CALL,
-                        "zsbuf",
-                        "the surface's resource lacks PIPE_BIND_DEPTH_STENCIL",
-                    ));
+                    return Err(ResourceError::MissingBind {
+                        call: CALL,
+                        field: "zsbuf",
+                        bind: "PIPE_BIND_DEPTH_STENCIL",
+                    }
+                    .into());
                 }
                 Some(s)
             }
@@ -190,11 +195,11 @@ impl Context {
                 need_buffer(CALL, "buffer", r)?;
             }
             if b.stride > max_stride {
-                return Err(Error::invalid(
-                    CALL,
-                    "stride",
-                    format!("{}; at most {max_stride}", b.stride),
-                ));
+                return Err(BindError::StrideTooLarge {
+                    stride: b.stride,
+                    limit: max_stride,
+                }
+                .into());
             }
         }
         let mut bound = self.bound_mut();
@@ -220,11 +225,10 @@ impl Context {
             Some(ib) => {
                 need_buffer(CALL, "buffer", ib.buffer)?;
                 if !matches!(ib.index_size, 1 | 2 | 4) {
-                    return Err(Error::invalid(
-                        CALL,
-                        "index_size",
-                        format!("{}; must be 1, 2 or 4", ib.index_size),
-                    ));
+                    return Err(BindError::IndexSize {
+                        index_size: ib.index_size,
+                    }
+                    .into());
                 }
                 IndexBufferBinding {
                     buffer: Some(ib.buffer.shared().clone()),
@@ -261,11 +265,14 @@ impl Context {
                 need_buffer(CALL, "buffer", resource)?;
                 let len = u64::from(resource.template().width0);
                 if u64::from(offset) + u64::from(size) > len {
-                    return Err(Error::invalid(
-                        CALL,
-                        "buffer_offset/buffer_size",
-                        format!("{offset}+{size} is past the {len}-byte buffer"),
-                    ));
+                    return Err(ResourceError::RangePastEnd {
+                        call: CALL,
+                        field: "buffer_offset/buffer_size",
+                        offset: offset.into(),
+                        size: size.into(),
+                        buffer_size: len,
+                    }
+                    .into());
                 }
                 ConstantBufferBinding {
                     buffer: Some(resource.shared().clone()),
@@ -276,15 +283,11 @@ impl Context {
             }
             Some(ConstantBuffer::User(data)) => {
                 if data.len() > caps::MAX_CONST_BUFFER_SIZE as usize {
-                    return Err(Error::invalid(
-                        CALL,
-                        "data",
-                        format!(
-                            "{} bytes; at most {}",
-                            data.len(),
-                            caps::MAX_CONST_BUFFER_SIZE
-                        ),
-                    ));
+                    return Err(BindError::UserConstantsTooLarge {
+                        len: data.len(),
+                        limit: caps::MAX_CONST_BUFFER_SIZE,
+                    }
+                    .into());
                 }
                 ConstantBufferBinding {
                     buffer: None,
@@ -334,7 +337,11 @@ impl Context {
     pub fn set_blend_color(&mut self, color: &BlendColor) -> Result<()> {
         self.alive("set_blend_color")?;
         if color.color.iter().any(|c| c.is_nan()) {
-            return Err(Error::invalid("set_blend_color", "color", "NaN component"));
+            return Err(BindError::Nan {
+                call: "set_blend_color",
+                field: "color",
+            }
+            .into());
         }
         self.bound_mut().blend_color = *color;
         Ok(())
@@ -358,11 +365,7 @@ impl Context {
     pub fn set_min_samples(&mut self, min_samples: u32) -> Result<()> {
         self.alive("set_min_samples")?;
         if min_samples == 0 || min_samples > 32 {
-            return Err(Error::invalid(
-                "set_min_samples",
-                "min_samples",
-                format!("{min_samples}; must be 1..=32"),
-            ));
+            return Err(BindError::MinSamples { min_samples }.into());
         }
         self.bound_mut().min_samples = min_samples;
         Ok(())
@@ -372,11 +375,11 @@ impl Context {
     pub fn set_clip_state(&mut self, clip: &ClipState) -> Result<()> {
         self.alive("set_clip_state")?;
         if clip.ucp.iter().flatten().any(|v| !v.is_finite()) {
-            return Err(Error::invalid(
-                "set_clip_state",
-                "ucp",
-                "non-finite coefficient",
-            ));
+            return Err(BindError::NotFinite {
+                call: "set_clip_state",
+                field: "ucp",
+            }
+            .into());
         }
         self.bound_mut().clip = *clip;
         Ok(())
@@ -423,7 +426,11 @@ impl Context {
         )?;
         for v in viewports {
             if v.scale.iter().chain(&v.translate).any(|c| !c.is_finite()) {
-                return Err(Error::invalid(CALL, "viewports", "non-finite value"));
+                return Err(BindError::NotFinite {
+                    call: CALL,
+                    field: "viewports",
+                }
+                .into());
             }
         }
         let mut bound = self.bound_mut();
@@ -485,7 +492,11 @@ mod tests {
         // A surface needs the matching bind flag on its resource.
         assert!(matches!(
             c.create_surface(&tex, &SurfaceTemplate::new(Format::R8G8B8A8_UNORM)),
-            Err(Error::InvalidArgument { .. })
+            Err(Error::Resource(ResourceError::MissingBind {
+                call: "create_surface",
+                bind: "PIPE_BIND_RENDER_TARGET",
+                ..
+            }))
         ));
         let zs_s = c
             .create_surface(&zs, &SurfaceTemplate::new(Format::Z24_UNORM_S8_UINT))
@@ -503,16 +514,24 @@ mod tests {
         assert_eq!(b.framebuffer.cbufs.len(), 2);
         assert_eq!(b.framebuffer.cbuf(0).unwrap().desc.width, 16);
         assert!(b.framebuffer.zsbuf.is_some());
-        for bad in [
-            fb(vec![Some(zs_s)], None),
-            fb(vec![], Some(rt_s)),
-            fb(vec![None; 9], None),
-        ] {
-            assert!(matches!(
-                c.set_framebuffer_state(&bad),
-                Err(Error::InvalidArgument { .. })
-            ));
-        }
+        let err = |c: &mut Context, bad| c.set_framebuffer_state(&bad).unwrap_err();
+        assert!(matches!(
+            err(&mut c, fb(vec![Some(zs_s)], None)),
+            Error::Resource(ResourceError::FormatKind {
+                field: "cbufs",
+                format: Format::Z24_UNORM_S8_UINT,
+                expected: "colour",
+                ..
+            })
+        ));
+        assert!(matches!(
+            err(&mut c, fb(vec![], Some(rt_s))),
+            Error::Resource(ResourceError::FormatKind { field: "zsbuf", .. })
+        ));
+        assert_eq!(
+            err(&mut c, fb(vec![None; 9], None)),
+            Error::Bind(BindError::TooManyColorBuffers { count: 9, limit: 8 })
+        );
         // Surfaces keep their resource alive after the host drops it.
         drop(rt);
         assert_eq!(s.resource_usage().0, 3);
@@ -553,7 +572,7 @@ mod tests {
             )
             .is_err()
         );
-        assert!(
+        assert_eq!(
             c.set_vertex_buffers(
                 0,
                 &[VertexBuffer {
@@ -561,12 +580,21 @@ mod tests {
                     stride: 4096,
                     buffer_offset: 0
                 }]
-            )
-            .is_err()
+            ),
+            Err(Error::Bind(BindError::StrideTooLarge {
+                stride: 4096,
+                limit: 2048
+            }))
         );
-        assert!(
-            c.set_vertex_buffers(32, &[VertexBuffer::default()])
-                .is_err()
+        assert_eq!(
+            c.set_vertex_buffers(32, &[VertexBuffer::default()]),
+            Err(Error::Bind(BindError::SlotOutOfRange {
+                call: "set_vertex_buffers",
+                field: "start_slot",
+                start: 32,
+                count: 1,
+                limit: 32
+            }))
         );
         c.set_index_buffer(Some(IndexBuffer {
             buffer: &vb,
@@ -574,13 +602,13 @@ mod tests {
             offset: 0,
         }))
         .unwrap();
-        assert!(
+        assert_eq!(
             c.set_index_buffer(Some(IndexBuffer {
                 buffer: &vb,
                 index_size: 3,
                 offset: 0
-            }))
-            .is_err()
+            })),
+            Err(Error::Bind(BindError::IndexSize { index_size: 3 }))
         );
         // User constants are copied at set time.
         let mut data = vec![1u8, 2, 3, 4];
@@ -589,7 +617,7 @@ mod tests {
         data[0] = 9;
         let cb = &c.bound().constant_buffers[1][3];
         assert_eq!(&cb.user_buffer.as_ref().unwrap()[..], &[1, 2, 3, 4]);
-        assert!(
+        assert_eq!(
             c.set_constant_buffer(
                 ShaderType::Vertex,
                 0,
@@ -598,8 +626,14 @@ mod tests {
                     offset: 32,
                     size: 64
                 })
-            )
-            .is_err()
+            ),
+            Err(Error::Resource(ResourceError::RangePastEnd {
+                call: "set_constant_buffer",
+                field: "buffer_offset/buffer_size",
+                offset: 32,
+                size: 64,
+                buffer_size: 64
+            }))
         );
         assert!(c.set_constant_buffer(ShaderType::Vertex, 16, None).is_err());
         assert!(
@@ -609,7 +643,10 @@ mod tests {
         );
         c.set_stencil_ref(StencilRef { ref_value: [3, 4] }).unwrap();
         c.set_sample_mask(5).unwrap();
-        assert!(c.set_min_samples(0).is_err());
+        assert_eq!(
+            c.set_min_samples(0),
+            Err(Error::Bind(BindError::MinSamples { min_samples: 0 }))
+        );
         c.set_scissor_states(
             15,
             &[ScissorState {

@@ -48,7 +48,7 @@
 //!   and clamping; filtering happens on the decoded values (linear light
 //!   for sRGB).  Pure integer formats convert as integers (`UINT` ↔ `SINT`
 //!   clamps, as u_blitter's integer shaders do); integer ↔ non-integer is
-//!   `InvalidArgument` (GL's rule).  `mask` selects the colour channels
+//!   `ResourceError::IntegerConversion` (GL's rule).  `mask` selects the colour channels
 //!   written; the other bits of each destination pixel are kept.
 //!   `alpha_blend` blends `SRC_ALPHA, ONE_MINUS_SRC_ALPHA` over the
 //!   destination (colour and alpha), the blitter's blend state.
@@ -84,7 +84,7 @@ use ferropipe_systems::pool::Executor;
 use super::Context;
 use super::transfer::lock_pair;
 use super::views::formats_compatible;
-use crate::error::{Error, Result};
+use crate::error::{Error, ResourceError, Result};
 use crate::screen::Resource;
 
 const CALL: &str = "blit";
@@ -434,45 +434,48 @@ fn validate_side(which: &'static str, side: &BlitSide<'_>) -> Result<()> {
     };
     let t = side.resource.template();
     if t.target == TextureTarget::Buffer {
-        return Err(Error::invalid(
-            CALL,
-            f_res,
-            "a buffer (copy buffers with resource_copy_region)",
-        ));
+        return Err(ResourceError::IsABuffer {
+            call: CALL,
+            field: f_res,
+            hint: "copy buffers with resource_copy_region",
+        }
+        .into());
     }
     if side.level > t.last_level {
-        return Err(Error::invalid(
-            CALL,
-            f_level,
-            format!(
-                "{}; the resource's last level is {}",
-                side.level, t.last_level
-            ),
-        ));
+        return Err(ResourceError::LevelOutOfRange {
+            call: CALL,
+            field: f_level,
+            level: side.level,
+            last_level: t.last_level,
+        }
+        .into());
     }
     if !formats_compatible(t.format, side.format) {
-        return Err(Error::invalid(
-            CALL,
-            f_format,
-            format!("{} cannot view a {} resource", side.format, t.format),
-        ));
+        return Err(ResourceError::FormatIncompatible {
+            call: CALL,
+            field: f_format,
+            format: side.format,
+            resource_format: t.format,
+        }
+        .into());
     }
     let b = &side.pbox;
     let slices = side.resource.layout().levels[side.level as usize].depth;
     let (z0, z1) = span(b.z, b.depth);
     if b.depth != 0 && (z0 < 0 || z1 > i64::from(slices)) {
-        return Err(Error::invalid(
-            CALL,
-            if which == "dst" {
+        return Err(ResourceError::BoxOutOfBounds {
+            call: CALL,
+            field: if which == "dst" {
                 "dst.box.z/depth"
             } else {
                 "src.box.z/depth"
             },
-            format!(
-                "slices {z0}..{z1} outside 0..{slices} of {} level {}",
-                t.target, side.level
-            ),
-        ));
+            pos: z0,
+            size: z1 - z0,
+            extent: slices,
+            level: side.level,
+        }
+        .into());
     }
     Ok(())
 }
@@ -495,11 +498,13 @@ impl Plan {
         // Samples.
         let planes: Vec<(SrcSel, Vec<u32>)> = if src.samples > 1 && dst.samples > 1 {
             if src.samples != dst.samples && !info.sample0_only {
-                return Err(Error::invalid(
-                    CALL,
-                    "src.resource",
-                    format!("{} samples blitted to {} samples", src.samples, dst.samples),
-                ));
+                return Err(ResourceError::SampleCountMismatch {
+                    call: CALL,
+                    field: "src.resource",
+                    dst: dst.samples,
+                    src: src.samples,
+                }
+                .into());
             }
             if info.sample0_only {
                 vec![(SrcSel::Sample(0), (0..dst.samples).collect())]
@@ -539,28 +544,27 @@ impl Plan {
             ));
         }
         if depth && !sd.has_depth() {
-            return Err(Error::invalid(
-                CALL,
-                "mask",
-                format!("PIPE_MASK_Z but {} has no depth", info.src.format),
-            ));
+            return Err(ResourceError::MaskWithoutAspect {
+                mask: "PIPE_MASK_Z",
+                aspect: "depth",
+                format: info.src.format,
+            }
+            .into());
         }
         if stencil && !sd.has_stencil() {
-            return Err(Error::invalid(
-                CALL,
-                "mask",
-                format!("PIPE_MASK_S but {} has no stencil", info.src.format),
-            ));
+            return Err(ResourceError::MaskWithoutAspect {
+                mask: "PIPE_MASK_S",
+                aspect: "stencil",
+                format: info.src.format,
+            }
+            .into());
         }
         if colour && sd.is_integer() != dd.is_integer() {
-            return Err(Error::invalid(
-                CALL,
-                "dst.format",
-                format!(
-                    "{} and {}: integer and non-integer colour do not convert",
-                    info.src.format, info.dst.format
-                ),
-            ));
+            return Err(ResourceError::IntegerConversion {
+                src: info.src.format,
+                dst: info.dst.format,
+            }
+            .into());
         }
 
         let ax = Axis::new(sb.x, sb.width, db.x, db.width);
@@ -1670,10 +1674,13 @@ mod tests {
                 BlitSide::new(&cube, 0, b(4, 3)),
                 BlitSide::new(&arr, 0, b(0, 3)),
             )),
-            Err(Error::InvalidArgument {
+            Err(Error::Resource(ResourceError::BoxOutOfBounds {
                 field: "dst.box.z/depth",
+                pos: 4,
+                size: 3,
+                extent: 6,
                 ..
-            })
+            }))
         ));
     }
 
@@ -1813,7 +1820,12 @@ mod tests {
                 BlitSide::new(&two, 0, b),
                 BlitSide::new(&src, 0, b)
             )),
-            Err(Error::InvalidArgument { .. })
+            Err(Error::Resource(ResourceError::SampleCountMismatch {
+                call: "blit",
+                dst: 2,
+                src: 4,
+                ..
+            }))
         ));
         // A scaled LINEAR resolve filters the per-texel averages.
         let wide = tex2d(&s, Format::R8G8B8A8_UNORM, 4, 1);
@@ -1854,36 +1866,40 @@ mod tests {
         };
         assert!(matches!(
             blit(&mut c, &buf, &rgba),
-            Err(Error::InvalidArgument {
+            Err(Error::Resource(ResourceError::IsABuffer {
                 field: "dst.resource",
                 ..
-            })
+            }))
         ));
         assert!(matches!(
             blit(&mut c, &rgba, &uint),
-            Err(Error::InvalidArgument {
-                field: "dst.format",
-                ..
-            })
+            Err(Error::Resource(ResourceError::IntegerConversion {
+                src: Format::R8G8B8A8_UINT,
+                dst: Format::R8G8B8A8_UNORM,
+            }))
         ));
         assert!(blit(&mut c, &rgba, &z).unwrap_err().is_unsupported());
         assert!(blit(&mut c, &z, &rgba).unwrap_err().is_unsupported());
         let mut info = BlitInfo::new(BlitSide::new(&rgba, 1, b), BlitSide::new(&rgba, 0, b));
         assert!(matches!(
             c.blit(&info),
-            Err(Error::InvalidArgument {
+            Err(Error::Resource(ResourceError::LevelOutOfRange {
                 field: "dst.level",
+                level: 1,
+                last_level: 0,
                 ..
-            })
+            }))
         ));
         info.dst.level = 0;
         info.src.format = Format::R16G16_UNORM;
         assert!(matches!(
             c.blit(&info),
-            Err(Error::InvalidArgument {
+            Err(Error::Resource(ResourceError::FormatIncompatible {
                 field: "src.format",
+                format: Format::R16G16_UNORM,
+                resource_format: Format::R8G8B8A8_UNORM,
                 ..
-            })
+            }))
         ));
         // A compatible view (sRGB on UNORM) is fine; so are empty boxes.
         info.src.format = Format::R8G8B8A8_SRGB;
@@ -1903,7 +1919,11 @@ mod tests {
         info.mask = BlitMask::S;
         assert!(matches!(
             c.blit(&info),
-            Err(Error::InvalidArgument { field: "mask", .. })
+            Err(Error::Resource(ResourceError::MaskWithoutAspect {
+                mask: "PIPE_MASK_S",
+                format: Format::Z32_FLOAT,
+                ..
+            }))
         ));
     }
 }

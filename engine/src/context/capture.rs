@@ -40,7 +40,7 @@ use ferropipe_components::view::SurfaceRef;
 use ferropipe_shader::ComputeShader;
 
 use super::{BlitInfo, Context, GridInfo, QueryHandle, ShaderCode};
-use crate::error::{Error, Result};
+use crate::error::{CaptureError, Result};
 
 /// A query as a capture names it: its handle (identity), type and index.
 #[derive(Clone, Copy, Debug)]
@@ -267,11 +267,7 @@ impl Context {
     pub fn start_capture(&mut self, mut recorder: Box<dyn CallRecorder>) -> Result<()> {
         self.alive("start_capture")?;
         if self.capture.is_some() {
-            return Err(Error::invalid(
-                "start_capture",
-                "recorder",
-                "a capture is already running",
-            ));
+            return Err(CaptureError::AlreadyRunning.into());
         }
         self.flush_recorded()?;
         recorder.begin(self);
@@ -284,11 +280,7 @@ impl Context {
     /// the resources hold the captured frame.
     pub fn stop_capture(&mut self) -> Result<Box<dyn CallRecorder>> {
         let Some(mut recorder) = self.capture.take() else {
-            return Err(Error::invalid(
-                "stop_capture",
-                "capture",
-                "no capture is running",
-            ));
+            return Err(CaptureError::NotRunning.into());
         };
         let flushed = self.flush_recorded();
         recorder.end(self);

@@ -8,7 +8,7 @@ use ferropipe_components::enums::{ImageAccess, ShaderType};
 use ferropipe_components::shader::ShaderInfo;
 use ferropipe_systems::compute::{ShaderBufferBinding, ShaderImageBinding};
 
-use crate::error::{Error, Result};
+use crate::error::{BindError, Error, Result, StorageError};
 
 /// Checks `start..start + count` lies inside `0..max`.
 pub(crate) fn slot_range(
@@ -19,14 +19,14 @@ pub(crate) fn slot_range(
     max: usize,
 ) -> Result<()> {
     if (start as usize).saturating_add(count) > max {
-        return Err(Error::invalid(
+        return Err(BindError::SlotOutOfRange {
             call,
             field,
-            format!(
-                "slots {start}..{} exceed the {max} available",
-                start as usize + count
-            ),
-        ));
+            start,
+            count,
+            limit: max,
+        }
+        .into());
     }
     Ok(())
 }
@@ -51,7 +51,7 @@ pub(crate) fn resolve_stage(call: &'static str, shader: ShaderType) -> Result<Op
 /// per kind, nothing per fragment.
 pub(crate) fn check_storage_access(
     call: &'static str,
-    stage: &str,
+    stage: &'static str,
     info: &ShaderInfo,
     buffers: &[Option<ShaderBufferBinding>],
     images: &[Option<ShaderImageBinding>],
@@ -62,14 +62,12 @@ pub(crate) fn check_storage_access(
             && let Some(Some(b)) = buffers.get(slot)
             && !b.writable
         {
-            return Err(Error::invalid(
+            return Err(StorageError::NotWritable {
                 call,
-                "writable_bitmask",
-                format!(
-                    "shader buffer slot {slot} (@group(3) @binding({slot})) of the {stage} stage \
-                     is written by its shader but was bound without its writable_bitmask bit"
-                ),
-            ));
+                stage,
+                slot: slot as u32,
+            }
+            .into());
         }
         let Some(Some(img)) = images.get(slot) else {
             continue;
@@ -91,14 +89,14 @@ pub(crate) fn check_storage_access(
                     .iter()
                     .find(|(_, f)| *f == need)
                     .map_or("", |(n, _)| n);
-                return Err(Error::invalid(
+                return Err(StorageError::ImageAccess {
                     call,
-                    "access",
-                    format!(
-                        "shader image slot {slot} (@group(4) @binding({slot})) of the {stage} stage \
-                         is {what} by its shader but its view's access lacks {flag}"
-                    ),
-                ));
+                    stage,
+                    slot: slot as u32,
+                    used: what,
+                    lacks: flag,
+                }
+                .into());
             }
         }
     }

@@ -25,7 +25,7 @@ use ferropipe_components::view::Surface;
 
 use super::transfer::resolve_plane_box;
 use super::{Context, SurfaceHandle};
-use crate::error::{Error, Result};
+use crate::error::{DrawError, ResourceError, Result};
 
 /// The rectangle `x, y, w, h` of `surface` clipped to its size, as a box
 /// over all its layers (`None` when empty).
@@ -117,7 +117,7 @@ impl Context {
         self.alive("clear")?;
         const CALL: &str = "clear";
         if depth.is_nan() {
-            return Err(Error::invalid(CALL, "depth", "NaN"));
+            return Err(DrawError::NanDepth { call: CALL }.into());
         }
         self.record(super::CapturedCall::Clear {
             buffers,
@@ -168,11 +168,13 @@ impl Context {
         const CALL: &str = "clear_render_target";
         let s = self.get(CALL, "surface", surface)?.0.clone();
         if s.desc.format.desc().kind != FormatKind::Color {
-            return Err(Error::invalid(
-                CALL,
-                "surface",
-                format!("{} is not a colour format", s.desc.format),
-            ));
+            return Err(ResourceError::FormatKind {
+                call: CALL,
+                field: "surface",
+                format: s.desc.format,
+                expected: "colour",
+            }
+            .into());
         }
         self.record(super::CapturedCall::ClearRenderTarget {
             surface: &s,
@@ -213,14 +215,16 @@ impl Context {
         const CALL: &str = "clear_depth_stencil";
         let s = self.get(CALL, "surface", surface)?.0.clone();
         if s.desc.format.desc().kind == FormatKind::Color {
-            return Err(Error::invalid(
-                CALL,
-                "surface",
-                format!("{} is not a depth/stencil format", s.desc.format),
-            ));
+            return Err(ResourceError::FormatKind {
+                call: CALL,
+                field: "surface",
+                format: s.desc.format,
+                expected: "depth/stencil",
+            }
+            .into());
         }
         if depth.is_nan() {
-            return Err(Error::invalid(CALL, "depth", "NaN"));
+            return Err(DrawError::NanDepth { call: CALL }.into());
         }
         self.record(super::CapturedCall::ClearDepthStencil {
             surface: &s,

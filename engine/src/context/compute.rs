@@ -40,7 +40,9 @@ use super::{
 use crate::caps::{
     self, MAX_GLOBAL_BUFFER_SIZE, MAX_GRID_SIZE, MAX_INPUT_SIZE, MAX_SHADER_BUFFER_SIZE,
 };
-use crate::error::{Error, Result};
+use crate::error::{
+    BindError, ComputeError, Error, ResourceError, Result, StorageError, StorageKind,
+};
 use crate::screen::Resource;
 
 /// Handle to a compute-state CSO.
@@ -94,7 +96,7 @@ pub struct ImageView<'a> {
     pub size: u32,
     /// `PIPE_IMAGE_ACCESS_READ` and/or `_WRITE`: what shaders may do with
     /// the image.  A draw or launch whose shader loads from it without
-    /// `READ` or stores to it without `WRITE` is an `InvalidArgument`
+    /// `READ` or stores to it without `WRITE` is a `StorageError::ImageAccess`
     /// naming `access`; an empty mask is refused here.
     pub access: ImageAccess,
 }
@@ -229,11 +231,12 @@ fn require_bind(
             .iter()
             .find(|(_, f)| *f == bind)
             .map_or("the bind flag", |(n, _)| n);
-        return Err(Error::invalid(
+        return Err(ResourceError::MissingBind {
             call,
             field,
-            format!("the resource lacks {name}"),
-        ));
+            bind: name,
+        }
+        .into());
     }
     Ok(())
 }
@@ -266,18 +269,22 @@ impl Context {
         .map_err(|source| Error::Shader { call: CALL, source })?;
         let local = u64::from(shader.info().shared_bytes) + u64::from(state.req_local_mem);
         if local > u64::from(MAX_SHARED_BYTES) {
-            return Err(Error::invalid(
-                CALL,
-                "req_local_mem",
-                format!("{local} bytes of LOCAL memory; at most {MAX_SHARED_BYTES}"),
-            ));
+            return Err(ComputeError::LocalMemory {
+                call: CALL,
+                field: "req_local_mem",
+                bytes: local,
+                limit: MAX_SHARED_BYTES,
+            }
+            .into());
         }
         if state.req_input_mem > MAX_INPUT_SIZE {
-            return Err(Error::invalid(
-                CALL,
-                "req_input_mem",
-                format!("{}; at most {MAX_INPUT_SIZE}", state.req_input_mem),
-            ));
+            return Err(ComputeError::InputTooLarge {
+                call: CALL,
+                field: "req_input_mem",
+                len: state.req_input_mem.into(),
+                limit: MAX_INPUT_SIZE,
+            }
+            .into());
         }
         self.shader_sources.add_cs(
             &shader,
@@ -356,7 +363,7 @@ impl Context {
     /// `start_slot..`; `None` unbinds.  Bit `i` of `writable_bitmask`
     /// lets the shader write `buffers[i]` (slot `start_slot + i`): a draw
     /// or launch whose shader stores to or runs atomics on a slot bound
-    /// without it is an `InvalidArgument` naming `writable_bitmask`, the
+    /// without it is a `StorageError::NotWritable` with the
     /// slot and the stage (checked once per draw, against the shader's
     /// [`ShaderInfo::shader_buffers_written`]).  Bits at or above
     /// `buffers.len()` name no buffer (so `!0` means "all writable").  Vertex
@@ -502,29 +509,20 @@ impl Context {
         const CALL: &str = "launch_grid";
         let b = self.compute_bindings();
         let Some(cso) = b.shader.clone() else {
-            return Err(Error::invalid(CALL, "compute state", "none is bound"));
+            return Err(ComputeError::NoComputeState.into());
         };
         let ci = cso.shader.info().clone();
         if info.pc != 0 {
-            return Err(Error::invalid(
-                CALL,
-                "pc",
-                format!("{}; entry points are chosen by name, pc must be 0", info.pc),
-            ));
+            return Err(ComputeError::ProgramCounter { pc: info.pc }.into());
         }
         if !(1..=3).contains(&info.work_dim) {
-            return Err(Error::invalid(
-                CALL,
-                "work_dim",
-                format!("{}; must be 1, 2 or 3", info.work_dim),
-            ));
+            return Err(ComputeError::WorkDim {
+                work_dim: info.work_dim,
+            }
+            .into());
         }
         if info.block.contains(&0) {
-            return Err(Error::invalid(
-                CALL,
-                "block",
-                format!("{:?} has a zero dimension", info.block),
-            ));
+            return Err(ComputeError::EmptyBlock { block: info.block }.into());
         }
         let threads: u64 = info.block.iter().map(|&v| u64::from(v)).product();
         if threads > u64::from(MAX_WORKGROUP_INVOCATIONS)
@@ -534,94 +532,87 @@ impl Context {
                 .zip(MAX_WORKGROUP_SIZE)
                 .any(|(b, m)| *b > m)
         {
-            return Err(Error::invalid(
-                CALL,
-                "block",
-                format!(
-                    "{:?}: at most {MAX_WORKGROUP_INVOCATIONS} threads and {MAX_WORKGROUP_SIZE:?} per dimension",
-                    info.block
-                ),
-            ));
+            return Err(ComputeError::BlockTooLarge {
+                block: info.block,
+                max_invocations: MAX_WORKGROUP_INVOCATIONS,
+                max_size: MAX_WORKGROUP_SIZE,
+            }
+            .into());
         }
         if info.block != ci.workgroup_size {
-            return Err(Error::invalid(
-                CALL,
-                "block",
-                format!(
-                    "{:?} differs from the shader's @workgroup_size {:?} (sizes are fixed at compile time)",
-                    info.block, ci.workgroup_size
-                ),
-            ));
+            return Err(ComputeError::BlockMismatch {
+                block: info.block,
+                workgroup_size: ci.workgroup_size,
+            }
+            .into());
         }
         if let Some(k) = (0..3).find(|&k| info.last_block[k] > info.block[k]) {
-            return Err(Error::invalid(
-                CALL,
-                "last_block",
-                format!(
-                    "{:?}: dimension {k} exceeds the block {:?}",
-                    info.last_block, info.block
-                ),
-            ));
+            return Err(ComputeError::LastBlock {
+                last_block: info.last_block,
+                block: info.block,
+                dim: k,
+            }
+            .into());
         }
         if info.input.len() > MAX_INPUT_SIZE as usize {
-            return Err(Error::invalid(
-                CALL,
-                "input",
-                format!("{} bytes; at most {MAX_INPUT_SIZE}", info.input.len()),
-            ));
+            return Err(ComputeError::InputTooLarge {
+                call: CALL,
+                field: "input",
+                len: info.input.len() as u64,
+                limit: MAX_INPUT_SIZE,
+            }
+            .into());
         }
         if info.input.len() < cso.req_input_mem as usize {
-            return Err(Error::invalid(
-                CALL,
-                "input",
-                format!(
-                    "{} bytes; the compute state requires {}",
-                    info.input.len(),
-                    cso.req_input_mem
-                ),
-            ));
+            return Err(ComputeError::InputTooSmall {
+                len: info.input.len(),
+                required: cso.req_input_mem,
+            }
+            .into());
         }
         let local = u64::from(ci.shared_bytes)
             + u64::from(cso.req_local_mem)
             + u64::from(info.variable_shared_mem);
         if local > u64::from(MAX_SHARED_BYTES) {
-            return Err(Error::invalid(
-                CALL,
-                "variable_shared_mem",
-                format!("{local} bytes of LOCAL memory; at most {MAX_SHARED_BYTES}"),
-            ));
+            return Err(ComputeError::LocalMemory {
+                call: CALL,
+                field: "variable_shared_mem",
+                bytes: local,
+                limit: MAX_SHARED_BYTES,
+            }
+            .into());
         }
         for slot in 0..MAX_SHADER_BUFFERS {
             if ci.buffers_used & (1 << slot) != 0 && b.buffers[slot as usize].is_none() {
-                return Err(Error::invalid(
-                    CALL,
-                    "shader buffers",
-                    format!(
-                        "slot {slot} (@group(3) @binding({slot})) is used by the kernel but unbound"
-                    ),
-                ));
+                return Err(StorageError::Unbound {
+                    call: CALL,
+                    stage: "compute",
+                    kind: StorageKind::Buffer,
+                    slot,
+                }
+                .into());
             }
         }
         for slot in 0..MAX_GLOBAL_BINDINGS {
             if ci.globals_used & (1 << slot) != 0 && b.globals[slot as usize].is_none() {
-                return Err(Error::invalid(
-                    CALL,
-                    "global bindings",
-                    format!(
-                        "slot {slot} (@group(6) @binding({slot})) is used by the kernel but unbound"
-                    ),
-                ));
+                return Err(StorageError::Unbound {
+                    call: CALL,
+                    stage: "compute",
+                    kind: StorageKind::Global,
+                    slot,
+                }
+                .into());
             }
         }
         for slot in 0..MAX_SHADER_IMAGES {
             if ci.images_used & (1 << slot) != 0 && b.images[slot as usize].is_none() {
-                return Err(Error::invalid(
-                    CALL,
-                    "shader images",
-                    format!(
-                        "slot {slot} (@group(4) @binding({slot})) is used by the kernel but unbound"
-                    ),
-                ));
+                return Err(StorageError::Unbound {
+                    call: CALL,
+                    stage: "compute",
+                    kind: StorageKind::Image,
+                    slot,
+                }
+                .into());
             }
         }
         check_storage_access(
@@ -639,22 +630,24 @@ impl Context {
             None => info.grid,
         };
         if let Some(k) = grid.iter().position(|&g| g > MAX_GRID_SIZE) {
-            return Err(Error::invalid(
-                CALL,
-                "grid",
-                format!("{grid:?}: dimension {k} exceeds {MAX_GRID_SIZE}"),
-            ));
+            return Err(ComputeError::GridTooLarge {
+                call: CALL,
+                grid,
+                dim: k,
+                limit: MAX_GRID_SIZE,
+            }
+            .into());
         }
         if grid
             .iter()
             .zip(info.grid_base)
             .any(|(g, base)| base.checked_add(*g).is_none())
         {
-            return Err(Error::invalid(
-                CALL,
-                "grid_base",
-                format!("{:?} + {grid:?} overflows 32 bits", info.grid_base),
-            ));
+            return Err(ComputeError::GridBaseOverflow {
+                grid_base: info.grid_base,
+                grid,
+            }
+            .into());
         }
         if grid.contains(&0) {
             return Ok(());
@@ -710,12 +703,7 @@ impl Context {
             });
         }
         if self.world.resource::<ComputeOutcome>().divergent_barrier {
-            return Err(Error::invalid(
-                CALL,
-                "compute state",
-                "the kernel executed a barrier in non-uniform control flow (some invocations of a \
-                 workgroup skipped it); WGSL forbids that, and what the launch wrote is undefined",
-            ));
+            return Err(ComputeError::DivergentBarrier.into());
         }
         Ok(())
     }
@@ -725,17 +713,20 @@ impl Context {
 fn read_indirect_grid(call: &'static str, buf: &Resource, offset: u32) -> Result<[u32; 3]> {
     let t = buf.template();
     if t.target != TextureTarget::Buffer {
-        return Err(Error::invalid(call, "indirect", "not a buffer"));
+        return Err(ResourceError::NotABuffer {
+            call,
+            field: "indirect",
+            target: t.target,
+        }
+        .into());
     }
     if !offset.is_multiple_of(4) || u64::from(offset) + 12 > u64::from(t.width0) {
-        return Err(Error::invalid(
+        return Err(ComputeError::IndirectOffset {
             call,
-            "indirect_offset",
-            format!(
-                "{offset}: 12 aligned bytes must fit the {}-byte buffer",
-                t.width0
-            ),
-        ));
+            offset,
+            buffer_size: t.width0,
+        }
+        .into());
     }
     let bytes = buf.shared().storage.read();
     let at = offset as usize;
@@ -783,11 +774,12 @@ fn validate_shader_buffer(
 ) -> Result<ShaderBufferBinding> {
     let t = b.buffer.template();
     if t.target != TextureTarget::Buffer {
-        return Err(Error::invalid(
+        return Err(ResourceError::NotABuffer {
             call,
-            "buffer",
-            format!("a {} is not a buffer", t.target),
-        ));
+            field: "buffer",
+            target: t.target,
+        }
+        .into());
     }
     require_bind(call, "buffer", b.buffer, BindFlags::SHADER_BUFFER)?;
     check_buffer_range(
@@ -819,25 +811,32 @@ fn check_buffer_range(
 ) -> Result<()> {
     let [offset_field, range_field, size_field] = fields;
     if !offset.is_multiple_of(4) {
-        return Err(Error::invalid(
+        return Err(ResourceError::Misaligned {
             call,
-            offset_field,
-            format!("{offset} is not a multiple of 4"),
-        ));
+            field: offset_field,
+            value: offset.into(),
+            align: 4,
+        }
+        .into());
     }
     if u64::from(offset) + u64::from(size) > u64::from(width0) {
-        return Err(Error::invalid(
+        return Err(ResourceError::RangePastEnd {
             call,
-            range_field,
-            format!("{offset}+{size} is past the {width0}-byte buffer"),
-        ));
+            field: range_field,
+            offset: offset.into(),
+            size: size.into(),
+            buffer_size: width0.into(),
+        }
+        .into());
     }
     if size > MAX_SHADER_BUFFER_SIZE {
-        return Err(Error::invalid(
+        return Err(ResourceError::TooLarge {
             call,
-            size_field,
-            format!("{size}; at most {MAX_SHADER_BUFFER_SIZE}"),
-        ));
+            field: size_field,
+            value: size.into(),
+            limit: MAX_SHADER_BUFFER_SIZE.into(),
+        }
+        .into());
     }
     Ok(())
 }
@@ -846,22 +845,22 @@ fn check_buffer_range(
 fn validate_global(call: &'static str, r: &Resource) -> Result<ShaderBufferBinding> {
     let t = r.template();
     if t.target != TextureTarget::Buffer {
-        return Err(Error::invalid(
+        return Err(ResourceError::NotABuffer {
             call,
-            "resources",
-            format!("a {} is not a buffer", t.target),
-        ));
+            field: "resources",
+            target: t.target,
+        }
+        .into());
     }
     require_bind(call, "resources", r, BindFlags::GLOBAL)?;
     if t.width0 > MAX_GLOBAL_BUFFER_SIZE {
-        return Err(Error::invalid(
+        return Err(ResourceError::TooLarge {
             call,
-            "resources",
-            format!(
-                "{} bytes; GLOBAL handles address at most {MAX_GLOBAL_BUFFER_SIZE}",
-                t.width0
-            ),
-        ));
+            field: "resources",
+            value: t.width0.into(),
+            limit: MAX_GLOBAL_BUFFER_SIZE.into(),
+        }
+        .into());
     }
     require_word_aligned(call, "resources", r)?;
     Ok(ShaderBufferBinding {
@@ -879,7 +878,13 @@ fn check_image_format(call: &'static str, format: Format, target: TextureTarget)
         if e.unimplemented {
             Error::unsupported(call, e.what)
         } else {
-            Error::invalid(call, "format", e.what)
+            ResourceError::FormatNotSupported {
+                call,
+                field: "format",
+                format,
+                reason: e.what,
+            }
+            .into()
         }
     })
 }
@@ -912,22 +917,20 @@ fn validate_shader_image(call: &'static str, v: &ImageView) -> Result<ShaderImag
     let t = v.resource.template();
     require_bind(call, "resource", v.resource, BindFlags::SHADER_IMAGE)?;
     if !v.access.intersects(ImageAccess::READ_WRITE) {
-        return Err(Error::invalid(
-            call,
-            "access",
-            "neither PIPE_IMAGE_ACCESS_READ nor PIPE_IMAGE_ACCESS_WRITE",
-        ));
+        return Err(BindError::ImageAccessNone { call }.into());
     }
     if t.target == TextureTarget::Buffer {
         return validate_buffer_image(call, v);
     }
     check_image_format(call, v.format, t.target)?;
     if !views::formats_compatible(t.format, v.format) {
-        return Err(Error::invalid(
+        return Err(ResourceError::FormatIncompatible {
             call,
-            "format",
-            format!("{} cannot view a {} resource", v.format, t.format),
-        ));
+            field: "format",
+            format: v.format,
+            resource_format: t.format,
+        }
+        .into());
     }
     if t.nr_samples > 1 {
         return Err(Error::unsupported(
@@ -936,24 +939,25 @@ fn validate_shader_image(call: &'static str, v: &ImageView) -> Result<ShaderImag
         ));
     }
     if v.level > t.last_level {
-        return Err(Error::invalid(
+        return Err(ResourceError::LevelOutOfRange {
             call,
-            "level",
-            format!("{}; the resource has {} levels", v.level, t.last_level + 1),
-        ));
+            field: "level",
+            level: v.level,
+            last_level: t.last_level,
+        }
+        .into());
     }
     let layers = v.resource.layout().levels[v.level as usize].depth;
     if t.target != TextureTarget::Texture3D
         && (v.first_layer > v.last_layer || v.last_layer >= layers)
     {
-        return Err(Error::invalid(
+        return Err(ResourceError::LayersOutOfRange {
             call,
-            "first_layer/last_layer",
-            format!(
-                "{}..={} outside the {layers} layers",
-                v.first_layer, v.last_layer
-            ),
-        ));
+            first: v.first_layer,
+            last: v.last_layer,
+            layers,
+        }
+        .into());
     }
     require_word_aligned(call, "resource", v.resource)?;
     Ok(ShaderImageBinding {

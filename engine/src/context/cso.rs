@@ -24,13 +24,18 @@ use super::{
     BlendHandle, Context, DsaHandle, RasterizerHandle, SamplerHandle, VertexElementsHandle,
 };
 use crate::caps;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, StateError};
 
 /// Checks that every listed float is finite.
 fn finite(call: &'static str, fields: &[(&'static str, f32)]) -> Result<()> {
     for &(field, v) in fields {
         if !v.is_finite() {
-            return Err(Error::invalid(call, field, format!("{v} is not finite")));
+            return Err(StateError::NotFinite {
+                call,
+                field,
+                value: v,
+            }
+            .into());
         }
     }
     Ok(())
@@ -42,11 +47,13 @@ impl Context {
         self.alive("create_blend_state")?;
         for rt in &state.rt {
             if rt.colormask > 0xf {
-                return Err(Error::invalid(
-                    "create_blend_state",
-                    "colormask",
-                    format!("{:#x}; R=1, G=2, B=4, A=8", rt.colormask),
-                ));
+                return Err(StateError::ValueTooLarge {
+                    call: "create_blend_state",
+                    field: "colormask",
+                    value: rt.colormask.into(),
+                    limit: 0xf,
+                }
+                .into());
             }
         }
         Ok(self.spawn(BlendCso(Arc::new(state.clone()))))
@@ -126,10 +133,20 @@ impl Context {
             ],
         )?;
         if state.line_width < 0.0 {
-            return Err(Error::invalid(CALL, "line_width", "must not be negative"));
+            return Err(StateError::Negative {
+                call: CALL,
+                field: "line_width",
+                value: state.line_width,
+            }
+            .into());
         }
         if state.point_size < 0.0 {
-            return Err(Error::invalid(CALL, "point_size", "must not be negative"));
+            return Err(StateError::Negative {
+                call: CALL,
+                field: "point_size",
+                value: state.point_size,
+            }
+            .into());
         }
         Ok(self.spawn(RasterizerCso(Arc::new(*state))))
     }
@@ -164,14 +181,20 @@ impl Context {
             ],
         )?;
         if state.border_color.iter().any(|c| c.is_nan()) {
-            return Err(Error::invalid(CALL, "border_color", "NaN component"));
+            return Err(StateError::Nan {
+                call: CALL,
+                field: "border_color",
+            }
+            .into());
         }
         if state.max_anisotropy > 16 {
-            return Err(Error::invalid(
-                CALL,
-                "max_anisotropy",
-                format!("{}; at most 16", state.max_anisotropy),
-            ));
+            return Err(StateError::ValueTooLarge {
+                call: CALL,
+                field: "max_anisotropy",
+                value: state.max_anisotropy.into(),
+                limit: 16,
+            }
+            .into());
         }
         Ok(self.spawn(SamplerCso(Arc::new(*state))))
     }
@@ -219,32 +242,34 @@ impl Context {
         self.alive("create_vertex_elements_state")?;
         const CALL: &str = "create_vertex_elements_state";
         if elements.len() > MAX_ATTRIBS {
-            return Err(Error::invalid(
-                CALL,
-                "elements",
-                format!("{} elements; at most {MAX_ATTRIBS}", elements.len()),
-            ));
+            return Err(StateError::ValueTooLarge {
+                call: CALL,
+                field: "elements",
+                value: elements.len() as u64,
+                limit: MAX_ATTRIBS as u64,
+            }
+            .into());
         }
         for e in elements {
             if e.vertex_buffer_index as usize >= MAX_VERTEX_BUFFERS {
-                return Err(Error::invalid(
-                    CALL,
-                    "vertex_buffer_index",
-                    format!(
-                        "{}; at most {}",
-                        e.vertex_buffer_index,
-                        MAX_VERTEX_BUFFERS - 1
-                    ),
-                ));
+                return Err(StateError::ValueTooLarge {
+                    call: CALL,
+                    field: "vertex_buffer_index",
+                    value: e.vertex_buffer_index.into(),
+                    limit: MAX_VERTEX_BUFFERS as u64 - 1,
+                }
+                .into());
             }
-            if e.src_offset
-                > caps::get_param(ferropipe_components::Cap::MaxVertexElementSrcOffset) as u32
-            {
-                return Err(Error::invalid(
-                    CALL,
-                    "src_offset",
-                    format!("{} is past the 2047-byte limit", e.src_offset),
-                ));
+            let max_offset =
+                caps::get_param(ferropipe_components::Cap::MaxVertexElementSrcOffset) as u32;
+            if e.src_offset > max_offset {
+                return Err(StateError::ValueTooLarge {
+                    call: CALL,
+                    field: "src_offset",
+                    value: e.src_offset.into(),
+                    limit: max_offset.into(),
+                }
+                .into());
             }
             if let Err(why) = caps::format_support(
                 e.src_format,
@@ -253,7 +278,11 @@ impl Context {
                 0,
                 BindFlags::VERTEX_BUFFER,
             ) {
-                return Err(Error::invalid(CALL, "src_format", why.what));
+                return Err(StateError::VertexFormat {
+                    format: e.src_format,
+                    reason: why.what,
+                }
+                .into());
             }
         }
         Ok(self.spawn(VertexElementsCso(Arc::from(elements))))
@@ -316,6 +345,7 @@ impl Context {
 mod tests {
     use std::sync::Arc;
 
+    use crate::error::{BindError, StateError};
     use crate::{Error, Screen, ScreenConfig};
     use ferropipe_components::enums::ShaderType;
     use ferropipe_components::format::Format;
@@ -411,22 +441,41 @@ mod tests {
         let s = c.create_sampler_state(&SamplerState::default()).unwrap();
         assert!(matches!(
             c.bind_sampler_states(ShaderType::Fragment, 31, &[Some(s), Some(s)]),
-            Err(Error::InvalidArgument {
+            Err(Error::Bind(BindError::SlotOutOfRange {
+                call: "bind_sampler_states",
                 field: "start_slot",
-                ..
-            })
+                start: 31,
+                count: 2,
+                limit: 32,
+            }))
         ));
         assert!(
             c.bind_sampler_states(ShaderType::Geometry, 0, &[Some(s)])
                 .unwrap_err()
                 .is_unsupported()
         );
-        assert!(
+        assert!(matches!(
             c.create_rasterizer_state(&RasterizerState {
                 line_width: f32::NAN,
                 ..Default::default()
+            }),
+            Err(Error::State(StateError::NotFinite {
+                call: "create_rasterizer_state",
+                field: "line_width",
+                value,
+            })) if value.is_nan()
+        ));
+        assert_eq!(
+            c.create_rasterizer_state(&RasterizerState {
+                point_size: -2.0,
+                ..Default::default()
             })
-            .is_err()
+            .unwrap_err(),
+            Error::State(StateError::Negative {
+                call: "create_rasterizer_state",
+                field: "point_size",
+                value: -2.0,
+            })
         );
         let mut bad_ve = |f, vb| {
             c.create_vertex_elements_state(&[VertexElement {
@@ -436,8 +485,22 @@ mod tests {
                 instance_divisor: 0,
             }])
         };
-        assert!(bad_ve(Format::Z24_UNORM_S8_UINT, 0).is_err());
-        assert!(bad_ve(Format::R8G8B8A8_UNORM, 32).is_err());
+        assert!(matches!(
+            bad_ve(Format::Z24_UNORM_S8_UINT, 0),
+            Err(Error::State(StateError::VertexFormat {
+                format: Format::Z24_UNORM_S8_UINT,
+                ..
+            }))
+        ));
+        assert!(matches!(
+            bad_ve(Format::R8G8B8A8_UNORM, 32),
+            Err(Error::State(StateError::ValueTooLarge {
+                field: "vertex_buffer_index",
+                value: 32,
+                limit: 31,
+                ..
+            }))
+        ));
         let mut c = ctx();
         assert!(
             c.create_gs_state(&crate::ShaderState {

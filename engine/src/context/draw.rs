@@ -28,7 +28,7 @@ use ferropipe_components::state::{ColorUnion, RasterizerState};
 use ferropipe_systems::derived::{depth_target_supported, render_target_supported};
 
 use super::{BoundState, Context, StreamOutputTargetHandle};
-use crate::error::{Error, Result};
+use crate::error::{DrawError, Error, Result, StorageError, StorageKind};
 use crate::screen::PolySmooth;
 
 /// Commands recorded before the scene is executed without a flush.
@@ -104,7 +104,7 @@ pub struct DrawIndirectInfo {
 const CALL: &str = "draw_vbo";
 
 fn missing(what: &'static str) -> Error {
-    Error::invalid(CALL, what, "nothing bound")
+    DrawError::NotBound { what }.into()
 }
 
 /// Snapshots the bound state (validated by the setters) into a block.
@@ -187,11 +187,7 @@ fn check_supported(info: &DrawInfo, s: &StateBlock) -> Result<()> {
     {
         // draw_so_emit_tmp.h: "unexpected primitive type in stream
         // output"; GL allows adjacency only with a geometry shader.
-        return Err(Error::invalid(
-            CALL,
-            "mode",
-            format!("{} with stream output and no geometry shader", info.mode),
-        ));
+        return Err(DrawError::AdjacencyWithStreamOutput { mode: info.mode }.into());
     }
     let r = &*s.rasterizer;
     // line_smooth / point_smooth are draw's aaline / aapoint stages
@@ -268,24 +264,24 @@ fn check_storage(s: &StateBlock) -> Result<()> {
             if info.shader_buffers_used & (1 << slot) != 0
                 && res.shader_buffers.get(slot).is_none_or(Option::is_none)
             {
-                return Err(Error::invalid(
-                    CALL,
-                    "shader buffers",
-                    format!(
-                        "slot {slot} (@group(3) @binding({slot})) is used by the {name} shader but unbound"
-                    ),
-                ));
+                return Err(StorageError::Unbound {
+                    call: CALL,
+                    stage: name,
+                    kind: StorageKind::Buffer,
+                    slot: slot as u32,
+                }
+                .into());
             }
             if info.shader_images_used & (1 << slot) != 0
                 && res.shader_images.get(slot).is_none_or(Option::is_none)
             {
-                return Err(Error::invalid(
-                    CALL,
-                    "shader images",
-                    format!(
-                        "slot {slot} (@group(4) @binding({slot})) is used by the {name} shader but unbound"
-                    ),
-                ));
+                return Err(StorageError::Unbound {
+                    call: CALL,
+                    stage: name,
+                    kind: StorageKind::Image,
+                    slot: slot as u32,
+                }
+                .into());
             }
         }
         super::checks::check_storage_access(
@@ -325,7 +321,7 @@ impl Context {
             self.draws - 1
         });
         if info.indexed && !matches!(self.bound().index_buffer.index_size, 1 | 2 | 4) {
-            return Err(Error::invalid(CALL, "indexed", "no index buffer bound"));
+            return Err(DrawError::NoIndexBuffer.into());
         }
         self.record(super::CapturedCall::DrawVbo(info));
         if !self.render_condition_passes()? {
@@ -405,19 +401,11 @@ impl Context {
             .0
             .clone();
         if info.indexed {
-            return Err(Error::invalid(
-                CALL,
-                "indexed",
-                "a draw counted from stream output is not indexed",
-            ));
+            return Err(DrawError::IndexedStreamOutputCount.into());
         }
         let stride = self.bound().vertex_buffers[0].stride;
         if stride == 0 {
-            return Err(Error::invalid(
-                CALL,
-                "count_from_stream_output",
-                "vertex buffer 0 has stride 0: no vertex count to derive",
-            ));
+            return Err(DrawError::ZeroStrideStreamOutputCount.into());
         }
         self.flush_captures()?;
         let count = t.filled() / stride;

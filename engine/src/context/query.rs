@@ -56,7 +56,7 @@ use ferropipe_components::batch::{DrawCounters, RecordedScene};
 use ferropipe_components::enums::{QueryType, RenderCondMode};
 
 use super::{Context, Handle};
-use crate::error::{Error, Result};
+use crate::error::{Error, QueryError, Result};
 
 /// Timer resolution reported by `PIPE_QUERY_TIMESTAMP_DISJOINT` (ns).
 const TIMESTAMP_FREQUENCY: u64 = 1_000_000_000;
@@ -177,25 +177,16 @@ impl Context {
     /// `create_query`.
     pub fn create_query(&mut self, query_type: QueryType, index: u32) -> Result<QueryHandle> {
         self.alive("create_query")?;
-        const CALL: &str = "create_query";
         match query_type {
             QueryType::PrimitivesEmitted
             | QueryType::SoStatistics
             | QueryType::SoOverflowPredicate
                 if index != 0 =>
             {
-                return Err(Error::invalid(
-                    CALL,
-                    "index",
-                    format!("stream {index}; only stream 0 exists (no geometry shader)"),
-                ));
+                return Err(QueryError::StreamIndex { index }.into());
             }
             QueryType::PipelineStatisticsSingle if index > 10 => {
-                return Err(Error::invalid(
-                    CALL,
-                    "index",
-                    format!("{index}; pipeline statistics have 11 counters"),
-                ));
+                return Err(QueryError::StatisticIndex { index }.into());
             }
             _ => {}
         }
@@ -242,11 +233,7 @@ impl Context {
         let qt = self.get(CALL, "query", query)?.query_type;
         match qt {
             QueryType::Timestamp | QueryType::GpuFinished => {
-                return Err(Error::invalid(
-                    CALL,
-                    "query",
-                    format!("{qt} is ended without being begun"),
-                ));
+                return Err(QueryError::NotBegun { query_type: qt }.into());
             }
             QueryType::TimeElapsed => self.flush_recorded()?,
             _ => {}
@@ -255,7 +242,7 @@ impl Context {
         let from = self.world.resource::<RecordedScene>().commands.len();
         let mut q = self.query_mut(query);
         if q.state.active {
-            return Err(Error::invalid(CALL, "query", "already active"));
+            return Err(QueryError::AlreadyActive { call: CALL }.into());
         }
         q.state = QueryState {
             active: true,
@@ -287,7 +274,7 @@ impl Context {
         let begun = self.get(CALL, "query", query)?.state.active;
         let needs_begin = !matches!(qt, QueryType::Timestamp | QueryType::GpuFinished);
         if needs_begin && !begun {
-            return Err(Error::invalid(CALL, "query", "not active"));
+            return Err(QueryError::NotActive { call: CALL }.into());
         }
         if matches!(
             qt,
@@ -325,7 +312,7 @@ impl Context {
         let _ = wait;
         let q = self.get(CALL, "query", query)?;
         if q.state.active {
-            return Err(Error::invalid(CALL, "query", "still active"));
+            return Err(QueryError::StillActive { call: CALL }.into());
         }
         if self.is_capturing()
             && let Some(query) = self.captured_query(query)
@@ -535,6 +522,7 @@ impl Context {
 
 #[cfg(test)]
 mod tests {
+    use crate::error::QueryError;
     use crate::test_util::setup;
     use ferropipe_components::enums::{QueryType, RenderCondMode};
 
@@ -570,7 +558,7 @@ mod tests {
         assert!(c.render_condition_passes().unwrap());
         assert!(matches!(
             c.create_query(QueryType::SoStatistics, 1),
-            Err(crate::Error::InvalidArgument { .. })
+            Err(crate::Error::Query(QueryError::StreamIndex { index: 1 }))
         ));
         // A stream-output query over no capturing draw: nothing written,
         // nothing needed, no overflow.

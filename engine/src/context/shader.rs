@@ -11,7 +11,7 @@ use ferropipe_components::enums::ShaderType;
 use ferropipe_shader::{Language, OverrideValue};
 
 use super::{Context, Handle};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, StateError, StreamOutputError};
 
 /// Handle to a vertex shader CSO.
 pub type VsHandle = Handle<VertexShaderCso>;
@@ -61,64 +61,85 @@ pub fn check_stream_output(
     so: &StreamOutputInfo,
     info: &ShaderInfo,
 ) -> Result<Option<Arc<StreamOutputInfo>>> {
-    let bad = |reason: String| Err(Error::invalid(call, "stream_output", reason));
     if so.output.is_empty() {
         return Ok(None);
     }
     if so.output.len() > MAX_SO_OUTPUTS {
-        return bad(format!(
-            "{} outputs; at most {MAX_SO_OUTPUTS}",
-            so.output.len()
-        ));
+        return Err(StreamOutputError::TooManyOutputs {
+            call,
+            count: so.output.len(),
+            limit: MAX_SO_OUTPUTS,
+        }
+        .into());
     }
     for (b, &stride) in so.stride.iter().enumerate() {
         if stride > MAX_SO_STRIDE {
-            return bad(format!(
-                "stride[{b}] = {stride} dwords; at most {MAX_SO_STRIDE}"
-            ));
+            return Err(StreamOutputError::StrideTooLarge {
+                call,
+                buffer: b,
+                stride,
+                limit: MAX_SO_STRIDE,
+            }
+            .into());
         }
     }
     let mut used: [u128; MAX_SO_BUFFERS] = [0; MAX_SO_BUFFERS];
     for (i, o) in so.output.iter().enumerate() {
         if o.register_index as usize >= info.outputs.len() {
-            return bad(format!(
-                "output[{i}].register_index {} but the shader has {} outputs",
-                o.register_index,
-                info.outputs.len()
-            ));
+            return Err(StreamOutputError::RegisterIndex {
+                call,
+                output: i,
+                register_index: o.register_index,
+                outputs: info.outputs.len(),
+            }
+            .into());
         }
         if o.num_components == 0 || o.start_component as u64 + o.num_components as u64 > 4 {
-            return bad(format!(
-                "output[{i}]: components {}..{} outside a vec4 (or none)",
-                o.start_component,
-                o.start_component as u64 + o.num_components as u64
-            ));
+            return Err(StreamOutputError::Components {
+                call,
+                output: i,
+                start: o.start_component,
+                end: o.start_component as u64 + o.num_components as u64,
+            }
+            .into());
         }
         if o.output_buffer as usize >= MAX_SO_BUFFERS {
-            return bad(format!(
-                "output[{i}].output_buffer {}; at most {} buffers",
-                o.output_buffer, MAX_SO_BUFFERS
-            ));
+            return Err(StreamOutputError::OutputBuffer {
+                call,
+                output: i,
+                buffer: o.output_buffer,
+                limit: MAX_SO_BUFFERS,
+            }
+            .into());
         }
         if o.stream != 0 {
-            return bad(format!(
-                "output[{i}].stream {}; only stream 0 exists without a geometry shader",
-                o.stream
-            ));
+            return Err(StreamOutputError::Stream {
+                call,
+                output: i,
+                stream: o.stream,
+            }
+            .into());
         }
         let b = o.output_buffer as usize;
         let end = o.dst_offset as u64 + o.num_components as u64;
         if end > so.stride[b] as u64 {
-            return bad(format!(
-                "output[{i}] ends at dword {end} of a {}-dword record (stride[{b}])",
-                so.stride[b]
-            ));
+            return Err(StreamOutputError::RecordOverflow {
+                call,
+                output: i,
+                end,
+                stride: so.stride[b],
+                buffer: b,
+            }
+            .into());
         }
         let mask = ((1u128 << o.num_components) - 1) << o.dst_offset;
         if used[b] & mask != 0 {
-            return bad(format!(
-                "output[{i}] overlaps an earlier output in buffer {b}"
-            ));
+            return Err(StreamOutputError::OutputOverlap {
+                call,
+                output: i,
+                buffer: b,
+            }
+            .into());
         }
         used[b] |= mask;
     }
@@ -141,20 +162,19 @@ fn check_semantics(call: &'static str, state: &ShaderState) -> Result<()> {
             sem,
             Semantic::Color(_) | Semantic::BColor(_) | Semantic::Generic(_)
         ) {
-            return Err(Error::invalid(
+            return Err(StateError::SemanticNotVarying {
                 call,
-                "semantics",
-                format!(
-                    "location {loc} maps to {sem:?}; only COLORn, BCOLORn and GENERICn name varyings"
-                ),
-            ));
+                location: *loc,
+                semantic: *sem,
+            }
+            .into());
         }
         if state.semantics[..i].iter().any(|(l, _)| l == loc) {
-            return Err(Error::invalid(
+            return Err(StateError::SemanticTwice {
                 call,
-                "semantics",
-                format!("location {loc} is listed twice"),
-            ));
+                location: *loc,
+            }
+            .into());
         }
     }
     Ok(())
@@ -232,11 +252,7 @@ impl Context {
         const CALL: &str = "create_fs_state";
         check_semantics(CALL, state)?;
         if !state.stream_output.output.is_empty() {
-            return Err(Error::invalid(
-                CALL,
-                "stream_output",
-                "fragment shaders have no stream output",
-            ));
+            return Err(StreamOutputError::FragmentShader.into());
         }
         let (lang, code, entry) = state.code.parts();
         let shader: FragmentShaderRef = Arc::new(

@@ -22,7 +22,7 @@ use ferropipe_components::enums::{BindFlags, TextureTarget};
 use ferropipe_components::state::MAX_SO_BUFFERS;
 
 use super::{Context, Handle};
-use crate::error::{Error, Result};
+use crate::error::{ResourceError, Result, StreamOutputError};
 use crate::screen::Resource;
 
 /// Handle to a stream output target.
@@ -49,35 +49,39 @@ impl Context {
         const CALL: &str = "create_stream_output_target";
         let t = resource.template();
         if t.target != TextureTarget::Buffer {
-            return Err(Error::invalid(
-                CALL,
-                "resource",
-                format!("a {}; stream output writes buffers", t.target),
-            ));
+            return Err(ResourceError::NotABuffer {
+                call: CALL,
+                field: "resource",
+                target: t.target,
+            }
+            .into());
         }
         if !t.bind.contains(BindFlags::STREAM_OUTPUT) {
-            return Err(Error::invalid(
-                CALL,
-                "resource",
-                "created without PIPE_BIND_STREAM_OUTPUT",
-            ));
+            return Err(ResourceError::MissingBind {
+                call: CALL,
+                field: "resource",
+                bind: "PIPE_BIND_STREAM_OUTPUT",
+            }
+            .into());
         }
         if !buffer_offset.is_multiple_of(4) {
-            return Err(Error::invalid(
-                CALL,
-                "buffer_offset",
-                format!("{buffer_offset} is not a multiple of 4"),
-            ));
+            return Err(ResourceError::Misaligned {
+                call: CALL,
+                field: "buffer_offset",
+                value: buffer_offset.into(),
+                align: 4,
+            }
+            .into());
         }
         if buffer_offset as u64 + buffer_size as u64 > t.width0 as u64 {
-            return Err(Error::invalid(
-                CALL,
-                "buffer_size",
-                format!(
-                    "{buffer_offset} + {buffer_size} bytes past the {}-byte buffer",
-                    t.width0
-                ),
-            ));
+            return Err(ResourceError::RangePastEnd {
+                call: CALL,
+                field: "buffer_size",
+                offset: buffer_offset.into(),
+                size: buffer_size.into(),
+                buffer_size: t.width0.into(),
+            }
+            .into());
         }
         let target = StreamOutputTarget::new(resource.shared().clone(), buffer_offset, buffer_size);
         Ok(self.spawn(StreamOutputTargetComponent(Arc::new(target))))
@@ -109,18 +113,18 @@ impl Context {
         self.alive("set_stream_output_targets")?;
         const CALL: &str = "set_stream_output_targets";
         if targets.len() > MAX_SO_BUFFERS {
-            return Err(Error::invalid(
-                CALL,
-                "targets",
-                format!("{} targets; at most {MAX_SO_BUFFERS}", targets.len()),
-            ));
+            return Err(StreamOutputError::TooManyTargets {
+                count: targets.len(),
+                limit: MAX_SO_BUFFERS,
+            }
+            .into());
         }
         if offsets.len() != targets.len() {
-            return Err(Error::invalid(
-                CALL,
-                "offsets",
-                format!("{} offsets for {} targets", offsets.len(), targets.len()),
-            ));
+            return Err(StreamOutputError::OffsetCount {
+                offsets: offsets.len(),
+                targets: targets.len(),
+            }
+            .into());
         }
         let mut bound: [Option<Arc<StreamOutputTarget>>; MAX_SO_BUFFERS] =
             std::array::from_fn(|_| None);
@@ -128,15 +132,12 @@ impl Context {
             let Some(h) = h else { continue };
             let t = self.get(CALL, "targets", *h)?.0.clone();
             if off != SO_APPEND && (!off.is_multiple_of(4) || off > t.buffer_size) {
-                return Err(Error::invalid(
-                    CALL,
-                    "offsets",
-                    format!(
-                        "offsets[{i}] = {off}: not a dword offset inside the {}-byte target \
-                         (or {SO_APPEND} to append)",
-                        t.buffer_size
-                    ),
-                ));
+                return Err(StreamOutputError::TargetOffset {
+                    index: i,
+                    offset: off,
+                    size: t.buffer_size,
+                }
+                .into());
             }
             for (j, other) in bound.iter().enumerate().take(i) {
                 let Some(o) = other else { continue };
@@ -150,11 +151,11 @@ impl Context {
                     o.buffer_offset as u64 + o.buffer_size as u64,
                 );
                 if same_buffer && a0 < b1 && b0 < a1 {
-                    return Err(Error::invalid(
-                        CALL,
-                        "targets",
-                        format!("targets {j} and {i} overlap in one buffer"),
-                    ));
+                    return Err(StreamOutputError::TargetsOverlap {
+                        first: j,
+                        second: i,
+                    }
+                    .into());
                 }
             }
             bound[i] = Some(t);
@@ -192,6 +193,7 @@ impl Context {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Error;
     use crate::test_util::setup;
     use ferropipe_components::resource::ResourceTemplate;
 
@@ -204,28 +206,75 @@ mod tests {
         let vb = s
             .resource_create(&ResourceTemplate::buffer(64, BindFlags::VERTEX_BUFFER))
             .unwrap();
-        let invalid =
-            |r: Result<StreamOutputTargetHandle>| matches!(r, Err(Error::InvalidArgument { .. }));
-        assert!(invalid(c.create_stream_output_target(&vb, 0, 16)));
-        assert!(invalid(c.create_stream_output_target(&buf, 2, 16)));
-        assert!(invalid(c.create_stream_output_target(&buf, 32, 33)));
+        let err = |r: Result<StreamOutputTargetHandle>| match r {
+            Err(Error::Resource(e)) => e,
+            other => panic!("expected a ResourceError, got {other:?}"),
+        };
+        assert_eq!(
+            err(c.create_stream_output_target(&vb, 0, 16)),
+            ResourceError::MissingBind {
+                call: "create_stream_output_target",
+                field: "resource",
+                bind: "PIPE_BIND_STREAM_OUTPUT",
+            }
+        );
+        assert!(matches!(
+            err(c.create_stream_output_target(&buf, 2, 16)),
+            ResourceError::Misaligned {
+                value: 2,
+                align: 4,
+                ..
+            }
+        ));
+        assert!(matches!(
+            err(c.create_stream_output_target(&buf, 32, 33)),
+            ResourceError::RangePastEnd {
+                offset: 32,
+                size: 33,
+                buffer_size: 64,
+                ..
+            }
+        ));
         let a = c.create_stream_output_target(&buf, 0, 32).unwrap();
         let b = c.create_stream_output_target(&buf, 32, 32).unwrap();
         let overlap = c.create_stream_output_target(&buf, 16, 32).unwrap();
         c.set_stream_output_targets(&[Some(a), Some(b)], &[0, 8])
             .unwrap();
         assert_eq!(c.stream_output_target_filled(b).unwrap(), 8);
-        let bad = |c: &mut Context, t: &[Option<StreamOutputTargetHandle>], o: &[u32]| {
-            matches!(
-                c.set_stream_output_targets(t, o),
-                Err(Error::InvalidArgument { .. })
-            )
+        let bad = |c: &mut Context, t: &[Option<StreamOutputTargetHandle>], o: &[u32]| match c
+            .set_stream_output_targets(t, o)
+        {
+            Err(Error::StreamOutput(e)) => e,
+            other => panic!("expected a StreamOutputError, got {other:?}"),
         };
-        assert!(bad(&mut c, &[Some(a), Some(overlap)], &[0, 0]));
-        assert!(bad(&mut c, &[Some(a)], &[0, 0]));
-        assert!(bad(&mut c, &[Some(a)], &[6]));
-        assert!(bad(&mut c, &[Some(a)], &[36]));
-        assert!(bad(&mut c, &[None, None, None, None, None], &[0; 5]));
+        assert_eq!(
+            bad(&mut c, &[Some(a), Some(overlap)], &[0, 0]),
+            StreamOutputError::TargetsOverlap {
+                first: 0,
+                second: 1
+            }
+        );
+        assert_eq!(
+            bad(&mut c, &[Some(a)], &[0, 0]),
+            StreamOutputError::OffsetCount {
+                offsets: 2,
+                targets: 1
+            }
+        );
+        for off in [6, 36] {
+            assert_eq!(
+                bad(&mut c, &[Some(a)], &[off]),
+                StreamOutputError::TargetOffset {
+                    index: 0,
+                    offset: off,
+                    size: 32
+                }
+            );
+        }
+        assert_eq!(
+            bad(&mut c, &[None, None, None, None, None], &[0; 5]),
+            StreamOutputError::TooManyTargets { count: 5, limit: 4 }
+        );
         // Append keeps the filled size; an explicit offset sets it.
         c.set_stream_output_targets(&[None, Some(b)], &[0, SO_APPEND])
             .unwrap();

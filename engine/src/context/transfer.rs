@@ -41,14 +41,14 @@
 //! Cubes: `z`/`depth` are faces (`z + depth <= 6`).  Cube arrays: `z` counts
 //! `layer * 6 + face`.  3D: `z`/`depth` are slices of the level.  Every box
 //! must lie inside its level with positive sizes; anything else is
-//! `Error::InvalidArgument` naming the field.
+//! [`ResourceError::BoxOutOfBounds`] naming the axis, with the numbers.
 
 use ferropipe_components::enums::{ResourceFlags, TextureTarget, TransferFlags};
 use ferropipe_components::resource::{PipeResource, ResourceRef};
 use ferropipe_components::state::PipeBox;
 
 use super::Context;
-use crate::error::{Error, Result};
+use crate::error::{Error, ResourceError, Result};
 use crate::screen::Resource;
 
 /// A validated region of one level of a resource, in bytes.
@@ -104,24 +104,27 @@ pub(crate) fn resolve_plane_box(
 ) -> Result<Region> {
     let t = &res.templ;
     if level > t.last_level {
-        return Err(Error::invalid(
+        return Err(ResourceError::LevelOutOfRange {
             call,
-            "level",
-            format!("{level}; the resource's last level is {}", t.last_level),
-        ));
+            field: "level",
+            level,
+            last_level: t.last_level,
+        }
+        .into());
     }
     let l = &res.layout.levels[level as usize];
     let (w, h, d) = (l.width, l.height, l.depth);
     let check = |field: &'static str, pos: i32, size: i32, extent: u32| -> Result<()> {
         if pos < 0 || size <= 0 || pos as u64 + size as u64 > u64::from(extent) {
-            return Err(Error::invalid(
+            return Err(ResourceError::BoxOutOfBounds {
                 call,
                 field,
-                format!(
-                    "{pos}+{size} outside 0..{extent} of {} level {level}",
-                    t.target
-                ),
-            ));
+                pos: pos.into(),
+                size: size.into(),
+                extent,
+                level,
+            }
+            .into());
         }
         Ok(())
     };
@@ -338,7 +341,7 @@ impl Context {
         const CALL: &str = "transfer_map";
         let res = resource.shared();
         if !usage.intersects(TransferFlags::READ_WRITE) {
-            return Err(Error::invalid(CALL, "usage", "neither READ nor WRITE"));
+            return Err(ResourceError::NoReadWrite.into());
         }
         let read = usage.contains(TransferFlags::READ);
         let write_only = TransferFlags::DISCARD_RANGE
@@ -346,11 +349,10 @@ impl Context {
             | TransferFlags::UNSYNCHRONIZED
             | TransferFlags::FLUSH_EXPLICIT;
         if read && usage.intersects(write_only) {
-            return Err(Error::invalid(
-                CALL,
-                "usage",
-                format!("READ with {:?}", usage & write_only),
-            ));
+            return Err(ResourceError::ReadWithWriteOnlyFlags {
+                flags: usage & write_only,
+            }
+            .into());
         }
         if usage.contains(TransferFlags::DIRECTLY) {
             return Err(Error::unsupported(CALL, "PIPE_TRANSFER_MAP_DIRECTLY"));
@@ -361,11 +363,7 @@ impl Context {
         if usage.contains(TransferFlags::PERSISTENT)
             && !res.templ.flags.contains(ResourceFlags::MAP_PERSISTENT)
         {
-            return Err(Error::invalid(
-                CALL,
-                "usage",
-                "PERSISTENT needs PIPE_RESOURCE_FLAG_MAP_PERSISTENT on the resource",
-            ));
+            return Err(ResourceError::NotPersistentResource.into());
         }
         let region = resolve_box(CALL, res, level, pbox)?;
         if !usage.contains(TransferFlags::UNSYNCHRONIZED) {
@@ -407,14 +405,13 @@ impl Context {
             && inside(rel.y, rel.height, b.height)
             && inside(rel.z, rel.depth, b.depth))
         {
-            return Err(Error::invalid(
-                CALL,
-                "box",
-                format!(
-                    "{rel:?} is not inside the mapped {}x{}x{}",
-                    b.width, b.height, b.depth
-                ),
-            ));
+            return Err(ResourceError::FlushRegionOutside {
+                region: *rel,
+                width: b.width,
+                height: b.height,
+                depth: b.depth,
+            }
+            .into());
         }
         let explicit = transfer
             .usage
@@ -437,7 +434,7 @@ impl Context {
         const CALL: &str = "transfer_refresh";
         self.own(CALL, transfer)?;
         if !transfer.usage.contains(TransferFlags::PERSISTENT) {
-            return Err(Error::invalid(CALL, "transfer", "not a PERSISTENT map"));
+            return Err(ResourceError::NotPersistentMap.into());
         }
         self.flush_recorded()?;
         read_region(
@@ -517,15 +514,24 @@ impl Context {
         const CALL: &str = "buffer_subdata";
         let res = resource.shared();
         if res.templ.target != TextureTarget::Buffer {
-            return Err(Error::invalid(CALL, "resource", "not a buffer"));
+            return Err(ResourceError::NotABuffer {
+                call: CALL,
+                field: "resource",
+                target: res.templ.target,
+            }
+            .into());
         }
         if data.is_empty() {
             return Ok(());
         }
-        let len = i32::try_from(data.len())
-            .map_err(|_| Error::invalid(CALL, "data", "larger than 2 GiB"))?;
-        let offset =
-            i32::try_from(offset).map_err(|_| Error::invalid(CALL, "offset", "beyond 2 GiB"))?;
+        let too_large = |field: &'static str, value: u64| ResourceError::TooLarge {
+            call: CALL,
+            field,
+            value,
+            limit: i32::MAX as u64,
+        };
+        let len = i32::try_from(data.len()).map_err(|_| too_large("data", data.len() as u64))?;
+        let offset = i32::try_from(offset).map_err(|_| too_large("offset", offset.into()))?;
         let region = resolve_box(CALL, res, 0, &PipeBox::new_1d(offset, len))?;
         self.record(super::CapturedCall::BufferSubdata {
             resource: res,
@@ -574,21 +580,25 @@ impl Context {
             .saturating_mul(region.rows - 1)
             .saturating_add(region.row_bytes);
         if stride < region.row_bytes || layer_stride < slice_bytes {
-            return Err(Error::invalid(
-                CALL,
-                "stride/layer_stride",
-                format!("{stride}/{layer_stride} smaller than a row/slice of the box"),
-            ));
+            return Err(ResourceError::StrideTooSmall {
+                stride,
+                layer_stride,
+                row_bytes: region.row_bytes,
+                slice_bytes,
+            }
+            .into());
         }
         let need = layer_stride
             .saturating_mul(region.slices - 1)
             .saturating_add(slice_bytes);
         if data.len() < need {
-            return Err(Error::invalid(
-                CALL,
-                "data",
-                format!("{} bytes; the box needs {need}", data.len()),
-            ));
+            return Err(ResourceError::DataTooSmall {
+                call: CALL,
+                field: "data",
+                len: data.len(),
+                needed: need,
+            }
+            .into());
         }
         self.record(super::CapturedCall::TextureSubdata {
             resource: res,
@@ -640,27 +650,30 @@ impl Context {
             ));
         }
         if !d_buf && dt.format.desc().block_bytes != st.format.desc().block_bytes {
-            return Err(Error::invalid(
-                CALL,
-                "dst/src",
-                format!("{} and {} differ in size", dt.format, st.format),
-            ));
+            return Err(ResourceError::BlockSizeMismatch {
+                dst: dt.format,
+                src: st.format,
+            }
+            .into());
         }
         let samples = s.layout.samples.max(1);
         if samples != d.layout.samples.max(1) {
-            return Err(Error::invalid(
-                CALL,
-                "dst/src",
-                format!(
-                    "{} and {} samples per pixel",
-                    d.layout.samples.max(1),
-                    samples
-                ),
-            ));
+            return Err(ResourceError::SampleCountMismatch {
+                call: CALL,
+                field: "dst/src",
+                dst: d.layout.samples.max(1),
+                src: samples,
+            }
+            .into());
         }
         let src_region = resolve_plane_box(CALL, s, src_level, src_box)?;
         let to_i32 = |field: &'static str, v: u32| {
-            i32::try_from(v).map_err(|_| Error::invalid(CALL, field, "beyond 2^31"))
+            i32::try_from(v).map_err(|_| ResourceError::TooLarge {
+                call: CALL,
+                field,
+                value: v.into(),
+                limit: i32::MAX as u64,
+            })
         };
         let dst_box = PipeBox::new_3d(
             to_i32("dstx", dstx)?,
@@ -679,11 +692,7 @@ impl Context {
             && span(src_box.y, dst_box.y, src_box.height)
             && span(src_box.z, dst_box.z, src_box.depth)
         {
-            return Err(Error::invalid(
-                CALL,
-                "src_box",
-                "source and destination overlap",
-            ));
+            return Err(ResourceError::CopyOverlap.into());
         }
         self.record(super::CapturedCall::ResourceCopyRegion {
             dst: d,
@@ -768,31 +777,34 @@ impl Context {
         const CALL: &str = "clear_buffer";
         let res = resource.shared();
         if res.templ.target != TextureTarget::Buffer {
-            return Err(Error::invalid(CALL, "resource", "not a buffer"));
+            return Err(ResourceError::NotABuffer {
+                call: CALL,
+                field: "resource",
+                target: res.templ.target,
+            }
+            .into());
         }
         if value.is_empty() || value.len() > 16 {
-            return Err(Error::invalid(
-                CALL,
-                "value",
-                format!("{} bytes; must be 1..=16", value.len()),
-            ));
+            return Err(ResourceError::ClearValueSize { len: value.len() }.into());
         }
         if !(size as usize).is_multiple_of(value.len()) {
-            return Err(Error::invalid(
-                CALL,
-                "size",
-                format!("{size} is not a multiple of the {}-byte value", value.len()),
-            ));
+            return Err(ResourceError::Misaligned {
+                call: CALL,
+                field: "size",
+                value: size.into(),
+                align: value.len() as u32,
+            }
+            .into());
         }
         if u64::from(offset) + u64::from(size) > u64::from(res.templ.width0) {
-            return Err(Error::invalid(
-                CALL,
-                "offset/size",
-                format!(
-                    "{offset}+{size} is past the {}-byte buffer",
-                    res.templ.width0
-                ),
-            ));
+            return Err(ResourceError::RangePastEnd {
+                call: CALL,
+                field: "offset/size",
+                offset: offset.into(),
+                size: size.into(),
+                buffer_size: res.templ.width0.into(),
+            }
+            .into());
         }
         self.record(super::CapturedCall::ClearBuffer {
             resource: res,
@@ -960,13 +972,20 @@ mod tests {
                 assert!(
                     matches!(
                         c.transfer_map(r, *level, TransferFlags::READ, b),
-                        Err(Error::InvalidArgument { .. })
+                        Err(Error::Resource(ResourceError::BoxOutOfBounds { level: l, .. }))
+                            if l == *level
                     ),
                     "{} {b:?}",
                     r.template().target
                 );
             }
-            assert!(c.transfer_map(r, 3, TransferFlags::READ, good).is_err());
+            assert!(matches!(
+                c.transfer_map(r, 3, TransferFlags::READ, good),
+                Err(Error::Resource(ResourceError::LevelOutOfRange {
+                    level: 3,
+                    ..
+                }))
+            ));
         }
         // Buffers: bytes.
         let buf = s
@@ -1123,7 +1142,11 @@ mod tests {
             // A box past the destination is refused.
             assert!(matches!(
                 c.resource_copy_region(&dst, level, l.width, 0, 0, &src, level, &b),
-                Err(Error::InvalidArgument { .. })
+                Err(Error::Resource(ResourceError::BoxOutOfBounds {
+                    call: "resource_copy_region",
+                    field: "box.x/width",
+                    ..
+                }))
             ));
         }
     }
@@ -1149,7 +1172,11 @@ mod tests {
         let two = msaa(Format::R8G8B8A8_UNORM, 2, 2, &vec![vec![0; 16]; 2]);
         assert!(matches!(
             c.resource_copy_region(&two, 0, 0, 0, 0, &src, 0, &PipeBox::new_2d(0, 0, 1, 1)),
-            Err(Error::InvalidArgument { .. })
+            Err(Error::Resource(ResourceError::SampleCountMismatch {
+                dst: 2,
+                src: 4,
+                ..
+            }))
         ));
     }
 
@@ -1223,7 +1250,7 @@ mod tests {
                 TransferFlags::WRITE | TransferFlags::PERSISTENT,
                 &whole
             ),
-            Err(Error::InvalidArgument { .. })
+            Err(Error::Resource(ResourceError::NotPersistentResource))
         ));
         assert!(
             c.transfer_map(

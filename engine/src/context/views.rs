@@ -16,7 +16,7 @@ use ferropipe_components::view::{
 };
 
 use super::{Context, SamplerViewHandle, SurfaceHandle};
-use crate::error::{Error, Result};
+use crate::error::{Error, ResourceError, Result};
 use crate::screen::Resource;
 
 /// Whether a view in format `view` may cast a resource in format `res`
@@ -99,35 +99,36 @@ impl Context {
             return Err(Error::unsupported(CALL, "buffer sampler views"));
         }
         if !t.bind.contains(BindFlags::SAMPLER_VIEW) {
-            return Err(Error::invalid(
-                CALL,
-                "resource",
-                "created without PIPE_BIND_SAMPLER_VIEW",
-            ));
+            return Err(ResourceError::MissingBind {
+                call: CALL,
+                field: "resource",
+                bind: "PIPE_BIND_SAMPLER_VIEW",
+            }
+            .into());
         }
         if !formats_compatible(t.format, desc.format) {
-            return Err(Error::invalid(
-                CALL,
-                "format",
-                format!("{} cannot view a {} resource", desc.format, t.format),
-            ));
+            return Err(ResourceError::FormatIncompatible {
+                call: CALL,
+                field: "format",
+                format: desc.format,
+                resource_format: t.format,
+            }
+            .into());
         }
         if !targets_compatible(t.target, desc.target) {
-            return Err(Error::invalid(
-                CALL,
-                "target",
-                format!("{} cannot view a {}", desc.target, t.target),
-            ));
+            return Err(ResourceError::TargetIncompatible {
+                view: desc.target,
+                resource: t.target,
+            }
+            .into());
         }
         if desc.first_level > desc.last_level || desc.last_level > t.last_level {
-            return Err(Error::invalid(
-                CALL,
-                "first_level/last_level",
-                format!(
-                    "{}..={} outside the resource's 0..={}",
-                    desc.first_level, desc.last_level, t.last_level
-                ),
-            ));
+            return Err(ResourceError::LevelRangeOutOfRange {
+                first: desc.first_level,
+                last: desc.last_level,
+                last_level: t.last_level,
+            }
+            .into());
         }
         let layers = if t.target == TextureTarget::Texture3D {
             1
@@ -135,21 +136,20 @@ impl Context {
             t.array_size
         };
         if desc.first_layer > desc.last_layer || desc.last_layer >= layers {
-            return Err(Error::invalid(
-                CALL,
-                "first_layer/last_layer",
-                format!(
-                    "{}..={} outside the resource's {layers} layers",
-                    desc.first_layer, desc.last_layer
-                ),
-            ));
+            return Err(ResourceError::LayersOutOfRange {
+                call: CALL,
+                first: desc.first_layer,
+                last: desc.last_layer,
+                layers,
+            }
+            .into());
         }
         if desc.target.is_cube() && t.width0 != t.height0 {
-            return Err(Error::invalid(
-                CALL,
-                "target",
-                format!("a cube view of a {}x{} texture", t.width0, t.height0),
-            ));
+            return Err(ResourceError::CubeViewNotSquare {
+                width: t.width0,
+                height: t.height0,
+            }
+            .into());
         }
         let n = desc.last_layer - desc.first_layer + 1;
         let layers_ok = match desc.target {
@@ -161,11 +161,11 @@ impl Context {
             _ => true,
         };
         if !layers_ok {
-            return Err(Error::invalid(
-                CALL,
-                "first_layer/last_layer",
-                format!("{n} layers for a {} view", desc.target),
-            ));
+            return Err(ResourceError::ViewLayerCount {
+                layers: n,
+                target: desc.target,
+            }
+            .into());
         }
         let view = SamplerView {
             desc: *desc,
@@ -197,11 +197,13 @@ impl Context {
             return Err(Error::unsupported(CALL, "surfaces of buffers"));
         }
         if !formats_compatible(t.format, templ.format) {
-            return Err(Error::invalid(
-                CALL,
-                "format",
-                format!("{} cannot view a {} resource", templ.format, t.format),
-            ));
+            return Err(ResourceError::FormatIncompatible {
+                call: CALL,
+                field: "format",
+                format: templ.format,
+                resource_format: t.format,
+            }
+            .into());
         }
         let need = if templ.format.desc().kind == FormatKind::Color {
             BindFlags::RENDER_TARGET
@@ -209,39 +211,34 @@ impl Context {
             BindFlags::DEPTH_STENCIL
         };
         if !t.bind.contains(need) {
-            return Err(Error::invalid(
-                CALL,
-                "resource",
-                format!(
-                    "a {} surface needs a resource created with {}",
-                    templ.format,
-                    BindFlags::NAMED
-                        .iter()
-                        .find(|(_, f)| *f == need)
-                        .map_or("", |(n, _)| n)
-                ),
-            ));
+            return Err(ResourceError::MissingBind {
+                call: CALL,
+                field: "resource",
+                bind: BindFlags::NAMED
+                    .iter()
+                    .find(|(_, f)| *f == need)
+                    .map_or("", |(n, _)| n),
+            }
+            .into());
         }
         if templ.level > t.last_level {
-            return Err(Error::invalid(
-                CALL,
-                "level",
-                format!(
-                    "{}; the resource's last level is {}",
-                    templ.level, t.last_level
-                ),
-            ));
+            return Err(ResourceError::LevelOutOfRange {
+                call: CALL,
+                field: "level",
+                level: templ.level,
+                last_level: t.last_level,
+            }
+            .into());
         }
         let layers = layers_at(t, templ.level);
         if templ.first_layer > templ.last_layer || templ.last_layer >= layers {
-            return Err(Error::invalid(
-                CALL,
-                "first_layer/last_layer",
-                format!(
-                    "{}..={} outside the level's {layers} layers",
-                    templ.first_layer, templ.last_layer
-                ),
-            ));
+            return Err(ResourceError::LayersOutOfRange {
+                call: CALL,
+                first: templ.first_layer,
+                last: templ.last_layer,
+                layers,
+            }
+            .into());
         }
         let surface = Surface {
             desc: SurfaceDesc::new(t, templ),
@@ -307,7 +304,7 @@ mod tests {
         };
         let h = c.create_sampler_view(&arr, &cube).unwrap();
         assert_eq!(c.sampler_view(h).unwrap().desc.first_layer, 6);
-        for bad in [
+        let bad = [
             SamplerViewDesc {
                 last_layer: 10,
                 ..cube
@@ -328,14 +325,37 @@ mod tests {
                 last_layer: 12,
                 ..full
             },
-        ] {
-            assert!(
-                matches!(
-                    c.create_sampler_view(&arr, &bad),
-                    Err(Error::InvalidArgument { .. })
-                ),
-                "{bad:?}"
-            );
+        ]
+        .map(|d| c.create_sampler_view(&arr, &d).unwrap_err());
+        let expected = [
+            ResourceError::ViewLayerCount {
+                layers: 5,
+                target: TextureTarget::TextureCube,
+            },
+            ResourceError::FormatIncompatible {
+                call: "create_sampler_view",
+                field: "format",
+                format: Format::B8G8R8A8_UNORM,
+                resource_format: Format::R8G8B8A8_UNORM,
+            },
+            ResourceError::LevelRangeOutOfRange {
+                first: 0,
+                last: 3,
+                last_level: 2,
+            },
+            ResourceError::TargetIncompatible {
+                view: TextureTarget::Texture3D,
+                resource: TextureTarget::Texture2DArray,
+            },
+            ResourceError::LayersOutOfRange {
+                call: "create_sampler_view",
+                first: 0,
+                last: 12,
+                layers: 12,
+            },
+        ];
+        for (e, want) in bad.into_iter().zip(expected) {
+            assert_eq!(e, Error::Resource(want));
         }
         // Surfaces: level/layer ranges, level sizes.
         let surf = c
