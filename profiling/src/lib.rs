@@ -17,6 +17,7 @@
 //! Optional features keep hosts that do not want them free of their
 //! dependencies: `server` (a `puffin_http` server `puffin_viewer` attaches
 //! to) and `egui` (the flamegraph panel, `puffin_egui`).
+#![warn(missing_docs)]
 
 pub mod counters;
 
