@@ -27,10 +27,11 @@
 //!   `queries.jsonl`, and with `time_runs > 0` replays the work after
 //!   `timing_begin` that many times from the bound state at `timing_begin`,
 //!   measuring flush to flush, into `timing.json`.
+#![warn(missing_docs)]
 
 pub mod capture;
 pub mod compare;
-pub mod json;
+mod json;
 pub mod output;
 pub mod parse;
 pub mod replay;
@@ -132,21 +133,28 @@ pub struct ReplayOptions {
 /// `--time` results.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Timing {
+    /// The median of `runs`, in milliseconds.
     pub median_ms: f64,
+    /// Each timed run, flush to flush, in milliseconds.
     pub runs: Vec<f64>,
+    /// Worker threads of the screen the runs used.
     pub threads: usize,
+    /// Calls after `timing_begin`: what each run repeats.
     pub timed_calls: usize,
+    /// Calls before `timing_begin`: set up once, not timed.
     pub setup_calls: usize,
 }
 
 /// What a replay produced.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ReplayReport {
+    /// The scene's `outputs`, read back after the last call.
     pub outputs: Vec<OutputData>,
     /// `get_query_result` lines: (query id, result).
     pub queries: Vec<(String, serde_json::Value)>,
     /// `expect` mismatches; non-empty means exit status 1.
     pub expect_failures: Vec<String>,
+    /// The `--time` results, when timing was asked for.
     pub timing: Option<Timing>,
 }
 
