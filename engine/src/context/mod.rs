@@ -344,7 +344,7 @@ impl Context {
     ///
     /// ```
     /// use ferropipe::bevy_ecs::prelude::*;
-    /// use ferropipe::systems::{BackEnd, PipelineSet, SceneExecution};
+    /// use ferropipe::{BackEnd, PipelineSet, SceneExecution};
     ///
     /// #[derive(Resource, Default)]
     /// struct TilePasses(u32);
