@@ -16,8 +16,11 @@
 use std::path::Path;
 
 use arbitrary::{Arbitrary, Unstructured};
-use ferropipe::{DrawInfo, Format, ResourceTemplate, SamplerViewDesc, SurfaceTemplate, Context, FramebufferTemplate, IndexBuffer, Resource, Screen, ScreenConfig, ShaderCode, ShaderState, VertexBuffer};
 use ferropipe::*;
+use ferropipe::{
+    Context, DrawInfo, Format, FramebufferTemplate, IndexBuffer, Resource, ResourceTemplate,
+    SamplerViewDesc, Screen, ScreenConfig, ShaderCode, ShaderState, SurfaceTemplate, VertexBuffer,
+};
 use ferropipe_scene::{Call, Replayer, Scene};
 
 /// Resources a fuzzed screen may hold in total.
