@@ -54,7 +54,9 @@ pub struct RtBlendState {
 pub struct BlendState {
     /// Use `rt[i]` for colour buffer `i`; when false `rt[0]` applies to all eight.
     pub independent_blend_enable: bool,
-    /// Replace blending by the bitwise `logicop_func` on every buffer (integer and unorm formats; float formats ignore it, as in llvmpipe).
+    /// Replace blending by the bitwise `logicop_func` of the encoded source
+    /// and destination bits, on every colour buffer (as llvmpipe does on
+    /// packed values).
     pub logicop_enable: bool,
     /// The logic operation (`PIPE_LOGICOP_*`) when `logicop_enable`.
     pub logicop_func: LogicOp,
@@ -66,7 +68,8 @@ pub struct BlendState {
     /// Dither the alpha-to-coverage mask across pixels; left to the
     /// implementation, and like llvmpipe ferropipe does not (docs/state-audit.md).
     pub alpha_to_coverage_dither: bool,
-    /// Replace colour 0's alpha by 1 after alpha-to-coverage, before blending.
+    /// With multisample rasterization, replace every colour output's alpha
+    /// by 1 after alpha-to-coverage, before blending.
     pub alpha_to_one: bool,
     /// Number of render targets the state describes (`max_rt + 1`).
     pub rt: [RtBlendState; MAX_COLOR_BUFS],
@@ -151,7 +154,7 @@ pub struct RasterizerState {
     pub fill_back: PolygonMode,
     /// Apply the 32x32 polygon stipple (`set_polygon_stipple`) to triangles.
     pub poly_stipple_enable: bool,
-    /// Antialiased polygon edges (coverage into alpha; see ARCHITECTURE.md "Smooth polygons").
+    /// Antialiased polygon edges (coverage into alpha; see ARCHITECTURE.md "Smooth primitives").
     pub poly_smooth: bool,
     /// Apply polygon offset to triangles drawn as points.
     pub offset_point: bool,
@@ -211,8 +214,8 @@ pub struct RasterizerState {
     pub depth_clip_near: bool,
     /// Default true (FORMAT.md).
     pub depth_clip_far: bool,
-    /// Clamp fragment depth to the viewport's depth range (with the near and
-    /// far clips off, depth outside it is kept instead of clipped).
+    /// Clamp fragment depth to the viewport's depth range before the depth
+    /// test (clipping against near and far is `depth_clip_near` / `_far`).
     pub depth_clamp: bool,
     /// Bit i enables user clip plane i (`set_clip_state`) or clip distance i.
     pub clip_plane_enable: u8,
