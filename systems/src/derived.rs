@@ -273,7 +273,8 @@ pub struct DerivedShape {
     // --- shade -----------------------------------------------------------
     /// VS output slot of the position (`None`: the shader writes none and nothing is drawn).
     pub pos_slot: Option<usize>,
-    /// VS output slot of the point size, when `point_size_per_vertex` reads one.
+    /// VS output slot of the point size, when the shader writes one (points
+    /// read it with `point_size_per_vertex`).
     pub psize_slot: Option<usize>,
     /// VS output slots that `clamp_vertex_color` clamps (COLOR/BCOLOR).
     pub clamp_slots: Vec<usize>,
