@@ -14,7 +14,7 @@
 //! ```
 //!
 //! * [`Scene::load`] / [`Scene::parse`] read and validate the whole scene
-//!   first ([`parse`]): a malformed scene is [`SceneError::Malformed`]
+//!   first (into [`Call`]s): a malformed scene is [`SceneError::Malformed`]
 //!   (exit 2) naming the call index and field; a field, op variant or value
 //!   FORMAT.md allows but ferropipe does not implement is
 //!   [`SceneError::Unsupported`] (exit 3).
@@ -33,14 +33,19 @@ pub mod capture;
 pub mod compare;
 mod json;
 pub mod output;
-pub mod parse;
-pub mod replay;
+mod parse;
+mod replay;
 
 use std::path::Path;
 use std::time::Instant;
 
 pub use output::{OutputData, OutputPixels};
-pub use parse::{Call, DataDir, Output, OutputSource, Scene, parse_scene, parse_scene_in};
+/// The typed call list (the parser's `parse` and the replayer's `replay`
+/// modules are private; these are what a caller names).
+pub use parse::{
+    BlitCall, BlitSide, Call, ConstantSource, DataDir, ImageSpec, Kind, LaunchGridCall,
+    MAX_SCENE_FILE_BYTES, Output, OutputSource, Scene, parse_scene, parse_scene_in,
+};
 pub use replay::Replayer;
 
 /// Why a scene could not be replayed.
