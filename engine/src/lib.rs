@@ -35,12 +35,8 @@ pub mod error;
 mod screen;
 mod validate;
 
-/// The ECS the pipeline runs on.  Custom systems ([`Context::add_systems`])
-/// are `bevy_ecs` systems and custom resources derive its `Resource`, which
-/// must come from the very `bevy_ecs` the context's `World` is built with:
-/// re-exporting it keeps the host on that version without a second
-/// dependency line to keep in step.
-pub use bevy_ecs;
+// The façade: screen, context, their configuration, handles and the
+// argument structs of their calls.
 pub use context::{
     BOUND_STAGES, BlendHandle, BlitInfo, BlitSide, BoundState, CallRecorder, CapturedCall,
     CapturedQuery, ComputeBindings, ComputeState, ConstantBuffer, Context, CsHandle,
@@ -51,46 +47,59 @@ pub use context::{
     ShaderState, StreamOutputTargetHandle, SurfaceHandle, Transfer, TransferMapping, VertexBuffer,
     VertexElementsHandle, VsHandle, WorkBudget, read_box,
 };
-/// GLOBAL addresses of `set_global_binding` (docs/shaders.md "Compute").
+pub use error::{Error, Result};
+pub use screen::{
+    DEBUG_ENV, DEFAULT_MAX_RESOURCE_BYTES, MAX_ENV_THREADS, NUM_THREADS_ENV, POLY_SMOOTH_ENV,
+    PolySmooth, Resource, SHADER_ENV, Screen, ScreenConfig, ShaderBackend,
+};
+
+// GLOBAL addresses of `set_global_binding` (docs/shaders.md "Compute").
 pub use context::{
     GLOBAL_HANDLE_OFFSET_MASK, GLOBAL_HANDLE_SLOT_SHIFT, GLOBAL_HANDLE_VALID,
     MAX_GLOBAL_BUFFER_SIZE, global_handle,
 };
-pub use error::{Error, Result};
-/// Extension points for custom pipeline systems (ARCHITECTURE.md,
-/// "Extending the pipeline"): the schedules and sets to order a system
-/// against, the data it sees there, the worker pool, and the rasterizer's
-/// coverage kernel with the bin flags to walk a tile's bin.
-pub use ferropipe_components::batch::bin_flags;
-/// The native shader interface: a Rust type implementing [`VertexShader`]
-/// or [`FragmentShader`] is bound like a compiled one
-/// (`Context::create_vs_state_native`, `create_fs_state_native`), reading
-/// and writing SIMD lanes.
+
+// The Gallium vocabulary the calls take: every enum and flag set
+// (`PIPE_FUNC_*`, `PIPE_BIND_*`, ...) and every CSO and state struct of
+// `p_state.h` with the limits that size them (the two modules hold
+// nothing else), formats, templates and draw parameters.
+pub use ferropipe_components::{
+    caps::{Cap, CapF, ComputeCap, ShaderCap},
+    draw::DrawInfo,
+    enums::*,
+    format::{ChannelType, Format, FormatDesc, FormatKind},
+    resource::ResourceTemplate,
+    state::*,
+    view::{SamplerViewDesc, SurfaceTemplate},
+};
+
+// The native shader interface: a Rust type implementing `VertexShader` or
+// `FragmentShader` is bound like a compiled one
+// (`Context::create_vs_state_native`, `create_fs_state_native`), reading
+// and writing SIMD lanes.
 pub use ferropipe_components::shader::{
     BoundTexture, FRAG_LANE_X, FRAG_LANE_Y, FragmentIo, FragmentShader, FragmentShaderRef, ILanes,
     Interpolation, IoSlot, LANES, Lanes, OutputValue, Sampling, ScalarKind, Semantic, ShaderInfo,
     ShaderResources, StorageImage, ULanes, VertexIo, VertexShader, VertexShaderRef, WordBuffer,
 };
-pub use ferropipe_components::{
-    caps::{Cap, CapF, ComputeCap, ShaderCap},
-    draw::DrawInfo,
-    format::{ChannelType, Format, FormatDesc, FormatKind},
-    resource::ResourceTemplate,
-    view::{SamplerViewDesc, SurfaceTemplate},
-};
-/// The Gallium vocabulary the façade's calls take: every enum and flag set
-/// (`PIPE_FUNC_*`, `PIPE_BIND_*`, ...) and every CSO and state struct of
-/// `p_state.h`, with the limits that size them.
-pub use ferropipe_components::{enums::*, state::*};
+
+// Extension points for custom pipeline systems (ARCHITECTURE.md,
+// "Extending the pipeline"): the schedules and sets to order a system
+// against, the data it sees there, the worker pool, the compute launch,
+// and the rasterizer's coverage kernel with the flags of a tile's bin.
+pub use ferropipe_components::batch::bin_flags;
 pub use ferropipe_systems::compute::{ComputeDispatch, ComputeGrid, ComputeOutcome, DispatchSet};
 pub use ferropipe_systems::raster::{Coverage, cover_prim};
 pub use ferropipe_systems::{
     BackEnd, FrontEnd, PipelineCounters, PipelineExecutor, PipelineSet, SceneExecution,
 };
-pub use screen::{
-    DEBUG_ENV, DEFAULT_MAX_RESOURCE_BYTES, MAX_ENV_THREADS, NUM_THREADS_ENV, POLY_SMOOTH_ENV,
-    PolySmooth, Resource, SHADER_ENV, Screen, ScreenConfig, ShaderBackend,
-};
+
+/// The ECS the pipeline runs on.  Custom systems ([`Context::add_systems`])
+/// are `bevy_ecs` systems and custom resources derive its `Resource`, which
+/// must come from the very `bevy_ecs` the context's `World` is built with:
+/// re-exporting it keeps the host on that version without a second
+/// dependency line to keep in step.
+pub use bevy_ecs;
 
 #[cfg(test)]
 pub(crate) mod test_util {
