@@ -10,11 +10,10 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use ferropipe::components::enums::{BindFlags, TexFilter};
-use ferropipe::components::format::Format;
-use ferropipe::components::resource::ResourceTemplate;
-use ferropipe::components::state::PipeBox;
-use ferropipe::{BlitInfo, BlitSide, Resource, Screen, ScreenConfig};
+use ferropipe::{
+    BindFlags, BlitInfo, BlitSide, Format, PipeBox, Resource, ResourceTemplate, Screen,
+    ScreenConfig, TexFilter,
+};
 
 const W: u32 = 1920;
 const H: u32 = 1080;

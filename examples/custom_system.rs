@@ -6,15 +6,15 @@
 //! available (`SceneExecution::binned`).  For every tile, on the screen's
 //! worker pool, it walks the tile's bin in submission order and evaluates
 //! each primitive's coverage with the rasterizer's own kernel
-//! (`raster::cover_prim`, the same 4x2-group SIMD edge test the tile pass
-//! uses), adding one per covered pixel into its own resource,
-//! [`Overdraw`].  The count is *rasterized* coverage: every fragment
+//! (`ferropipe::cover_prim`, the same 4x2-group SIMD edge test the tile
+//! pass uses), adding one per covered pixel into its own resource,
+//! `Overdraw`.  The count is *rasterized* coverage: every fragment
 //! a primitive produces before any depth, stencil or alpha test, i.e. the
 //! depth complexity that early-Z and the opaque-bin skip then cut down.
 //!
 //! The system writes only its own resource; the render targets are output
 //! merge's alone (ARCHITECTURE.md).  The host turns the counts into a
-//! heat-map ([`heat_map`]) — the demo shows it with its *Overdraw* toggle.
+//! heat-map (`heat_map`) — the demo shows it with its *Overdraw* toggle.
 //!
 //! ```sh
 //! cargo run --release -p demo --example custom_system -- \
@@ -23,12 +23,11 @@
 
 use std::sync::Mutex;
 
-use ferropipe::Context;
 use ferropipe::bevy_ecs::prelude::*;
-use ferropipe::components::batch::bin_flags;
-use ferropipe::components::shader::{FRAG_LANE_X, FRAG_LANE_Y};
-use ferropipe::systems::raster::{Coverage, cover_prim};
-use ferropipe::systems::{BackEnd, PipelineExecutor, PipelineSet, SceneExecution};
+use ferropipe::{
+    BackEnd, Context, Coverage, FRAG_LANE_X, FRAG_LANE_Y, PipelineExecutor, PipelineSet,
+    SceneExecution, bin_flags, cover_prim,
+};
 
 /// Rasterized fragments per pixel since the host last reset it.
 #[derive(Resource, Default, Clone, Debug)]

@@ -34,21 +34,12 @@ use std::ptr::NonNull;
 use std::sync::Arc;
 
 use bevy_ecs::prelude::*;
-use ferropipe::components::draw::DrawInfo;
-use ferropipe::components::enums::{BindFlags, ClearFlags, Face, PrimType, ShaderType};
-use ferropipe::components::format::Format;
-use ferropipe::components::resource::ResourceTemplate;
-use ferropipe::components::shader::{
-    FragmentIo, FragmentShader, IoSlot, Lanes, Semantic, ShaderInfo, ShaderResources, VertexIo,
-    VertexShader,
-};
-use ferropipe::components::state::{
-    BlendState, ColorUnion, DepthStencilAlphaState, RasterizerState, VertexElement, ViewportState,
-};
-use ferropipe::components::view::SurfaceTemplate;
 use ferropipe::{
-    ConstantBuffer, Context, FramebufferTemplate, Resource, Screen, ScreenConfig, ShaderCode,
-    ShaderState, VertexBuffer,
+    BindFlags, BlendState, ClearFlags, ColorUnion, ConstantBuffer, Context, DepthStencilAlphaState,
+    DrawInfo, Face, Format, FragmentIo, FragmentShader, FramebufferTemplate, IoSlot, Lanes,
+    PrimType, RasterizerState, Resource, ResourceTemplate, Screen, ScreenConfig, Semantic,
+    ShaderCode, ShaderInfo, ShaderResources, ShaderState, ShaderType, SurfaceTemplate,
+    VertexBuffer, VertexElement, VertexIo, VertexShader, ViewportState,
 };
 use ferropipe_scene::capture::SceneCapture;
 

@@ -21,14 +21,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use ferropipe::components::draw::DrawInfo;
-use ferropipe::components::enums::*;
-use ferropipe::components::format::Format;
-use ferropipe::components::resource::ResourceTemplate;
-use ferropipe::components::state::*;
-use ferropipe::components::view::SamplerViewDesc;
+use ferropipe::*;
 use ferropipe::{
-    Context, IndexBuffer, Resource, Screen, ScreenConfig, ShaderCode, ShaderState, VertexBuffer,
+    Context, DrawInfo, Format, IndexBuffer, Resource, ResourceTemplate, SamplerViewDesc, Screen,
+    ScreenConfig, ShaderCode, ShaderState, VertexBuffer,
 };
 use ferropipe_scene::{OutputData, Replayer, Scene};
 

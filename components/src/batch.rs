@@ -63,9 +63,11 @@ pub type VertexBufferSlots = [VertexBufferBinding; MAX_VERTEX_BUFFERS];
 /// One `set_shader_buffers` slot (`struct pipe_shader_buffer`), validated.
 #[derive(Clone, Debug)]
 pub struct ShaderBufferBinding {
+    /// The bound buffer resource.
     pub buffer: ResourceRef,
     /// Byte offset (a multiple of 4: `PIPE_CAP_SHADER_BUFFER_OFFSET_ALIGNMENT`).
     pub offset: u32,
+    /// Bytes visible to the shader from `offset` (clamped to the buffer at bind time).
     pub size: u32,
     /// Its bit of `set_shader_buffers`' `writable_bitmask`: a draw or
     /// launch whose shader stores to (or runs atomics on) this slot while
@@ -76,13 +78,16 @@ pub struct ShaderBufferBinding {
 /// One `set_shader_images` slot (`struct pipe_image_view`), validated.
 #[derive(Clone, Debug)]
 pub struct ShaderImageBinding {
+    /// The viewed texture or buffer.
     pub resource: ResourceRef,
     /// The view's format (texel size 4, 8 or 16 bytes; for a texture
     /// size-compatible with the resource's).
     pub format: Format,
     /// Textures: the viewed level and layers (cube faces are layers).
     pub level: u32,
+    /// First viewed layer (textures).
     pub first_layer: u32,
+    /// Last viewed layer, inclusive.
     pub last_layer: u32,
     /// Buffer images (`texture_storage_1d` over a `PIPE_BUFFER`): the
     /// viewed bytes, `(offset, size)`, offset a multiple of 4; the image
@@ -102,8 +107,11 @@ pub type ShaderImageSlots = Vec<Option<ShaderImageBinding>>;
 /// slot arrays, so snapshotting a stage is five pointer copies.
 #[derive(Clone, Debug)]
 pub struct StageResources {
+    /// `set_constant_buffer` slots (16, `PIPE_MAX_CONSTANT_BUFFERS`).
     pub constant_buffers: Arc<ConstantBufferSlots>,
+    /// `set_sampler_views` slots (128).
     pub sampler_views: Arc<SamplerViewSlots>,
+    /// `bind_sampler_states` slots (32).
     pub samplers: Arc<SamplerSlots>,
     /// Vertex and fragment stages' shader buffers (the compute stage's
     /// live in the façade's `ComputeBindings`).
@@ -153,26 +161,44 @@ impl StageResources {
 /// fetch plans, blend plans) is computed once.
 #[derive(Clone)]
 pub struct StateBlock {
+    /// The bound rasterizer CSO.
     pub rasterizer: Arc<RasterizerState>,
+    /// The bound depth/stencil/alpha CSO.
     pub dsa: Arc<DepthStencilAlphaState>,
+    /// The bound blend CSO.
     pub blend: Arc<BlendState>,
+    /// The bound vertex elements CSO, one element per vertex shader input.
     pub velems: Arc<[VertexElement]>,
+    /// The bound vertex shader.
     pub vs: VertexShaderRef,
+    /// The bound fragment shader.
     pub fs: FragmentShaderRef,
+    /// `set_framebuffer_state` at the draw (the scene's; a change starts a new scene).
     pub framebuffer: Arc<FramebufferState>,
+    /// `set_vertex_buffers` slots (32).
     pub vertex_buffers: Arc<VertexBufferSlots>,
+    /// The index buffer of indexed draws.
     pub index_buffer: IndexBufferBinding,
+    /// What the vertex shader may read and write.
     pub vs_resources: StageResources,
+    /// What the fragment shader may read and write.
     pub fs_resources: StageResources,
+    /// `set_blend_color`.
     pub blend_color: BlendColor,
+    /// `set_stencil_ref`.
     pub stencil_ref: StencilRef,
+    /// `set_sample_mask`: bit s keeps sample s (4x MSAA reads bits 0-3).
     pub sample_mask: u32,
     /// `set_min_samples`: above 1 on a multisampled framebuffer, the
     /// fragment shader runs once per sample (sample shading).
     pub min_samples: u32,
+    /// `set_clip_state`: the user clip planes.
     pub clip: ClipState,
+    /// `set_polygon_stipple`.
     pub poly_stipple: PolyStipple,
+    /// `set_viewport_states`, 16 slots (`PIPE_MAX_VIEWPORTS`).
     pub viewports: [ViewportState; MAX_VIEWPORTS],
+    /// `set_scissor_states`, 16 slots.
     pub scissors: [ScissorState; MAX_VIEWPORTS],
     /// Stream output: `Some` when the vertex shader has stream-output
     /// outputs and at least one target is bound (the draw captures).
@@ -185,7 +211,9 @@ pub struct ClearValue {
     /// `union pipe_color_union` as floats (for integer formats the f32 bits
     /// hold the integer, as Gallium's union does).
     pub color: [f32; 4],
+    /// Depth written by a depth clear, in `[0, 1]`.
     pub depth: f64,
+    /// Stencil written by a stencil clear (the low 8 bits).
     pub stencil: u32,
 }
 
@@ -196,11 +224,14 @@ pub enum Command {
     Draw {
         /// Index into [`RecordedScene::states`].
         state: u32,
+        /// The draw's parameters (`pipe_draw_info` and its start/count).
         info: DrawInfo,
     },
     /// `clear` of the scene's whole framebuffer (per-tile in the back end).
     Clear {
+        /// Which buffers the clear writes (colour, depth, stencil).
         buffers: ClearFlags,
+        /// What it writes.
         value: ClearValue,
     },
 }
@@ -259,6 +290,7 @@ impl DrawCounters {
 pub struct RecordedScene {
     /// Deduplicated state blocks; commands refer to them by index.
     pub states: Vec<Arc<StateBlock>>,
+    /// Draws and clears in submission order.
     pub commands: Vec<Command>,
     /// The framebuffer every command of the scene renders to (a framebuffer
     /// change starts a new scene).
@@ -289,8 +321,11 @@ impl RecordedScene {
 /// The kind of primitive a draw assembles into (after decomposition).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum PrimKind {
+    /// One vertex.
     Point,
+    /// Two vertices.
     Line,
+    /// Three vertices.
     #[default]
     Triangle,
 }
@@ -327,9 +362,13 @@ pub struct VertexBatch {
     pub groups: usize,
     /// Real vertices; lanes past `count` are padding.
     pub count: usize,
+    /// Vertex shader inputs, `groups` registers per component (written by fetch).
     pub inputs: Vec<Lanes>,
+    /// `gl_VertexID` per lane (index buffer value or vertex number).
     pub vertex_id: Vec<Lanes>,
+    /// `gl_InstanceID` per lane.
     pub instance_id: Vec<Lanes>,
+    /// Vertex shader outputs, same layout as `inputs` (written by shade).
     pub outputs: Vec<Lanes>,
 }
 
@@ -353,7 +392,9 @@ impl VertexBatch {
 /// lines.
 #[derive(Default)]
 pub struct ClippedPrims {
+    /// Floats per vertex in `verts`: 4 for the position, then one per linked attribute component.
     pub stride: usize,
+    /// The vertices, `stride` floats each.
     pub verts: Vec<f32>,
     /// Vertex indices (into `verts` / `stride`), 1-3 used by kind.
     pub prims: Vec<ClippedPrim>,
@@ -362,12 +403,14 @@ pub struct ClippedPrims {
 /// One primitive leaving the clipper.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ClippedPrim {
+    /// Indices of its vertices in [`ClippedPrims::verts`] (by `stride`); 1 to 3 used by `kind`.
     pub v: [u32; 3],
     /// The vertex whose values flat inputs take (after the provoking-vertex
     /// rules and clipping).
     pub provoking: u32,
+    /// Point, line or triangle.
     pub kind: PrimKind,
-    /// Edge flags (bit i: edge from v[i] to v[i+1] is a polygon edge).
+    /// Edge flags (bit i: edge from `v[i]` to `v[i+1]` is a polygon edge).
     pub edge_flags: u8,
     /// Command (draw) index the primitive belongs to.
     pub command: u32,
@@ -384,8 +427,11 @@ pub struct ClippedPrim {
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[repr(C)]
 pub struct Plane {
+    /// The value at the reference pixel `(ref_x, ref_y)`.
     pub a0: f32,
+    /// Change per pixel in x.
     pub dadx: f32,
+    /// Change per pixel in y.
     pub dady: f32,
 }
 
@@ -398,24 +444,39 @@ pub struct Plane {
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[repr(C)]
 pub struct SetupPrim {
+    /// Per edge, the step of `E` per pixel in x (a difference of two
+    /// fixed-point y coordinates, 8 sub-pixel bits; setup.rs derives it).
     pub a: [i32; MAX_EDGES],
+    /// Per edge, the step of `E` per pixel in y.
     pub b: [i32; MAX_EDGES],
+    /// Per edge, `E` at pixel (0, 0), with the fill rule's tie-break folded
+    /// in; 64-bit because over a 2^14-pixel guard band it exceeds 2^31 (bin
+    /// and raster narrow it per tile).
     pub c: [i64; MAX_EDGES],
     /// Edges in use.
     pub num_edges: u8,
+    /// Point, line or triangle (after unfilled modes are decomposed).
     pub kind: PrimKind,
+    /// Whether the primitive faces front (`gl_FrontFacing`, and the stencil face).
     pub front_facing: bool,
+    /// Viewport index the primitive was transformed with (selects its scissor).
     pub viewport: u8,
     /// Pixel bounding box (inclusive min, exclusive max), already clipped to
     /// the framebuffer and, with `scissor`, to the scissor rectangle.
     pub x0: i32,
+    /// Top edge of the bounding box, inclusive.
     pub y0: i32,
+    /// Right edge, exclusive.
     pub x1: i32,
+    /// Bottom edge, exclusive.
     pub y1: i32,
     /// Reference pixel of the plane equations.
     pub ref_x: i32,
+    /// Reference row of the plane equations.
     pub ref_y: i32,
+    /// State block index ([`RecordedScene::states`]).
     pub state: u32,
+    /// Command index ([`RecordedScene::commands`]).
     pub command: u32,
     /// Index of the first plane in [`SetupPrims::planes`]: depth, then 1/w,
     /// then one plane per linked fragment-input component (4 per slot).
@@ -433,7 +494,9 @@ pub const MS_SAMPLES: usize = 4;
 /// The set-up primitives of one job.
 #[derive(Default)]
 pub struct SetupPrims {
+    /// The primitives, in submission order.
     pub prims: Vec<SetupPrim>,
+    /// Plane equations, addressed by [`SetupPrim::planes`].
     pub planes: Vec<Plane>,
     /// Per multisampled primitive, per sample, the edges' `c` evaluated at
     /// that sample's position (reduced form, as `SetupPrim::c`).
@@ -472,7 +535,9 @@ pub struct BinEntry {
     pub prim: u32,
     /// Edges that are not trivially accepted for this tile (bit i = edge i).
     pub edge_mask: u8,
+    /// Padding to 8 bytes (always 0).
     pub _pad: u8,
+    /// [`bin_flags`] bits.
     pub flags: u16,
 }
 
@@ -480,10 +545,13 @@ pub struct BinEntry {
 /// `t` are `entries[tile_start[t] .. tile_start[t + 1]]`, in submission order.
 #[derive(Default)]
 pub struct JobBins {
+    /// Per tile, the first entry of its bin; `tiles + 1` values.
     pub tile_start: Vec<u32>,
+    /// All tiles' entries, tile after tile.
     pub entries: Vec<BinEntry>,
     /// Clears recorded in this job (a clear is its own job).
     pub clears: Vec<ClearValue>,
+    /// The buffers of this job's clears (`ClearFlags::empty()` for a draw job).
     pub clear_buffers: ClearFlags,
 }
 
@@ -491,7 +559,9 @@ pub struct JobBins {
 /// setup and bin, read by raster and fragment).
 #[derive(Default)]
 pub struct BinnedJob {
+    /// The job's set-up primitives.
     pub prims: SetupPrims,
+    /// Its per-tile bins over `prims`.
     pub bins: JobBins,
 }
 

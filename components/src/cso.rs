@@ -44,7 +44,9 @@ pub struct VertexElementsCso(pub Arc<[VertexElement]>);
 /// `pipe_stream_output_info` (`None` when it has no stream output).
 #[derive(Component, Clone)]
 pub struct VertexShaderCso {
+    /// The compiled (or native) shader.
     pub shader: VertexShaderRef,
+    /// Its validated stream-output info; `None` when it captures nothing.
     pub stream_output: Option<Arc<StreamOutputInfo>>,
 }
 

@@ -13,18 +13,27 @@ use crate::view::SurfaceRef;
 /// `struct pipe_draw_info` plus the start/count of `pipe_draw_start_count_bias`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DrawInfo {
+    /// The primitive type the vertices assemble into.
     pub mode: PrimType,
+    /// First vertex (non-indexed) or first index (indexed).
     pub start: u32,
+    /// Vertices or indices read, per instance.
     pub count: u32,
+    /// Read vertex numbers from the bound index buffer.
     pub indexed: bool,
     /// Added to every index after lookup (and after the restart compare).
     pub index_bias: i32,
     /// Hints; an overestimate renders the same, an underestimate must not crash.
     pub min_index: u32,
+    /// Upper bound hint of the indices (`0xffff_ffff`: unknown).
     pub max_index: u32,
+    /// `gl_InstanceID` of the first instance, and the base of instanced attributes.
     pub start_instance: u32,
+    /// Instances drawn (0 draws nothing).
     pub instance_count: u32,
+    /// Restart the primitive at `restart_index` (indexed draws).
     pub primitive_restart: bool,
+    /// The index value that restarts strips, fans and loops.
     pub restart_index: u32,
 }
 
@@ -49,26 +58,33 @@ impl Default for DrawInfo {
 /// `struct pipe_vertex_buffer`.
 #[derive(Clone, Debug, Default)]
 pub struct VertexBufferBinding {
+    /// The buffer; `None` leaves the slot unbound (inputs read zeros).
     pub buffer: Option<ResourceRef>,
     /// Bytes between vertices; 0 makes every vertex read the same element.
     pub stride: u32,
+    /// Byte offset of vertex 0 in the buffer.
     pub buffer_offset: u32,
 }
 
 /// Index buffer state (`set_index_buffer`).
 #[derive(Clone, Debug, Default)]
 pub struct IndexBufferBinding {
+    /// The index buffer; `None` until one is set.
     pub buffer: Option<ResourceRef>,
     /// 1, 2 or 4 bytes.
     pub index_size: u32,
+    /// Byte offset of index 0 in the buffer.
     pub offset: u32,
 }
 
 /// `struct pipe_constant_buffer`: a buffer range or user constants.
 #[derive(Clone, Debug, Default)]
 pub struct ConstantBufferBinding {
+    /// A buffer resource, or `None` for user constants or an empty slot.
     pub buffer: Option<ResourceRef>,
+    /// Byte offset of the constants in `buffer`.
     pub buffer_offset: u32,
+    /// Bytes visible to the shader.
     pub buffer_size: u32,
     /// User constants, copied at `set_constant_buffer` time.
     pub user_buffer: Option<Arc<[u8]>>,
@@ -82,7 +98,9 @@ pub struct ConstantBufferBinding {
 /// attachments cover `first_layer..=last_layer`.
 #[derive(Clone, Debug, Default)]
 pub struct FramebufferState {
+    /// Width of the rendered area in pixels.
     pub width: u32,
+    /// Height of the rendered area in pixels.
     pub height: u32,
     /// Layers of a framebuffer without attachments (0 = 1).
     pub layers: u32,
@@ -91,6 +109,7 @@ pub struct FramebufferState {
     /// Colour buffers `0..nr_cbufs` (at most `MAX_COLOR_BUFS`); `None`
     /// slots are unbound.
     pub cbufs: Vec<Option<SurfaceRef>>,
+    /// The depth/stencil buffer, if any.
     pub zsbuf: Option<SurfaceRef>,
 }
 
@@ -131,6 +150,7 @@ impl FramebufferState {
 /// (one system, in primitive submission order), never both at once.
 #[derive(Debug)]
 pub struct StreamOutputTarget {
+    /// The buffer written.
     pub buffer: ResourceRef,
     /// Byte offset of the range in the buffer.
     pub buffer_offset: u32,
@@ -172,7 +192,9 @@ pub type StreamOutputTargetRef = Arc<StreamOutputTarget>;
 /// and the targets bound when it was recorded (slot = `output_buffer`).
 #[derive(Clone, Debug, Default)]
 pub struct StreamOutputBinding {
+    /// Which outputs go where (the vertex shader's stream-output info).
     pub info: Arc<StreamOutputInfo>,
+    /// The target per buffer slot; `None` slots capture nothing.
     pub targets: [Option<StreamOutputTargetRef>; MAX_SO_BUFFERS],
 }
 

@@ -21,7 +21,11 @@ macro_rules! gallium_enum {
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum $name {
-            $( $(#[$vmeta])* $variant ),*
+            $(
+                $(#[$vmeta])*
+                #[doc = concat!("`", $gname, "`.")]
+                $variant
+            ),*
         }
 
         impl $name {
@@ -453,7 +457,11 @@ macro_rules! gallium_flags {
             $(#[$meta])*
             #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
             pub struct $name: $ty {
-                $( $(#[$vmeta])* const $flag = $value; )*
+                $(
+                    $(#[$vmeta])*
+                    #[doc = concat!("`", $gname, "`.")]
+                    const $flag = $value;
+                )*
             }
         }
 

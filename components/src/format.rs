@@ -33,19 +33,26 @@ pub enum ChannelType {
 /// What a format holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FormatKind {
+    /// Colour channels (render targets, textures, vertex data).
     Color,
+    /// Depth only (`Z16_UNORM`, `Z32_FLOAT`, ...).
     Depth,
+    /// Stencil only (`S8_UINT`).
     Stencil,
+    /// Depth and stencil in one pixel (`Z24_UNORM_S8_UINT`, ...).
     DepthStencil,
 }
 
 /// The layout of one format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FormatDesc {
+    /// The format described.
     pub format: Format,
+    /// Its Gallium spelling (`PIPE_FORMAT_R8G8B8A8_UNORM`).
     pub name: &'static str,
     /// Bytes per pixel (every supported format is 1x1 blocks).
     pub block_bytes: u32,
+    /// Colour, depth, stencil or depth/stencil.
     pub kind: FormatKind,
     /// Bit width of channels in storage order (0 = absent).
     pub channel_bits: [u8; 4],
@@ -96,7 +103,10 @@ macro_rules! formats {
         #[allow(non_camel_case_types)]
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Format {
-            $( $variant ),*
+            $(
+                #[doc = concat!("`", $gname, "`: ", stringify!($bytes), " bytes per pixel.")]
+                $variant
+            ),*
         }
 
         impl Format {

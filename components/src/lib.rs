@@ -8,6 +8,7 @@
 //! (pipeline stages), `ferropipe-shader` (shader execution, sampling) and
 //! `ferropipe` (the Gallium façade); the only code here is what is intrinsic
 //! to the data, such as format packing.
+#![warn(missing_docs)]
 
 pub mod batch;
 pub mod caps;

@@ -16,21 +16,29 @@ use crate::format::Format;
 /// `struct pipe_resource` as a template for `resource_create`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ResourceTemplate {
+    /// Buffer, 1D/2D/3D texture, cube, rectangle or an array of them.
     pub target: TextureTarget,
+    /// The texel format (`R8_UNORM` for buffers).
     pub format: Format,
     /// Width of level 0 in pixels, or the size of a buffer in bytes.
     pub width0: u32,
+    /// Height of level 0 (1 for buffers and 1D).
     pub height0: u32,
+    /// Depth of level 0 (3D textures; 1 otherwise).
     pub depth0: u32,
     /// Layers for arrays; 6 for cubes; 6 * n for cube arrays; 1 otherwise.
     pub array_size: u32,
+    /// The last mip level (0: one level).
     pub last_level: u32,
     /// 0 and 1 both mean single-sampled.
     pub nr_samples: u32,
     /// 0 means "same as nr_samples".
     pub nr_storage_samples: u32,
+    /// The usage hint (`PIPE_USAGE_*`); it changes no behaviour here, all memory is host memory.
     pub usage: Usage,
+    /// What the resource may be bound as; views and bindings are checked against it.
     pub bind: BindFlags,
+    /// `PIPE_RESOURCE_FLAG_*` bits.
     pub flags: ResourceFlags,
 }
 
@@ -96,7 +104,9 @@ impl ResourceTemplate {
 pub struct LevelLayout {
     /// Byte offset of the level's first sample plane.
     pub offset: usize,
+    /// Width of the level in pixels.
     pub width: u32,
+    /// Height of the level in pixels.
     pub height: u32,
     /// Slices: 3D depth at this level, or array layers / cube faces.
     pub depth: u32,
@@ -124,6 +134,7 @@ impl LevelLayout {
 /// Where every level of a resource lives.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ResourceLayout {
+    /// One entry per mip level, level 0 first.
     pub levels: Vec<LevelLayout>,
     /// Total bytes of storage.
     pub size: usize,
@@ -412,8 +423,11 @@ mod tests {
 pub struct PipeResource {
     /// Unique within the process; names the resource in errors and logs.
     pub id: u64,
+    /// The template it was created from.
     pub templ: ResourceTemplate,
+    /// Where each level lives in `storage`.
     pub layout: ResourceLayout,
+    /// The bytes.
     pub storage: ResourceStorage,
 }
 

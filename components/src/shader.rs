@@ -94,32 +94,43 @@ pub enum Interpolation {
 /// Where inside the pixel a varying is evaluated.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Sampling {
+    /// At the pixel centre (the default).
     #[default]
     Center,
+    /// At a covered sample of the pixel (centroid), for MSAA edges.
     Centroid,
+    /// At each sample: the fragment shader runs per sample.
     Sample,
 }
 
 /// The scalar type of a value's components.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum ScalarKind {
+    /// 32-bit float.
     #[default]
     Float,
+    /// 32-bit signed integer.
     Sint,
+    /// 32-bit unsigned integer.
     Uint,
+    /// Boolean (WGSL `bool`).
     Bool,
 }
 
 /// One input or output of a shader stage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct IoSlot {
+    /// What the value means to the pipeline (position, colour, generic varying, ...).
     pub semantic: Semantic,
     /// `@location(i)` for user values; for VS inputs, the vertex element index.
     pub location: u32,
     /// Components used (1..=4).
     pub components: u8,
+    /// The scalar type of its components.
     pub kind: ScalarKind,
+    /// How a fragment input is interpolated (perspective, linear or flat).
     pub interpolation: Interpolation,
+    /// Where a fragment input is sampled (centre, centroid or sample).
     pub sampling: Sampling,
     /// Dual-source blending index (`@blend_src(1)`) for FS colour outputs.
     pub blend_src: u8,
@@ -187,7 +198,12 @@ pub enum OutputValue {
     Computed,
     /// An unmodified copy of input component `component` of input slot
     /// `slot` (VS: vertex element slot; FS: varying slot).
-    Input { slot: u32, component: u8 },
+    Input {
+        /// The input slot.
+        slot: u32,
+        /// The component of that slot, 0 to 3.
+        component: u8,
+    },
     /// The same constant bits in every lane.
     Constant(u32),
     /// Never written by the shader (reads as 0).
@@ -200,6 +216,7 @@ pub enum OutputValue {
 /// `run`: slot `i` of [`VertexIo::inputs`] is `inputs[i]`, and so on.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ShaderInfo {
+    /// Vertex or fragment.
     pub stage: ShaderType,
     /// VS: vertex attributes (location = vertex element index).
     /// FS: varyings and system values, in slot order.
@@ -321,10 +338,13 @@ impl ShaderInfo {
 /// A sampler view bound to a shader stage, with the bytes it reads.
 #[derive(Clone, Copy, Debug)]
 pub struct BoundTexture<'a> {
+    /// The view: levels, layers, format, swizzle.
     pub view: &'a SamplerViewDesc,
     /// The viewed resource's layout and format (the view's format may differ).
     pub layout: &'a ResourceLayout,
+    /// The resource's own format (the view's may be a cast of it).
     pub resource_format: Format,
+    /// The resource's bytes.
     pub data: &'a [u8],
 }
 
@@ -351,12 +371,15 @@ pub struct StorageImage<'a> {
     /// The view's format (its texel size is a multiple of 4 bytes; the
     /// façade refuses others).
     pub format: Format,
+    /// Width of the level (or the buffer image's texel count).
     pub width: u32,
+    /// Height of the level (1 for buffers).
     pub height: u32,
     /// Depth of a 3D level, or the number of layers of the view.
     pub depth: u32,
     /// Byte offset of texel (0, 0) of the first layer of the level.
     pub offset: usize,
+    /// Bytes between rows.
     pub row_stride: usize,
     /// Bytes between layers (or 3D slices).
     pub slice_stride: usize,

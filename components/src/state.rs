@@ -31,12 +31,19 @@ pub const MAX_SO_BUFFERS: usize = 4;
 /// `struct pipe_rt_blend_state`: blending for one colour buffer.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct RtBlendState {
+    /// Blend this buffer; when false the shader's colour is written as is (logic op and colour mask still apply).
     pub blend_enable: bool,
+    /// How the weighted source and destination RGB combine (`PIPE_BLEND_ADD`, ...).
     pub rgb_func: BlendFunc,
+    /// The weight of the shader's RGB.
     pub rgb_src_factor: BlendFactor,
+    /// The weight of the render target's RGB.
     pub rgb_dst_factor: BlendFactor,
+    /// How the weighted source and destination alpha combine.
     pub alpha_func: BlendFunc,
+    /// The weight of the shader's alpha.
     pub alpha_src_factor: BlendFactor,
+    /// The weight of the render target's alpha.
     pub alpha_dst_factor: BlendFactor,
     /// `PIPE_MASK_R/G/B/A` bits: R=1, G=2, B=4, A=8.
     pub colormask: u8,
@@ -45,12 +52,24 @@ pub struct RtBlendState {
 /// `struct pipe_blend_state`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct BlendState {
+    /// Use `rt[i]` for colour buffer `i`; when false `rt[0]` applies to all eight.
     pub independent_blend_enable: bool,
+    /// Replace blending by the bitwise `logicop_func` of the encoded source
+    /// and destination bits, on every colour buffer (as llvmpipe does on
+    /// packed values).
     pub logicop_enable: bool,
+    /// The logic operation (`PIPE_LOGICOP_*`) when `logicop_enable`.
     pub logicop_func: LogicOp,
+    /// Dither before the store.  Not dithering is a conforming dither (GL 4.6
+    /// §17.3.10) and llvmpipe's, so the stores round without one (docs/state-audit.md).
     pub dither: bool,
+    /// Derive the sample mask from colour 0's alpha (sample s kept where alpha > s/4 at 4x MSAA).
     pub alpha_to_coverage: bool,
+    /// Dither the alpha-to-coverage mask across pixels; left to the
+    /// implementation, and like llvmpipe ferropipe does not (docs/state-audit.md).
     pub alpha_to_coverage_dither: bool,
+    /// With multisample rasterization, replace every colour output's alpha
+    /// by 1 after alpha-to-coverage, before blending.
     pub alpha_to_one: bool,
     /// Number of render targets the state describes (`max_rt + 1`).
     pub rt: [RtBlendState; MAX_COLOR_BUFS],
@@ -71,88 +90,143 @@ impl BlendState {
 /// `struct pipe_stencil_state`: one face's stencil test.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct StencilState {
+    /// Run this face's stencil test; when false the test passes and stencil is not written.
     pub enabled: bool,
+    /// Comparison of `(ref & valuemask)` against `(stencil & valuemask)`.
     pub func: Func,
+    /// Applied to the stencil value when the stencil test fails.
     pub fail_op: StencilOp,
+    /// Applied when both the stencil and the depth test pass.
     pub zpass_op: StencilOp,
+    /// Applied when the stencil test passes and the depth test fails.
     pub zfail_op: StencilOp,
+    /// Mask ANDed into both the reference and the stored value before `func`.
     pub valuemask: u8,
+    /// Bits of the stencil value the operations may change.
     pub writemask: u8,
 }
 
 /// `struct pipe_depth_stencil_alpha_state`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct DepthStencilAlphaState {
+    /// Run the depth test; when false it passes and depth is not written.
     pub depth_enabled: bool,
+    /// Write the fragment's depth when it passes.
     pub depth_writemask: bool,
+    /// Comparison of the fragment's depth against the stored one.
     pub depth_func: Func,
+    /// Kill fragments whose *stored* depth lies outside `[depth_bounds_min, depth_bounds_max]`.
     pub depth_bounds_test: bool,
+    /// Lower bound of the depth bounds test.
     pub depth_bounds_min: f32,
+    /// Upper bound of the depth bounds test.
     pub depth_bounds_max: f32,
     /// `[front, back]`; back is used only when `stencil[1].enabled`.
     pub stencil: [StencilState; 2],
+    /// Run the legacy alpha test on colour 0's alpha (before depth and stencil).
     pub alpha_enabled: bool,
+    /// Comparison of colour 0's alpha against `alpha_ref_value`.
     pub alpha_func: Func,
+    /// Reference of the alpha test, in `[0, 1]`.
     pub alpha_ref_value: f32,
 }
 
 /// `struct pipe_rasterizer_state`: every member named in rasterizer.rst.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RasterizerState {
+    /// Flat shading: colour inputs take the provoking vertex's value.
     pub flatshade: bool,
+    /// The provoking vertex is the first of a primitive (GL's last-vertex convention otherwise).
     pub flatshade_first: bool,
+    /// Back faces read the back colour outputs (`BCOLOR`) instead of the front ones.
     pub light_twoside: bool,
+    /// Clamp vertex shader colour outputs to `[0, 1]`.
     pub clamp_vertex_color: bool,
+    /// Clamp fragment shader colour outputs to `[0, 1]` before blending.
     pub clamp_fragment_color: bool,
+    /// Counter-clockwise triangles (in window space, y down) are front facing.
     pub front_ccw: bool,
     /// `cull_face` in p_state.h (`cull_mode` in rasterizer.rst).
     pub cull_face: Face,
+    /// How front-facing triangles are drawn: filled, as lines or as points.
     pub fill_front: PolygonMode,
+    /// How back-facing triangles are drawn.
     pub fill_back: PolygonMode,
+    /// Apply the 32x32 polygon stipple (`set_polygon_stipple`) to triangles.
     pub poly_stipple_enable: bool,
+    /// Antialiased polygon edges (coverage into alpha; see ARCHITECTURE.md "Smooth primitives").
     pub poly_smooth: bool,
+    /// Apply polygon offset to triangles drawn as points.
     pub offset_point: bool,
+    /// Apply polygon offset to triangles drawn as lines.
     pub offset_line: bool,
+    /// Apply polygon offset to filled triangles.
     pub offset_tri: bool,
+    /// Constant part of the depth offset, in minimum resolvable depth units.
     pub offset_units: f32,
+    /// `offset_units` is an absolute depth, not a multiple of the format's resolvable unit.
     pub offset_units_unscaled: bool,
+    /// Slope part of the depth offset: multiplies the triangle's max depth slope.
     pub offset_scale: f32,
+    /// Bound of the total offset (0: unbounded).
     pub offset_clamp: f32,
     /// Default 1 (FORMAT.md).
     pub line_width: f32,
+    /// Antialiased lines (coverage into alpha).
     pub line_smooth: bool,
+    /// Apply `line_stipple_pattern` along lines.
     pub line_stipple_enable: bool,
     /// Default 0xFFFF (FORMAT.md).
     pub line_stipple_pattern: u16,
+    /// Each pattern bit covers `factor + 1` pixels.
     pub line_stipple_factor: u8,
+    /// Draw the last pixel of a line (the diamond-exit rule omits it otherwise).
     pub line_last_pixel: bool,
     /// Must equal `multisample || line_smooth` when taken from GL (FORMAT.md).
     pub line_rectangular: bool,
+    /// Bit i: generic input i of a point sprite is replaced by its point coordinate.
     pub sprite_coord_enable: u32,
+    /// Origin of the point coordinate (upper or lower left).
     pub sprite_coord_mode: SpriteCoordMode,
+    /// Rasterize points as quads (sprites) rather than with the legacy point rule.
     pub point_quad_rasterization: bool,
     /// `point_tri_clip` (`point_line_tri_clip` in p_state.h).
     pub point_tri_clip: bool,
+    /// Antialiased (round) points.
     pub point_smooth: bool,
+    /// Point size comes from the vertex shader's `PSIZE` output instead of `point_size`.
     pub point_size_per_vertex: bool,
     /// Default 1 (FORMAT.md).
     pub point_size: f32,
+    /// Clip fragments to the scissor rectangle of the viewport index.
     pub scissor: bool,
+    /// Rasterize per sample when the framebuffer is multisampled (1 sample otherwise).
     pub multisample: bool,
     /// Default true (FORMAT.md).
     pub half_pixel_center: bool,
+    /// Bottom-left fill convention (pixels on bottom edges are owned); top-left otherwise.
     pub bottom_edge_rule: bool,
+    /// Discard every primitive after stream output: nothing is rasterized.
     pub rasterizer_discard: bool,
+    /// Clip-space depth is `[0, w]` (D3D/Vulkan) instead of `[-w, w]` (GL).
     pub clip_halfz: bool,
     /// Default true (FORMAT.md).
     pub depth_clip_near: bool,
     /// Default true (FORMAT.md).
     pub depth_clip_far: bool,
+    /// Clamp fragment depth to the viewport's depth range before the depth
+    /// test (clipping against near and far is `depth_clip_near` / `_far`).
     pub depth_clamp: bool,
+    /// Bit i enables user clip plane i (`set_clip_state`) or clip distance i.
     pub clip_plane_enable: u8,
+    /// Conservative rasterization mode (off, post- or pre-snap).
     pub conservative_raster_mode: ConservativeRasterMode,
+    /// Extra dilation of conservative primitives, in pixels.
     pub conservative_raster_dilate: f32,
+    /// Extra subpixel bits in x for conservative rasterization
+    /// (`PIPE_CAP_MAX_SUBPIXEL_PRECISION_BIAS` bounds it).
     pub subpixel_precision_x: u8,
+    /// Extra subpixel bits in y, as `subpixel_precision_x`.
     pub subpixel_precision_y: u8,
 }
 
@@ -212,22 +286,35 @@ impl Default for RasterizerState {
 /// `struct pipe_sampler_state`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SamplerState {
+    /// Wrap mode for the s (x) coordinate.
     pub wrap_s: TexWrap,
+    /// Wrap mode for the t (y) coordinate.
     pub wrap_t: TexWrap,
+    /// Wrap mode for the r (z, cube face) coordinate.
     pub wrap_r: TexWrap,
+    /// Texel filter when minifying (lod > 0).
     pub min_img_filter: TexFilter,
+    /// Filter between mip levels (none, nearest or linear).
     pub min_mip_filter: TexMipFilter,
+    /// Texel filter when magnifying (lod <= 0).
     pub mag_img_filter: TexFilter,
+    /// Shadow comparison: compare the coordinate's reference against the texel.
     pub compare_mode: TexCompareMode,
+    /// The comparison of the shadow test.
     pub compare_func: Func,
     /// Default true (FORMAT.md).
     pub normalized_coords: bool,
+    /// Maximum anisotropy (0 or 1: isotropic).
     pub max_anisotropy: u32,
+    /// Cube map filtering reads across face edges.
     pub seamless_cube_map: bool,
+    /// Added to the computed level of detail.
     pub lod_bias: f32,
+    /// Lower clamp of the level of detail.
     pub min_lod: f32,
     /// Default 1000 (FORMAT.md).
     pub max_lod: f32,
+    /// Colour of `CLAMP_TO_BORDER` texels, as floats (RGBA).
     pub border_color: [f32; 4],
 }
 
@@ -256,8 +343,11 @@ impl Default for SamplerState {
 /// `struct pipe_vertex_element`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct VertexElement {
+    /// Byte offset of the attribute inside one vertex of its buffer.
     pub src_offset: u32,
+    /// The vertex buffer slot the attribute reads.
     pub vertex_buffer_index: u32,
+    /// Format of the attribute in memory (converted to floats or integers on fetch).
     pub src_format: Format,
     /// 0: per vertex; d > 0: advance every d instances.
     pub instance_divisor: u32,
@@ -266,28 +356,36 @@ pub struct VertexElement {
 /// `struct pipe_viewport_state`: window = ndc * scale + translate.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ViewportState {
+    /// Half the viewport's width, height and depth range.
     pub scale: [f32; 3],
+    /// The viewport's centre in window coordinates, and the depth range's middle.
     pub translate: [f32; 3],
 }
 
 /// `struct pipe_scissor_state`: min inclusive, max exclusive.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ScissorState {
+    /// Left edge, inclusive.
     pub minx: u32,
+    /// Top edge, inclusive.
     pub miny: u32,
+    /// Right edge, exclusive.
     pub maxx: u32,
+    /// Bottom edge, exclusive.
     pub maxy: u32,
 }
 
 /// `struct pipe_clip_state`: user clip planes in clip space.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ClipState {
+    /// Plane i is `(a, b, c, d)`: a vertex is inside where `a*x + b*y + c*z + d*w >= 0`.
     pub ucp: [[f32; 4]; MAX_CLIP_PLANES],
 }
 
 /// `struct pipe_poly_stipple`: 32 rows; bit 31 of row 0 is the top-left pixel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PolyStipple {
+    /// Row r's bit (31 - x % 32) keeps the pixel at column x of rows congruent to r mod 32.
     pub stipple: [u32; 32],
 }
 
@@ -300,12 +398,14 @@ impl Default for PolyStipple {
 /// `struct pipe_blend_color`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct BlendColor {
+    /// The constant colour of the `CONST_COLOR` / `CONST_ALPHA` blend factors (RGBA).
     pub color: [f32; 4],
 }
 
 /// `struct pipe_stencil_ref`: `[front, back]`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct StencilRef {
+    /// Reference values of the front and back stencil tests.
     pub ref_value: [u8; 2],
 }
 
@@ -315,11 +415,17 @@ pub struct StencilRef {
 /// `face = z % 6, layer = z / 6` (context.rst "Transfers").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct PipeBox {
+    /// Left column (texels; bytes for buffers).
     pub x: i32,
+    /// Top row.
     pub y: i32,
+    /// First slice, layer or face.
     pub z: i32,
+    /// Columns.
     pub width: i32,
+    /// Rows.
     pub height: i32,
+    /// Slices, layers or faces.
     pub depth: i32,
 }
 
@@ -367,11 +473,15 @@ impl PipeBox {
 pub struct StreamOutput {
     /// Index of the shader output slot (in `ShaderInfo::outputs` order).
     pub register_index: u32,
+    /// First component of the output written (0 = x).
     pub start_component: u32,
+    /// Components written, 1 to 4.
     pub num_components: u32,
+    /// The stream-output buffer the components go to.
     pub output_buffer: u32,
     /// Offset in dwords inside the vertex's record.
     pub dst_offset: u32,
+    /// Vertex stream (0: the only one without geometry shaders).
     pub stream: u32,
 }
 
@@ -380,6 +490,7 @@ pub struct StreamOutput {
 pub struct StreamOutputInfo {
     /// Record stride per buffer, in dwords.
     pub stride: [u32; MAX_SO_BUFFERS],
+    /// What each captured output writes, in record order.
     pub output: Vec<StreamOutput>,
 }
 

@@ -18,13 +18,19 @@ pub struct SamplerViewDesc {
     pub target: TextureTarget,
     /// May differ from the resource's format only by a compatible cast.
     pub format: Format,
+    /// First mip level sampled (the view's level 0).
     pub first_level: u32,
+    /// Last mip level sampled, inclusive.
     pub last_level: u32,
+    /// First array layer (cube arrays: faces).
     pub first_layer: u32,
+    /// Last array layer, inclusive.
     pub last_layer: u32,
     /// For buffer views: first element and element count.
     pub buffer_offset: u32,
+    /// Buffer views: the element count (0 for textures).
     pub buffer_size: u32,
+    /// The component each of RGBA reads (or 0 / 1).
     pub swizzle: [Swizzle; 4],
 }
 
@@ -57,7 +63,9 @@ impl SamplerViewDesc {
 /// A created sampler view: its description and the resource it reads.
 #[derive(Clone, Debug)]
 pub struct SamplerView {
+    /// What the view sees.
     pub desc: SamplerViewDesc,
+    /// The viewed resource (kept alive by this reference).
     pub resource: ResourceRef,
 }
 
@@ -69,9 +77,11 @@ pub type SamplerViewRef = Arc<SamplerView>;
 pub struct SurfaceTemplate {
     /// Must be the resource's format or a compatible cast of it.
     pub format: Format,
+    /// The mip level rendered to.
     pub level: u32,
     /// Layers (array layers, cube faces `layer * 6 + face`, or 3D slices).
     pub first_layer: u32,
+    /// Last layer, inclusive (more than one: a layered surface).
     pub last_layer: u32,
 }
 
@@ -90,12 +100,17 @@ impl SurfaceTemplate {
 /// `struct pipe_surface` minus the resource reference.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SurfaceDesc {
+    /// The surface's format.
     pub format: Format,
+    /// The mip level rendered to.
     pub level: u32,
+    /// First layer.
     pub first_layer: u32,
+    /// Last layer, inclusive.
     pub last_layer: u32,
     /// Width and height of the surface's level.
     pub width: u32,
+    /// Height of the level in pixels.
     pub height: u32,
 }
 
@@ -122,7 +137,9 @@ impl SurfaceDesc {
 /// A created surface: its description and the resource it renders to.
 #[derive(Clone, Debug)]
 pub struct Surface {
+    /// What the surface covers.
     pub desc: SurfaceDesc,
+    /// The resource rendered to (kept alive by this reference).
     pub resource: ResourceRef,
 }
 

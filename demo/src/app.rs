@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use eframe::egui::{self, Color32, RichText};
-use ferropipe::components::enums::{Face, PolygonMode};
+use ferropipe::{Face, PolygonMode};
 use ferropipe_profiling::{self as profiling, Counter, ProfileServer, Stage};
 
 use crate::camera::OrbitCamera;

@@ -5,28 +5,28 @@
 //! Gallium's own terms (`set_framebuffer_state`, `draw_vbo`, `blit`, ...),
 //! so a reader can follow one frame from top to bottom here.  Façade calls
 //! that ferropipe does not offer yet come back as
-//! `Error::Unsupported { call, .. }` naming the call (see [`pending`]),
+//! `Error::Unsupported { call, .. }` naming the call,
 //! which the window and the headless mode show as they would any other
 //! unsupported feature: the demo never shows a picture ferropipe did not
 //! render.
 
 use std::ptr::NonNull;
 
-use ferropipe::components::draw::DrawInfo;
-use ferropipe::components::enums::{BindFlags, ClearFlags, Func, PrimType, ShaderType};
-use ferropipe::components::format::Format;
-use ferropipe::components::resource::ResourceTemplate;
-use ferropipe::components::shader::{FragmentShaderRef, VertexShaderRef};
-use ferropipe::components::state::{
-    BlendState, ColorUnion, DepthStencilAlphaState, RasterizerState, ScissorState, VertexElement,
-    ViewportState,
-};
-use ferropipe::components::view::SurfaceTemplate;
+use ferropipe::DrawInfo;
+use ferropipe::Format;
+use ferropipe::ResourceTemplate;
+use ferropipe::SurfaceTemplate;
+use ferropipe::{BindFlags, ClearFlags, Func, PrimType, ShaderType};
 use ferropipe::{
     BlendHandle, ConstantBuffer, Context, DsaHandle, Error, FramebufferTemplate, FsHandle,
     IndexBuffer, RasterizerHandle, Resource, Result, Screen, SurfaceHandle, VertexBuffer,
     VertexElementsHandle, VsHandle,
 };
+use ferropipe::{
+    BlendState, ColorUnion, DepthStencilAlphaState, RasterizerState, ScissorState, VertexElement,
+    ViewportState,
+};
+use ferropipe::{FragmentShaderRef, VertexShaderRef};
 
 use crate::mesh::Mesh;
 
@@ -301,17 +301,12 @@ impl StateCache {
 pub fn end_frame(ctx: &mut Context, targets: &Targets) -> Result<()> {
     if let Some(msaa) = &targets.msaa {
         // Resolve: the 4x target averaged into the displayed image.
-        let whole = ferropipe::components::state::PipeBox::new_2d(
-            0,
-            0,
-            targets.width as i32,
-            targets.height as i32,
-        );
+        let whole = ferropipe::PipeBox::new_2d(0, 0, targets.width as i32, targets.height as i32);
         let mut info = ferropipe::BlitInfo::new(
             ferropipe::BlitSide::new(&targets.display, 0, whole),
             ferropipe::BlitSide::new(msaa, 0, whole),
         );
-        info.mask = ferropipe::components::enums::BlitMask::RGBA;
+        info.mask = ferropipe::BlitMask::RGBA;
         ctx.blit(&info)?;
     }
     ctx.flush()?.wait();

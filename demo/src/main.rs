@@ -20,7 +20,7 @@ use demo::render::SceneSource;
 use demo::scenes::{SceneKind, SceneParams};
 use demo::settings::{MAX_DIMENSION, RenderSettings};
 use demo::{app, headless};
-use ferropipe::screen::MAX_ENV_THREADS;
+use ferropipe::MAX_ENV_THREADS;
 
 /// ferropipe's interactive demo.
 #[derive(Parser, Debug)]

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use ferropipe::components::enums::QueryType;
+use ferropipe::QueryType;
 use ferropipe::{
     BoundState, Context, Error, QueryHandle, QueryResult, Result, Screen, ScreenConfig,
 };

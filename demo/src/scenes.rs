@@ -1,7 +1,7 @@
 //! The built-in showcase scenes, written against the Gallium façade with
 //! Rust-native shaders ([`crate::shaders`]).
 
-use ferropipe::components::enums::ShaderType;
+use ferropipe::ShaderType;
 use ferropipe::{Context, Resource, Result, Screen};
 use glam::{Mat4, Vec3, Vec4};
 
@@ -92,7 +92,7 @@ pub fn create(
     })
 }
 
-fn mesh_elements() -> Vec<ferropipe::components::state::VertexElement> {
+fn mesh_elements() -> Vec<ferropipe::VertexElement> {
     Vertex::ELEMENTS
         .iter()
         .map(|&(offset, n)| gfx::float_element(0, offset, n, false))
@@ -247,12 +247,7 @@ impl FieldScene {
             .iter()
             .flat_map(|f| f.to_le_bytes())
             .collect();
-        gfx::buffer_with_data(
-            screen,
-            ctx,
-            &bytes,
-            ferropipe::components::enums::BindFlags::VERTEX_BUFFER,
-        )
+        gfx::buffer_with_data(screen, ctx, &bytes, ferropipe::BindFlags::VERTEX_BUFFER)
     }
 }
 

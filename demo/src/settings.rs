@@ -5,8 +5,8 @@
 //! ([`RenderSettings::rasterizer`]), a scissor, a framebuffer size, a sample
 //! count and a screen's thread count.
 
-use ferropipe::components::enums::{Face, PolygonMode};
-use ferropipe::components::state::{RasterizerState, ScissorState};
+use ferropipe::{Face, PolygonMode};
+use ferropipe::{RasterizerState, ScissorState};
 
 /// Live-editable rendering settings.
 #[derive(Clone, Debug, PartialEq)]

@@ -19,8 +19,8 @@
 
 use std::sync::Arc;
 
-use ferropipe::components::enums::ShaderType;
-use ferropipe::components::shader::{
+use ferropipe::ShaderType;
+use ferropipe::{
     FragmentIo, FragmentShader, IoSlot, Lanes, ScalarKind, Semantic, ShaderInfo, ShaderResources,
     VertexIo, VertexShader,
 };

@@ -8,12 +8,12 @@
 //! is lit but untextured, and this module is exercised by its tests (the
 //! chain is built and uploaded through the real façade and read back).
 
-use ferropipe::components::enums::{BindFlags, TexFilter, TexMipFilter, TexWrap};
-use ferropipe::components::format::Format;
-use ferropipe::components::resource::ResourceTemplate;
-use ferropipe::components::state::{PipeBox, SamplerState};
-use ferropipe::components::view::SamplerViewDesc;
+use ferropipe::Format;
+use ferropipe::ResourceTemplate;
+use ferropipe::SamplerViewDesc;
+use ferropipe::{BindFlags, TexFilter, TexMipFilter, TexWrap};
 use ferropipe::{Context, Resource, Result, SamplerHandle, SamplerViewHandle, Screen};
+use ferropipe::{PipeBox, SamplerState};
 
 /// One RGBA8 mip level, rows top to bottom.
 #[derive(Clone, Debug, PartialEq)]
@@ -140,7 +140,7 @@ impl Texture {
 mod tests {
     use super::*;
     use ferropipe::ScreenConfig;
-    use ferropipe::components::enums::TransferFlags;
+    use ferropipe::TransferFlags;
 
     #[test]
     fn chain_halves_to_one_texel_and_averages() {

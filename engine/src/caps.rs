@@ -25,8 +25,8 @@ use ferropipe_components::state::{
     MAX_ATTRIBS, MAX_COLOR_BUFS, MAX_CONSTANT_BUFFERS, MAX_SAMPLER_VIEWS, MAX_SAMPLERS,
     MAX_VIEWPORTS,
 };
-use ferropipe_shader::compute::{MAX_WORKGROUP_INVOCATIONS, MAX_WORKGROUP_SIZE};
-use ferropipe_shader::lower::memory::{MAX_SHADER_BUFFERS, MAX_SHADER_IMAGES, MAX_SHARED_BYTES};
+use ferropipe_shader::{MAX_SHADER_BUFFERS, MAX_SHADER_IMAGES, MAX_SHARED_BYTES};
+use ferropipe_shader::{MAX_WORKGROUP_INVOCATIONS, MAX_WORKGROUP_SIZE};
 
 /// Largest width/height of 1D, 2D, RECT and cube textures (llvmpipe's 16384).
 pub const MAX_TEXTURE_2D_SIZE: u32 = 1 << 14;

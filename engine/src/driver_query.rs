@@ -47,12 +47,15 @@ pub enum DriverQueryResultType {
 /// `struct pipe_driver_query_info`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DriverQueryInfo {
+    /// The counter's name (`GALLIUM_HUD=fragments-shaded`).
     pub name: &'static str,
     /// `PIPE_QUERY_DRIVER_SPECIFIC + index`.
     pub query_type: u32,
     /// 0: no fixed maximum (the HUD scales automatically).
     pub max_value: u64,
+    /// What the value is (a count or nanoseconds).
     pub type_: DriverQueryType,
+    /// How it accumulates (every ferropipe counter is cumulative).
     pub result_type: DriverQueryResultType,
     /// Index for [`Screen::get_driver_query_group_info`].
     pub group_id: u32,
@@ -63,9 +66,11 @@ pub struct DriverQueryInfo {
 /// `struct pipe_driver_query_group_info`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DriverQueryGroupInfo {
+    /// The group's name.
     pub name: &'static str,
     /// Counters are free-running totals: any number may be read at once.
     pub max_active_queries: u32,
+    /// Counters in the group.
     pub num_queries: u32,
 }
 

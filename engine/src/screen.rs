@@ -175,11 +175,14 @@ pub const DEFAULT_MAX_RESOURCE_BYTES: usize = 4 << 30;
 ///
 /// Holds a weak reference: the world is a registry (for memory accounting,
 /// driver queries and debugging), not an owner.  Entities whose resource is
-/// gone are swept as resources are created.
+/// gone are swept as resources are created.  The template is the
+/// resource's own (`PipeResource::templ`), reached through `resource`.
 #[derive(Component)]
 pub struct ResourceEntry {
+    /// The resource, while anything holds it.
     pub resource: Weak<PipeResource>,
-    pub templ: ResourceTemplate,
+    /// Its storage size in bytes (`Screen::resource_usage` sums the live
+    /// ones).
     pub bytes: usize,
 }
 
@@ -519,7 +522,6 @@ impl Screen {
         let entity = world
             .spawn(ResourceEntry {
                 resource: Arc::downgrade(&inner),
-                templ,
                 bytes,
             })
             .id();

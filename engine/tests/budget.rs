@@ -11,13 +11,10 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use ferropipe::components::draw::DrawInfo;
-use ferropipe::components::enums::*;
-use ferropipe::components::resource::ResourceTemplate;
-use ferropipe::components::state::*;
+use ferropipe::*;
 use ferropipe::{
-    ComputeState, Context, Error, GridInfo, IndexBuffer, Resource, Screen, ScreenConfig,
-    ShaderBuffer, ShaderCode, VertexBuffer, WorkBudget,
+    ComputeState, Context, DrawInfo, Error, GridInfo, IndexBuffer, Resource, ResourceTemplate,
+    Screen, ScreenConfig, ShaderBuffer, ShaderCode, VertexBuffer, WorkBudget,
 };
 
 const W: u32 = 32;

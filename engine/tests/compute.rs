@@ -3,14 +3,11 @@
 //! histogram, robust access, INPUT memory, indirect and offset grids,
 //! thread-count determinism, and the typed errors of every entry point.
 
-use ferropipe::components::enums::*;
-use ferropipe::components::format::Format;
-use ferropipe::components::resource::ResourceTemplate;
-use ferropipe::components::state::*;
-use ferropipe::components::view::SamplerViewDesc;
+use ferropipe::*;
 use ferropipe::{
-    BindError, ComputeError, ComputeState, Context, CsHandle, Error, GridInfo, ImageView, Resource,
-    ResourceError, Screen, ScreenConfig, ShaderBuffer, ShaderCode, StorageError, StorageKind,
+    BindError, ComputeError, ComputeState, Context, CsHandle, Error, Format, GridInfo, ImageView,
+    Resource, ResourceError, ResourceTemplate, SamplerViewDesc, Screen, ScreenConfig,
+    ShaderBuffer, ShaderCode, StorageError, StorageKind,
 };
 
 fn setup(threads: usize) -> (Screen, Context) {
@@ -1154,7 +1151,7 @@ fn b_reset(ctx: &mut Context, b: &Resource) {
 #[test]
 fn caps_say_compute_works() {
     use ferropipe::caps::ComputeParam;
-    use ferropipe::components::caps::{Cap, ComputeCap, ShaderCap};
+    use ferropipe::{Cap, ComputeCap, ShaderCap};
     let (screen, _) = setup(3);
     assert_eq!(screen.get_param(Cap::Compute), 1);
     assert_eq!(screen.get_param(Cap::ComputeGridInfoLastBlock), 1);
@@ -1314,7 +1311,7 @@ fn array_3d_and_mipmapped_images_address_the_viewed_layers() {
 #[test]
 fn launches_see_recorded_work_and_later_work_sees_launches() {
     use ferropipe::FramebufferTemplate;
-    use ferropipe::components::view::SurfaceTemplate;
+    use ferropipe::SurfaceTemplate;
     let (screen, mut ctx) = setup(2);
     let (w, h) = (8u32, 4u32);
     let rt = screen

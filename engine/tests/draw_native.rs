@@ -4,12 +4,11 @@
 
 mod support;
 
-use ferropipe::components::draw::DrawInfo;
-use ferropipe::components::enums::*;
-use ferropipe::components::format::Format;
-use ferropipe::components::resource::ResourceTemplate;
-use ferropipe::components::state::*;
-use ferropipe::{Context, IndexBuffer, Resource, Screen, ScreenConfig, VertexBuffer};
+use ferropipe::*;
+use ferropipe::{
+    Context, DrawInfo, Format, IndexBuffer, Resource, ResourceTemplate, Screen, ScreenConfig,
+    VertexBuffer,
+};
 
 struct Scene {
     screen: Screen,

@@ -8,14 +8,10 @@
 
 mod support;
 
-use ferropipe::components::draw::DrawInfo;
-use ferropipe::components::enums::*;
-use ferropipe::components::format::Format;
-use ferropipe::components::resource::ResourceTemplate;
-use ferropipe::components::state::*;
-use ferropipe::components::view::SurfaceTemplate;
+use ferropipe::*;
 use ferropipe::{
-    Context, FramebufferTemplate, PolySmooth, Resource, Screen, ScreenConfig, VertexBuffer,
+    Context, DrawInfo, Format, FramebufferTemplate, PolySmooth, Resource, ResourceTemplate, Screen,
+    ScreenConfig, SurfaceTemplate, VertexBuffer,
 };
 use ferropipe_scene::{OutputPixels, ReplayOptions, Scene, replay};
 use serde_json::{Value, json};

@@ -11,12 +11,8 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use ferropipe::components::draw::DrawInfo;
-use ferropipe::components::enums::*;
-use ferropipe::components::format::Format;
-use ferropipe::components::resource::ResourceTemplate;
-use ferropipe::components::state::*;
-use ferropipe::{Screen, ScreenConfig, VertexBuffer};
+use ferropipe::*;
+use ferropipe::{DrawInfo, Format, ResourceTemplate, Screen, ScreenConfig, VertexBuffer};
 use serde_json::Value;
 
 fn scenes_dir() -> PathBuf {

@@ -24,17 +24,15 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use ferropipe::components::batch::{ShaderBufferBinding, StageResources, StateBlock};
-use ferropipe::components::draw::{
-    ConstantBufferBinding, DrawInfo, FramebufferState, IndexBufferBinding, StreamOutputBinding,
-    StreamOutputTarget, VertexBufferBinding,
-};
-use ferropipe::components::resource::ResourceTemplate;
-use ferropipe::components::state::*;
-use ferropipe::components::view::{SamplerViewDesc, SurfaceTemplate};
+use ferropipe::*;
 use ferropipe::{
-    BlitInfo, BlitSide, ComputeState, DrawIndirectInfo, GridInfo, ImageView, ShaderBuffer,
-    ShaderState,
+    BlitInfo, BlitSide, ComputeState, DrawIndirectInfo, DrawInfo, GridInfo, ImageView,
+    ResourceTemplate, SamplerViewDesc, ShaderBuffer, ShaderState, SurfaceTemplate,
+};
+use ferropipe_components::batch::{ShaderBufferBinding, StageResources, StateBlock};
+use ferropipe_components::draw::{
+    ConstantBufferBinding, FramebufferState, IndexBufferBinding, StreamOutputBinding,
+    StreamOutputTarget, VertexBufferBinding,
 };
 use ferropipe_scene::{Call, ReplayOptions, Scene, SceneError, replay};
 use serde_json::{Value, json};
@@ -261,7 +259,7 @@ fn audits() -> Vec<Audit> {
         } default VertexElement {
             src_offset: 0,
             vertex_buffer_index: 0,
-            src_format: ferropipe::components::format::Format::R32G32B32A32_FLOAT,
+            src_format: ferropipe::Format::R32G32B32A32_FLOAT,
             instance_divisor: 0,
         }, from vertex_elements),
         audit!(StateBlock {
@@ -1594,8 +1592,8 @@ fn framebuffer_samples_without_attachments_count_samples() {
 /// with `Unsupported` naming them, rather than accepted and ignored.
 #[test]
 fn resource_members_that_change_nothing_here_are_refused() {
-    use ferropipe::components::enums::{BindFlags, ResourceFlags};
-    use ferropipe::components::format::Format;
+    use ferropipe::Format;
+    use ferropipe::{BindFlags, ResourceFlags};
     let screen = ferropipe::Screen::new(ferropipe::ScreenConfig {
         threads: 1,
         ..Default::default()

@@ -10,13 +10,10 @@
 
 mod support;
 
-use ferropipe::components::draw::DrawInfo;
-use ferropipe::components::enums::*;
-use ferropipe::components::format::Format;
-use ferropipe::components::resource::ResourceTemplate;
-use ferropipe::components::state::*;
+use ferropipe::*;
 use ferropipe::{
-    Context, Resource, Screen, ScreenConfig, ShaderBuffer, ShaderCode, ShaderState, VertexBuffer,
+    Context, DrawInfo, Format, Resource, ResourceTemplate, Screen, ScreenConfig, ShaderBuffer,
+    ShaderCode, ShaderState, VertexBuffer,
 };
 
 const W: u32 = 32;

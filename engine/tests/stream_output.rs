@@ -11,15 +11,11 @@ mod support;
 
 use std::sync::Arc;
 
-use ferropipe::components::draw::DrawInfo;
-use ferropipe::components::enums::*;
-use ferropipe::components::format::Format;
-use ferropipe::components::resource::ResourceTemplate;
-use ferropipe::components::shader::*;
-use ferropipe::components::state::*;
+use ferropipe::*;
 use ferropipe::{
-    Context, DrawError, DrawIndirectInfo, Error, QueryResult, Resource, ResourceError, SO_APPEND,
-    Screen, ScreenConfig, ShaderCode, ShaderState, StreamOutputError, StreamOutputTargetHandle,
+    Context, DrawError, DrawIndirectInfo, DrawInfo, Error, Format, QueryResult, Resource,
+    ResourceError, ResourceTemplate, SO_APPEND, Screen, ScreenConfig, ShaderCode, ShaderState,
+    StreamOutputError, StreamOutputTargetHandle,
     VertexBuffer,
 };
 
@@ -846,8 +842,7 @@ fn bad_stream_output_state_is_a_typed_error() {
     ));
     // The caps say what works.
     assert_eq!(
-        f.screen
-            .get_param(ferropipe::components::caps::Cap::MaxStreamOutputBuffers),
+        f.screen.get_param(ferropipe::Cap::MaxStreamOutputBuffers),
         4
     );
     assert!(f.screen.is_format_supported(

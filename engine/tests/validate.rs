@@ -8,13 +8,10 @@ mod support;
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use ferropipe::components::draw::DrawInfo;
-use ferropipe::components::enums::*;
-use ferropipe::components::format::Format;
-use ferropipe::components::resource::ResourceTemplate;
-use ferropipe::components::shader::*;
-use ferropipe::components::state::*;
-use ferropipe::{Context, Resource, Screen, ScreenConfig, VertexBuffer};
+use ferropipe::*;
+use ferropipe::{
+    Context, DrawInfo, Format, Resource, ResourceTemplate, Screen, ScreenConfig, VertexBuffer,
+};
 
 thread_local! {
     /// Warnings logged on this thread (tests run on threads of their own,
@@ -191,7 +188,7 @@ fn each_silent_mistake_gets_one_warning_naming_draw_and_cause() {
     let view = ctx
         .create_sampler_view(
             &tex,
-            &ferropipe::components::view::SamplerViewDesc::of_resource(tex.template()),
+            &ferropipe::SamplerViewDesc::of_resource(tex.template()),
         )
         .unwrap();
     ctx.set_sampler_views(ShaderType::Fragment, 0, &[Some(view)])

@@ -14,7 +14,7 @@
 use gltf::accessor::{DataType, Dimensions};
 
 use crate::error::{Error, Result};
-use ferropipe::components::format::Format;
+use ferropipe::Format;
 
 /// Components per element.
 pub(crate) fn components(d: Dimensions) -> usize {

@@ -3,22 +3,15 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use ferropipe::components::draw::DrawInfo;
-use ferropipe::components::enums::{
-    BindFlags, BlendFactor, Face, Func, PrimType, ShaderType, TexFilter, TexMipFilter, TexWrap,
-};
-use ferropipe::components::format::Format;
-use ferropipe::components::resource::ResourceTemplate;
-use ferropipe::components::state::{
-    BlendState, DepthStencilAlphaState, PipeBox, RasterizerState, SamplerState, VertexElement,
-};
-use ferropipe::components::view::SamplerViewDesc;
-
 use ferropipe::{
-    BlendHandle, BlitInfo, BlitSide, ConstantBuffer, Context, DsaHandle, FsHandle, IndexBuffer,
-    RasterizerHandle, Resource, SamplerHandle, SamplerViewHandle, Screen, ShaderCode, ShaderState,
-    VertexBuffer, VertexElementsHandle, VsHandle,
+    BindFlags, BlendFactor, BlendHandle, BlendState, BlitInfo, BlitSide, ConstantBuffer, Context,
+    DepthStencilAlphaState, DrawInfo, DsaHandle, Face, Format, FsHandle, Func, IndexBuffer,
+    PipeBox, PrimType, RasterizerHandle, RasterizerState, Resource, ResourceTemplate,
+    SamplerHandle, SamplerState, SamplerViewDesc, SamplerViewHandle, Screen, ShaderCode,
+    ShaderState, ShaderType, TexFilter, TexMipFilter, TexWrap, VertexBuffer, VertexElement,
+    VertexElementsHandle, VsHandle,
 };
+
 use glam::{Mat4, Vec3};
 use gltf::accessor::DataType;
 use gltf::mesh::{Mode, Semantic};
@@ -1107,7 +1100,7 @@ impl Loader<'_> {
                 BlitSide::new(&res, level, PipeBox::new_2d(0, 0, dw, dh)),
                 BlitSide::new(&res, level - 1, PipeBox::new_2d(0, 0, sw, sh)),
             );
-            info.mask = ferropipe::components::enums::BlitMask::RGBA;
+            info.mask = ferropipe::BlitMask::RGBA;
             info.filter = TexFilter::Linear;
             self.ctx.blit(&info)?;
         }

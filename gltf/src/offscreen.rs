@@ -1,12 +1,10 @@
 //! An offscreen colour + depth target to render a model into and read it
 //! back: what the tests, the examples and simple hosts need.
 
-use ferropipe::components::enums::{BindFlags, ClearFlags, TransferFlags};
-use ferropipe::components::format::Format;
-use ferropipe::components::resource::ResourceTemplate;
-use ferropipe::components::state::{ColorUnion, PipeBox, ViewportState};
-use ferropipe::components::view::SurfaceTemplate;
-use ferropipe::{Context, FramebufferTemplate, Resource, Screen, SurfaceHandle};
+use ferropipe::{
+    BindFlags, ClearFlags, ColorUnion, Context, Format, FramebufferTemplate, PipeBox, Resource,
+    ResourceTemplate, Screen, SurfaceHandle, SurfaceTemplate, TransferFlags, ViewportState,
+};
 
 use crate::camera::Camera;
 use crate::error::Result;

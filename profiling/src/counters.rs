@@ -84,13 +84,17 @@ impl CounterGroup {
 /// counter index`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CounterDesc {
+    /// The counter described.
     pub counter: Counter,
     /// Stable, HUD-friendly name (`GALLIUM_HUD=fragments-shaded`).
     pub name: &'static str,
     /// One line for tooltips and docs.
     pub description: &'static str,
+    /// What one unit of its value is (a count or nanoseconds).
     pub unit: CounterUnit,
+    /// How a query reads it (every ferropipe counter is cumulative).
     pub result_type: CounterResultType,
+    /// The driver query group it is listed in.
     pub group: CounterGroup,
 }
 
@@ -212,12 +216,19 @@ impl Counter {
 /// agree in order and length.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Stage {
+    /// Vertex fetch (`PipelineSet::Fetch`).
     Fetch,
+    /// Vertex shading (`PipelineSet::Shade`).
     Shade,
+    /// Stream output (`PipelineSet::StreamOut`).
     StreamOut,
+    /// Clipping, viewport and linkage (`PipelineSet::Clip`).
     Clip,
+    /// Primitive setup and culling (`PipelineSet::Setup`).
     Setup,
+    /// Binning into 64x64 tiles (`PipelineSet::Bin`).
     Bin,
+    /// The fused tile pass: raster, fragment shading and merge (`PipelineSet::Tiles`).
     Tiles,
 }
 

@@ -6,7 +6,7 @@
 //!   profiling is on, one relaxed atomic load when it is off.  Open them at
 //!   system and tile-job granularity, never per pixel: a puffin scope costs
 //!   tens of nanoseconds.
-//! * **Counters** ([`counters`]): monotonically increasing totals
+//! * **Counters** ([`Counter`], [`CounterSet`]): monotonically increasing totals
 //!   (primitives in / after clipping / after culling, fragments shaded and
 //!   killed, tiles touched, time per stage) that the pipeline accumulates
 //!   in plain integers per job or tile and commits once per system run.  The demo
@@ -17,8 +17,10 @@
 //! Optional features keep hosts that do not want them free of their
 //! dependencies: `server` (a `puffin_http` server `puffin_viewer` attaches
 //! to) and `egui` (the flamegraph panel, `puffin_egui`).
+#![warn(missing_docs)]
 
-pub mod counters;
+// Everything public in it is re-exported below.
+mod counters;
 
 pub use counters::{
     Counter, CounterDesc, CounterGroup, CounterResultType, CounterSet, CounterUnit, Counts, Stage,

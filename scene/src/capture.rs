@@ -52,10 +52,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use ferropipe::bevy_ecs::entity::Entity;
-use ferropipe::context::{BOUND_STAGES, read_box};
 use ferropipe::{
-    BoundState, CallRecorder, CapturedCall, CapturedQuery, ComputeBindings, Context, ShaderCode,
-    ShaderRef, ShaderSource,
+    BOUND_STAGES, BoundState, CallRecorder, CapturedCall, CapturedQuery, ComputeBindings, Context,
+    ShaderCode, ShaderRef, ShaderSource, read_box,
 };
 use ferropipe_components::draw::{
     ConstantBufferBinding, FramebufferState, IndexBufferBinding, StreamOutputTargetRef,
@@ -80,17 +79,30 @@ pub enum CaptureError {
     #[error(
         "capture: the bound {stage} shader is Rust-native (create_{stage}_state_native); only shaders created from WGSL or GLSL source can be captured"
     )]
-    NativeShader { stage: &'static str },
+    NativeShader {
+        /// `vs` or `fs`.
+        stage: &'static str,
+    },
     /// A call, or a state the calls use, that `gallium-scene/1` cannot
     /// express.
     #[error("capture: {call}: {why}")]
-    Inexpressible { call: &'static str, why: String },
+    Inexpressible {
+        /// The Gallium call.
+        call: &'static str,
+        /// What the format lacks.
+        why: String,
+    },
     /// The capture could not be started or stopped.
     #[error("capture: {0}")]
     Context(String),
     /// The files could not be written.
     #[error("capture: cannot write {path}: {message}")]
-    Io { path: PathBuf, message: String },
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        message: String,
+    },
 }
 
 /// What a finished capture wrote.

@@ -25,8 +25,12 @@ use super::output::{OutputPixels, py_eq, read_png};
 /// The tolerances (compare.py's defaults via [`Default`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Tolerance {
+    /// Largest per-channel difference (out of 255) a pixel may have and
+    /// still match: 1.
     pub tol: u8,
+    /// Largest fraction of pixels that may exceed `tol`: 0.001 (0.1 %).
     pub max_frac: f64,
+    /// Largest depth difference: 1e-5.
     pub depth_tol: f64,
     /// `--bin-f32-tol`: compare `*.bin` as f32 with this absolute
     /// tolerance instead of byte for byte (`None`, the default).
@@ -47,7 +51,9 @@ impl Default for Tolerance {
 /// One compared file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FileResult {
+    /// The file name (`color.png`, `queries.txt`, ...).
     pub file: String,
+    /// Whether it matched within the tolerances.
     pub pass: bool,
     /// "4096 values, 3 exceed tolerance, max diff 7", or the error.
     pub message: String,

@@ -14,7 +14,7 @@
 //! ```
 //!
 //! * [`Scene::load`] / [`Scene::parse`] read and validate the whole scene
-//!   first ([`parse`]): a malformed scene is [`SceneError::Malformed`]
+//!   first (into [`Call`]s): a malformed scene is [`SceneError::Malformed`]
 //!   (exit 2) naming the call index and field; a field, op variant or value
 //!   FORMAT.md allows but ferropipe does not implement is
 //!   [`SceneError::Unsupported`] (exit 3).
@@ -27,19 +27,25 @@
 //!   `queries.jsonl`, and with `time_runs > 0` replays the work after
 //!   `timing_begin` that many times from the bound state at `timing_begin`,
 //!   measuring flush to flush, into `timing.json`.
+#![warn(missing_docs)]
 
 pub mod capture;
 pub mod compare;
-pub mod json;
+mod json;
 pub mod output;
-pub mod parse;
-pub mod replay;
+mod parse;
+mod replay;
 
 use std::path::Path;
 use std::time::Instant;
 
 pub use output::{OutputData, OutputPixels};
-pub use parse::{Call, DataDir, Output, OutputSource, Scene, parse_scene, parse_scene_in};
+/// The typed call list (the parser's `parse` and the replayer's `replay`
+/// modules are private; these are what a caller names).
+pub use parse::{
+    BlitCall, BlitSide, Call, ConstantSource, DataDir, ImageSpec, Kind, LaunchGridCall,
+    MAX_SCENE_FILE_BYTES, Output, OutputSource, Scene, parse_scene, parse_scene_in,
+};
 pub use replay::Replayer;
 
 /// Why a scene could not be replayed.
@@ -132,21 +138,28 @@ pub struct ReplayOptions {
 /// `--time` results.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Timing {
+    /// The median of `runs`, in milliseconds.
     pub median_ms: f64,
+    /// Each timed run, flush to flush, in milliseconds.
     pub runs: Vec<f64>,
+    /// Worker threads of the screen the runs used.
     pub threads: usize,
+    /// Calls after `timing_begin`: what each run repeats.
     pub timed_calls: usize,
+    /// Calls before `timing_begin`: set up once, not timed.
     pub setup_calls: usize,
 }
 
 /// What a replay produced.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ReplayReport {
+    /// The scene's `outputs`, read back after the last call.
     pub outputs: Vec<OutputData>,
     /// `get_query_result` lines: (query id, result).
     pub queries: Vec<(String, serde_json::Value)>,
     /// `expect` mismatches; non-empty means exit status 1.
     pub expect_failures: Vec<String>,
+    /// The `--time` results, when timing was asked for.
     pub timing: Option<Timing>,
 }
 

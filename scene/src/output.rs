@@ -20,7 +20,9 @@ pub enum OutputPixels {
     Color(Vec<u8>),
     /// Depth and/or stencil, `width * height` values each.
     DepthStencil {
+        /// Depth in `[0, 1]`, when the format has depth.
         depth: Option<Vec<f32>>,
+        /// Stencil, when the format has stencil.
         stencil: Option<Vec<u8>>,
     },
     /// A buffer output's bytes, unconverted (`N.bin`).
@@ -30,11 +32,15 @@ pub enum OutputPixels {
 /// One output's data.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OutputData {
+    /// The output's name (its file stem).
     pub name: String,
+    /// Width in pixels (buffers: bytes).
     pub width: u32,
+    /// Height in pixels (buffers: 1).
     pub height: u32,
     /// The format it was read in (the surface's view format).
     pub format: Format,
+    /// The values.
     pub pixels: OutputPixels,
 }
 

@@ -22,10 +22,15 @@ use serde_json::Value;
 
 use super::SceneError;
 use super::json::{Obj, short};
-use ferropipe::context::{ShaderCode, ShaderState};
+use ferropipe::{ShaderCode, ShaderState};
 
-/// What kind of object an id names.
+/// What kind of object an id names (the `kind` of FORMAT.md's `bind` and
+/// `delete` ops).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(
+    missing_docs,
+    reason = "variants and fields are FORMAT.md's ops and fields of the same names; FORMAT.md documents them"
+)]
 pub enum Kind {
     Resource,
     Surface,
@@ -65,6 +70,10 @@ impl Kind {
 
 /// `set_constant_buffer`'s source.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(
+    missing_docs,
+    reason = "variants and fields are FORMAT.md's ops and fields of the same names; FORMAT.md documents them"
+)]
 pub enum ConstantSource {
     Unbind,
     Buffer {
@@ -78,6 +87,10 @@ pub enum ConstantSource {
 
 /// One side of a `blit`.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(
+    missing_docs,
+    reason = "variants and fields are FORMAT.md's ops and fields of the same names; FORMAT.md documents them"
+)]
 pub struct BlitSide {
     pub resource: String,
     pub level: u32,
@@ -87,6 +100,10 @@ pub struct BlitSide {
 
 /// `struct pipe_blit_info` as a scene writes it.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(
+    missing_docs,
+    reason = "variants and fields are FORMAT.md's ops and fields of the same names; FORMAT.md documents them"
+)]
 pub struct BlitCall {
     pub dst: BlitSide,
     pub src: BlitSide,
@@ -100,6 +117,10 @@ pub struct BlitCall {
 /// One `set_shader_images` entry (`struct pipe_image_view`), defaults not
 /// yet resolved: they depend on the resource.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(
+    missing_docs,
+    reason = "variants and fields are FORMAT.md's ops and fields of the same names; FORMAT.md documents them"
+)]
 pub struct ImageSpec {
     pub resource: String,
     /// `None`: the resource's format.
@@ -115,6 +136,10 @@ pub struct ImageSpec {
 
 /// `launch_grid`'s `struct pipe_grid_info` as a scene writes it.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(
+    missing_docs,
+    reason = "variants and fields are FORMAT.md's ops and fields of the same names; FORMAT.md documents them"
+)]
 pub struct LaunchGridCall {
     pub block: [u32; 3],
     pub grid: [u32; 3],
@@ -126,6 +151,10 @@ pub struct LaunchGridCall {
 
 /// One validated call.
 #[derive(Clone, Debug, PartialEq)]
+#[allow(
+    missing_docs,
+    reason = "variants and fields are FORMAT.md's ops and fields of the same names; FORMAT.md documents them"
+)]
 pub enum Call {
     ResourceCreate {
         id: String,
@@ -201,7 +230,7 @@ pub enum Call {
     },
     CreateComputeState {
         id: String,
-        state: ferropipe::context::ComputeState,
+        state: ferropipe::ComputeState,
     },
     /// `bind_*_state`; `id: None` unbinds.
     Bind {
@@ -462,17 +491,25 @@ fn delete_op(kind: Kind) -> &'static str {
 /// What a scene reads back at the end.
 #[derive(Clone, Debug, PartialEq)]
 pub enum OutputSource {
+    /// A surface, by id: its level and layer, converted as FORMAT.md says.
     Surface(String),
+    /// One level and layer of a texture resource.
     Resource {
+        /// The resource's id.
         id: String,
+        /// The mip level.
         level: u32,
+        /// The layer (cube face, array layer or 3D slice).
         layer: u32,
     },
     /// A buffer's bytes, unconverted (`N.bin`): `offset` and `size` in
     /// bytes, checked against the buffer at parse time.
     Buffer {
+        /// The buffer's id.
         id: String,
+        /// First byte read.
         offset: u32,
+        /// Bytes read.
         size: u32,
     },
 }
@@ -480,15 +517,20 @@ pub enum OutputSource {
 /// One `outputs` entry.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Output {
+    /// The file stem the output is written as (`color` → `color.png`).
     pub name: String,
+    /// What it reads.
     pub source: OutputSource,
 }
 
 /// A parsed, validated scene.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scene {
+    /// The file's `description`.
     pub description: String,
+    /// Every call, validated, in file order.
     pub calls: Vec<Call>,
+    /// What is read back after the last call.
     pub outputs: Vec<Output>,
     /// Index of the `timing_begin` call, if any.
     pub timing_begin: Option<usize>,
@@ -593,7 +635,9 @@ pub const MAX_SCENE_FILE_BYTES: u64 = 1 << 30;
 /// scene is an error, not a hang or an out-of-memory abort.
 #[derive(Clone, Copy, Debug)]
 pub struct DataDir<'a> {
+    /// The directory `file` references are relative to.
     pub base: &'a Path,
+    /// Refuse absolute paths and `..` (untrusted scenes).
     pub confined: bool,
 }
 
@@ -1671,7 +1715,7 @@ fn parse_call(
                 "req_input_mem",
             ])?;
             let code = shader_code(o, base)?;
-            let state = ferropipe::context::ComputeState {
+            let state = ferropipe::ComputeState {
                 code,
                 req_local_mem: o.u32_or("req_local_mem", 0)?,
                 req_input_mem: o.u32_or("req_input_mem", 0)?,

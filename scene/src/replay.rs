@@ -14,13 +14,12 @@ use serde_json::Value;
 use super::SceneError;
 use super::output::{OutputData, py_eq, py_json};
 use super::parse::{BlitSide, Call, ConstantSource, ImageSpec, Kind, OutputSource, Scene};
-use ferropipe::context::{
-    BlendHandle, ConstantBuffer, DsaHandle, FramebufferTemplate, IndexBuffer, QueryHandle,
-    QueryResult, RasterizerHandle, SamplerHandle, SamplerViewHandle, ShaderBuffer, SurfaceHandle,
-    VertexBuffer, VertexElementsHandle, read_box,
+use ferropipe::{
+    BlendHandle, BoundState, ConstantBuffer, Context, DsaHandle, Error, FramebufferTemplate,
+    FsHandle, IndexBuffer, QueryHandle, QueryResult, RasterizerHandle, Resource, SamplerHandle,
+    SamplerViewHandle, Screen, ScreenConfig, ShaderBuffer, SurfaceHandle, VertexBuffer,
+    VertexElementsHandle, VsHandle, read_box,
 };
-use ferropipe::error::Error;
-use ferropipe::{BoundState, Context, FsHandle, Resource, Screen, ScreenConfig, VsHandle};
 
 /// A live scene object.
 enum Object {
@@ -84,7 +83,9 @@ fn color_for(format: Format, c: [f64; 4]) -> ColorUnion {
 
 /// Replays scenes on one screen and context.
 pub struct Replayer {
+    /// The screen the scene's resources live on.
     pub screen: Screen,
+    /// The context the calls run on.
     pub ctx: Context,
     objects: HashMap<String, Object>,
     /// `get_query_result` lines recorded so far.
@@ -1033,7 +1034,7 @@ fn image_view<'a>(v: &ImageSpec, r: &'a Resource) -> ferropipe::ImageView<'a> {
     });
     // a buffer image (FORMAT.md gives no range): the whole buffer
     let size = if t.target == TextureTarget::Buffer {
-        t.width0.min(ferropipe::context::MAX_SHADER_BUFFER_SIZE)
+        t.width0.min(ferropipe::MAX_SHADER_BUFFER_SIZE)
     } else {
         0
     };

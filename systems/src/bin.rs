@@ -24,7 +24,7 @@ use crate::lanes::{self, PREFETCH_DISTANCE, Rect, TileGrid, prefetch_planes};
 /// Edge classification over the pixels of `r`: `None` if the edge rejects
 /// every pixel, else whether it accepts all of them.
 #[inline]
-pub fn classify_edge(p: &SetupPrim, e: usize, r: &Rect) -> Option<bool> {
+pub(crate) fn classify_edge(p: &SetupPrim, e: usize, r: &Rect) -> Option<bool> {
     let (a, b) = (p.a[e] as i64, p.b[e] as i64);
     let v = p.c[e] + a * r.x0 as i64 + b * r.y0 as i64;
     let (sx, sy) = ((r.x1 - r.x0 - 1) as i64, (r.y1 - r.y0 - 1) as i64);
@@ -130,7 +130,7 @@ pub fn bin_prims(
 /// scene's back end).  In tile order each job's records for a tile are
 /// contiguous.  A job is 2048 records (~400 KB with planes), so the
 /// permutation runs in L2 on the parallel front end.
-pub fn order_prims_by_tile(
+pub(crate) fn order_prims_by_tile(
     prims: &mut SetupPrims,
     states: &[DerivedState],
     bins: &mut JobBins,
@@ -192,7 +192,7 @@ fn prefetch_record(prims: &SetupPrims, entries: &[BinEntry], k: usize) {
 
 /// Bins a whole-framebuffer clear: one entry per tile.  `opaque` when the
 /// clear writes every attachment of the framebuffer.
-pub fn bin_clear(
+pub(crate) fn bin_clear(
     grid: &TileGrid,
     buffers: ClearFlags,
     value: ClearValue,

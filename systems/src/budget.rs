@@ -49,9 +49,17 @@ pub struct WorkBudget {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BudgetExceeded {
     /// More work units were needed than the budget allows.
-    Units { needed: u64, limit: u64 },
+    Units {
+        /// Units the work needed (at least this many).
+        needed: u64,
+        /// The budget's units.
+        limit: u64,
+    },
     /// The deadline passed at a safe point.
-    Time { limit: Duration },
+    Time {
+        /// The budget's wall-clock time.
+        limit: Duration,
+    },
 }
 
 impl std::fmt::Display for BudgetExceeded {
@@ -96,7 +104,7 @@ impl BudgetMeter {
 
     /// Spends `units`; returns false (and remembers it) when that goes past
     /// the limit.  The work they stand for must then not start.
-    pub fn charge(&mut self, units: u64) -> bool {
+    pub(crate) fn charge(&mut self, units: u64) -> bool {
         self.spent = self.spent.saturating_add(units);
         match self.limit {
             Some(limit) if self.spent > limit => {
@@ -109,7 +117,7 @@ impl BudgetMeter {
 
     /// Whether the deadline has passed (checked now; once true, stays
     /// true).  Costs one relaxed load when no deadline is set.
-    pub fn out_of_time(&self) -> bool {
+    pub(crate) fn out_of_time(&self) -> bool {
         let Some(deadline) = self.deadline else {
             return false;
         };

@@ -32,7 +32,7 @@ use crate::derived::{ClipPlane, DerivedState};
 use crate::fetch::Segment;
 
 /// Smallest `w` a clipped vertex may have.
-pub const W_MIN: f32 = 1e-6;
+pub(crate) const W_MIN: f32 = 1e-6;
 
 const BIT_INVALID: u32 = 1 << 31;
 /// Frustum plane count: guard band x-, x+, y-, y+ (0-3), near, far, w (4-6),

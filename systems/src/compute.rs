@@ -4,7 +4,7 @@
 //!
 //! A launch is data: the façade validates it and inserts a
 //! [`ComputeDispatch`] resource, then runs the [`ComputeGrid`] schedule,
-//! whose one system, [`dispatch_workgroups`], locks the resources, turns
+//! whose one system, `dispatch_workgroups`, locks the resources, turns
 //! shader buffers and images into word views and runs every workgroup on
 //! the screen's pool.
 //!
@@ -33,7 +33,7 @@ use bevy_ecs::world::World;
 use ferropipe_components::batch::StageResources;
 use ferropipe_components::shader::ShaderResources;
 use ferropipe_shader::ComputeShaderRef;
-use ferropipe_shader::memory::{ComputeCall, StorageImage, WordBuffer};
+use ferropipe_shader::{ComputeCall, StorageImage, WordBuffer};
 
 use crate::locks::{LockSet, PreparedStage, stage_resource_refs, view_storage_image, word_buffer};
 use crate::scene::PipelineExecutor;
@@ -42,6 +42,7 @@ use crate::scene::PipelineExecutor;
 /// the memory sizes `pipe_compute_state` asked for.
 #[derive(Component, Clone, Debug)]
 pub struct ComputeShaderCso {
+    /// The compiled kernel.
     pub shader: ComputeShaderRef,
     /// `req_input_mem`: bytes of INPUT a launch must provide.
     pub req_input_mem: u32,
@@ -56,6 +57,7 @@ pub use ferropipe_components::batch::{ShaderBufferBinding, ShaderImageBinding};
 /// A validated launch, ready to run.
 #[derive(Resource, Clone)]
 pub struct ComputeDispatch {
+    /// The kernel to run.
     pub shader: ComputeShaderRef,
     /// Workgroups per dimension (each at least 1).
     pub grid: [u32; 3],
@@ -63,9 +65,11 @@ pub struct ComputeDispatch {
     pub grid_base: [u32; 3],
     /// Constant buffers, sampler views and samplers of the compute stage.
     pub stage: StageResources,
+    /// `set_shader_buffers` slots of the compute stage (`@group(3)`).
     pub buffers: Vec<Option<ShaderBufferBinding>>,
     /// `set_global_binding` slots (`@group(6)`): whole buffers.
     pub globals: Vec<Option<ShaderBufferBinding>>,
+    /// `set_shader_images` slots of the compute stage (`@group(4)`).
     pub images: Vec<Option<ShaderImageBinding>>,
     /// `pipe_grid_info::last_block`: where non-zero, the last workgroup
     /// along that dimension runs only this many invocations in it.
@@ -106,7 +110,7 @@ pub struct ComputeGrid;
 pub struct DispatchSet;
 
 /// Installs the [`ComputeGrid`] schedule.
-pub fn configure_compute(world: &mut World) {
+pub(crate) fn configure_compute(world: &mut World) {
     let mut schedule = Schedule::new(ComputeGrid);
     schedule.add_systems(dispatch_workgroups.in_set(DispatchSet));
     world.add_schedule(schedule);
@@ -114,7 +118,7 @@ pub fn configure_compute(world: &mut World) {
 }
 
 /// The system: runs the pending [`ComputeDispatch`], if any.
-pub fn dispatch_workgroups(
+pub(crate) fn dispatch_workgroups(
     dispatch: Option<Res<ComputeDispatch>>,
     exec: Res<PipelineExecutor>,
     mut outcome: ResMut<ComputeOutcome>,
@@ -126,7 +130,7 @@ pub fn dispatch_workgroups(
 }
 
 /// Runs every workgroup of `d` on `exec`.
-pub fn run_grid(exec: &dyn crate::pool::Executor, d: &ComputeDispatch) -> ComputeOutcome {
+pub(crate) fn run_grid(exec: &dyn crate::pool::Executor, d: &ComputeDispatch) -> ComputeOutcome {
     let writes = d
         .buffers
         .iter()
@@ -140,10 +144,7 @@ pub fn run_grid(exec: &dyn crate::pool::Executor, d: &ComputeDispatch) -> Comput
     let base = prepared.resources();
     // constant buffers 0..31, then INPUT at index 32
     let mut constants: Vec<&[u8]> = base.constants.to_vec();
-    constants.resize(
-        ferropipe_shader::lower::memory::INPUT_CONST_BUFFER as usize,
-        &[],
-    );
+    constants.resize(ferropipe_shader::INPUT_CONST_BUFFER as usize, &[]);
     constants.push(&d.input);
     let resources = ShaderResources {
         constants: &constants,

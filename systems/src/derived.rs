@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use ferropipe_components::batch::StateBlock;
 use ferropipe_components::draw::FramebufferState;
-use ferropipe_components::enums::{Face, Func, PolygonMode};
+use ferropipe_components::enums::{Face, PolygonMode};
 use ferropipe_components::format::{ChannelType, Format, FormatKind};
 use ferropipe_components::shader::{FragmentShaderRef, Interpolation, LANES, Semantic, ShaderInfo};
 use ferropipe_components::state::{MAX_CLIP_PLANES, MAX_VIEWPORTS, RasterizerState, ViewportState};
@@ -39,11 +39,15 @@ pub enum FsInputSource {
     /// A varying: attribute `front` of the clipped vertices (attribute `back`
     /// on back faces, for `light_twoside`), interpolated as `interp`.
     /// `plane` is the index of its first component's plane after the depth
-    /// and 1/w planes (see [`DerivedState::planes_per_prim`]).
+    /// and 1/w planes (see [`DerivedShape::planes_per_prim`]).
     Attr {
+        /// Attribute index of the clipped vertices for front faces.
         front: usize,
+        /// Attribute index for back faces.
         back: usize,
+        /// How it is interpolated.
         interp: Interpolation,
+        /// Its first plane after depth and 1/w.
         plane: usize,
         /// `Generic(n)`: replaced by sprite coordinates on points when bit
         /// n of `sprite_coord_enable` is set.
@@ -60,7 +64,10 @@ pub enum FsInputSource {
     /// bit is set and that the vertex shader does not write: sprite
     /// coordinates (s, t, 0, 1) in `sprite_coord_mode` on points, zeros
     /// otherwise; planes like an attribute's.
-    PointCoord { plane: usize },
+    PointCoord {
+        /// Its first plane after depth and 1/w.
+        plane: usize,
+    },
     /// Sample index (0: single-sampled).
     SampleId,
     /// Nothing upstream writes it: zeros.
@@ -68,7 +75,7 @@ pub enum FsInputSource {
 }
 
 /// Where each plane of a filled triangle comes from, decided once per
-/// state and facing ([`DerivedState::tri_planes`]): the same planes, in the
+/// state and facing ([`DerivedShape::tri_planes`]): the same planes, in the
 /// same order, as the per-input loop of setup.rs's `setup_triangle_as`
 /// pushes, so that 8 of them are evaluated at once (setup.rs's
 /// `PlanePlan::push_planes`) in `f32x8` lanes (lane = plane)
@@ -166,17 +173,23 @@ pub enum ClipPlane {
     /// `dot(plane, position) >= 0` (a `set_clip_state` plane).
     User([f32; 4]),
     /// `distance >= 0` for component `comp` of VS output slot `slot`.
-    Distance { slot: usize, comp: usize },
+    Distance {
+        /// VS output slot of the clip distances.
+        slot: usize,
+        /// Component of that slot.
+        comp: usize,
+    },
 }
 
 /// Everything derived from one state block: the block, and the derived
 /// part shared (one `Arc`, from plans.rs' `PlanCache`) by every
 /// block with the same state objects and value states, in this flush or
 /// an earlier one; blocks differing only in bindings the derivation does
-/// not read ([`same_shape_inputs`]: vertex and index buffers, stage
+/// not read (`same_shape_inputs`: vertex and index buffers, stage
 /// resources, stream-output targets) share it.  Fields of [`DerivedShape`]
 /// read through `Deref`.
 pub struct DerivedState {
+    /// The state block the derivation is for.
     pub block: Arc<StateBlock>,
     /// Floats per clipped vertex: `[x, y, z, 1/w]` + 4 per attribute (+ 4
     /// for the smooth-primitive varying), padded to the scene's largest
@@ -197,7 +210,7 @@ impl std::ops::Deref for DerivedState {
 /// field of the block but the bindings the derivation never reads.  The
 /// destructuring is exhaustive, so a new `StateBlock` field does not
 /// compile until it is placed on one side or the other.
-pub fn same_shape_inputs(a: &StateBlock, b: &StateBlock) -> bool {
+pub(crate) fn same_shape_inputs(a: &StateBlock, b: &StateBlock) -> bool {
     let StateBlock {
         rasterizer,
         dsa,
@@ -239,11 +252,13 @@ pub fn same_shape_inputs(a: &StateBlock, b: &StateBlock) -> bool {
 
 /// The part of [`DerivedState`] computed from a block's state objects.
 pub struct DerivedShape {
+    /// The vertex shader's interface.
     pub vs_info: ShaderInfo,
     /// The fragment shader the pipeline runs: the block's, or with smooth
     /// lines / points the block's wrapped in the coverage multiply
     /// (aa_state.rs `AaFragmentShader`); `fs_info` is its interface.
     pub fs: FragmentShaderRef,
+    /// The interface of `fs`.
     pub fs_info: ShaderInfo,
     /// `FragmentShader::writes_all_outputs`: the output buffer needs no
     /// clearing before a call.
@@ -256,14 +271,20 @@ pub struct DerivedShape {
     pub fetch: Vec<ElementFetch>,
 
     // --- shade -----------------------------------------------------------
+    /// VS output slot of the position (`None`: the shader writes none and nothing is drawn).
     pub pos_slot: Option<usize>,
+    /// VS output slot of the point size, when the shader writes one (points
+    /// read it with `point_size_per_vertex`).
     pub psize_slot: Option<usize>,
     /// VS output slots that `clamp_vertex_color` clamps (COLOR/BCOLOR).
     pub clamp_slots: Vec<usize>,
 
     // --- clip ------------------------------------------------------------
+    /// The enabled user clip planes or clip distances, beyond the view volume.
     pub clip_planes: Vec<ClipPlane>,
+    /// Clip against the near plane (`depth_clip_near`).
     pub clip_near: bool,
+    /// Clip against the far plane (`depth_clip_far`).
     pub clip_far: bool,
     /// VS output slot of each clipped-vertex attribute, in AoS order.
     pub attrs: Vec<usize>,
@@ -285,10 +306,15 @@ pub struct DerivedShape {
     pub tri_planes: [PlanePlan; 2],
     /// 0.5 with `half_pixel_center`, else 0.
     pub pixel_offset: f32,
+    /// The rasterizer state's fill convention (`bottom_edge_rule`).
     pub bottom_edge_rule: bool,
+    /// Which faces are culled.
     pub cull_face: Face,
+    /// Counter-clockwise triangles face front.
     pub front_ccw: bool,
+    /// The first vertex provokes (flat inputs and stream output order).
     pub flatshade_first: bool,
+    /// Nothing is rasterized (the front end still runs stream output and counts).
     pub rasterizer_discard: bool,
     /// Per viewport, the pixels a point or line may touch: the framebuffer,
     /// intersected with the scissor rectangle when `scissor` is on.
@@ -296,7 +322,7 @@ pub struct DerivedShape {
     /// Per viewport, the pixels a triangle may touch: the draw region
     /// intersected with the viewport.  Triangles are clipped to the guard
     /// band only; this scissor gives exactly what clipping to the view
-    /// volume's x/y planes would (see [`viewport_pixels`]).
+    /// volume's x/y planes would (see `viewport_pixels`).
     pub tri_regions: [Rect; MAX_VIEWPORTS],
     /// Depth range per viewport `(min, max)` for `depth_clamp`.
     pub depth_range: [(f32, f32); MAX_VIEWPORTS],
@@ -338,6 +364,7 @@ pub struct DerivedShape {
     pub sample_shading: bool,
     /// Polygon offset of polygons drawn as lines / points.
     pub offset_line: Option<PolygonOffset>,
+    /// Polygon offset of polygons drawn as points.
     pub offset_point: Option<PolygonOffset>,
     /// `poly_stipple_enable`: per 4x2 group position in the 32x32 pattern
     /// (`((y & 31) >> 1) * 8 + ((x & 31) >> 2)`), the lanes the pattern
@@ -349,6 +376,7 @@ pub struct DerivedShape {
     pub line_stipple: Option<(u16, u32)>,
 
     // --- raster / merge --------------------------------------------------
+    /// The output merge plan: depth, stencil, alpha, blend and store per colour buffer.
     pub merge: MergePlan,
     /// Depth/stencil may be tested (and written) before shading: the shader
     /// neither discards nor writes depth nor has side effects, and no alpha
@@ -374,17 +402,12 @@ impl DerivedState {
 
     /// The state of `block` with its derived part `shape` (derived from
     /// `block`'s state objects, or from a block with the same ones).
-    pub fn with_shape(block: Arc<StateBlock>, shape: Arc<DerivedShape>) -> Self {
+    pub(crate) fn with_shape(block: Arc<StateBlock>, shape: Arc<DerivedShape>) -> Self {
         DerivedState {
             block,
             stride: shape.vertex_stride,
             shape,
         }
-    }
-
-    /// Whether this state's derived part is `shape` (shared, not equal).
-    pub fn shares_shape(&self, shape: &Arc<DerivedShape>) -> bool {
-        Arc::ptr_eq(&self.shape, shape)
     }
 
     /// The derived part, shared by blocks with the same state objects.
@@ -715,7 +738,7 @@ impl DerivedState {
     /// The depth bounds test reads the stored depth whether or not the
     /// depth test is on (EXT_depth_bounds_test, Vulkan's
     /// `depthBoundsTestEnable`), so it counts too.
-    pub fn uses_depth_stencil(&self) -> bool {
+    pub(crate) fn uses_depth_stencil(&self) -> bool {
         self.merge.depth.is_some()
             || self.merge.stencil_enabled
             || self.merge.depth_bounds.is_some()
@@ -762,7 +785,9 @@ fn stipple_masks(rows: &[u32; 32]) -> Box<[u8; 128]> {
 pub struct PolygonOffset {
     /// The constant part (already scaled by the mrd unless `float_depth`).
     pub units: f32,
+    /// Multiplies the triangle's maximum depth slope.
     pub scale: f32,
+    /// Bound of the total offset (0: unbounded).
     pub clamp: f32,
     /// Scale `units` per triangle by the ulp of its largest |z|.
     pub float_depth: bool,
@@ -803,7 +828,7 @@ impl PolygonOffset {
 
     /// The depth offset of a triangle with depth gradients `dzdx`, `dzdy`
     /// and vertex depths `z`.
-    pub fn zoffset(&self, dzdx: f32, dzdy: f32, z: [f32; 3]) -> f32 {
+    pub(crate) fn zoffset(&self, dzdx: f32, dzdy: f32, z: [f32; 3]) -> f32 {
         let slope = dzdx.abs().max(dzdy.abs()) * self.scale;
         let bias = if self.float_depth {
             let maxz = z[0].abs().max(z[1].abs()).max(z[2].abs());
@@ -840,10 +865,10 @@ impl PolygonOffset {
 /// (0.375, 0.125), (0.875, 0.375), (0.125, 0.625), (0.625, 0.875) in the
 /// pixel), as offsets from the pixel centre in 1/256 pixel: exact in the
 /// 8-bit fixed point.
-pub const STANDARD_4X: [(i64, i64); 4] = [(-32, -96), (96, -32), (-96, 32), (32, 96)];
+pub(crate) const STANDARD_4X: [(i64, i64); 4] = [(-32, -96), (96, -32), (-96, 32), (32, 96)];
 
 /// Samples per pixel of a framebuffer's colour buffers.
-pub fn fb_samples(fb: &FramebufferState) -> u32 {
+pub(crate) fn fb_samples(fb: &FramebufferState) -> u32 {
     fb.cbufs
         .iter()
         .flatten()
@@ -853,7 +878,7 @@ pub fn fb_samples(fb: &FramebufferState) -> u32 {
         .max(fb.samples.max(1))
 }
 
-pub fn window_viewport(vp: &ViewportState, half_pixel_center: bool) -> ViewportState {
+pub(crate) fn window_viewport(vp: &ViewportState, half_pixel_center: bool) -> ViewportState {
     let mut vp = *vp;
     if !half_pixel_center {
         vp.translate[0] += 0.5;
@@ -862,7 +887,11 @@ pub fn window_viewport(vp: &ViewportState, half_pixel_center: bool) -> ViewportS
     vp
 }
 
-pub fn viewport_pixels(vp: &ViewportState, pixel_offset: f32, bottom_edge_rule: bool) -> Rect {
+pub(crate) fn viewport_pixels(
+    vp: &ViewportState,
+    pixel_offset: f32,
+    bottom_edge_rule: bool,
+) -> Rect {
     let lim = 32768.0f32;
     let span = |t: f32, s: f32| {
         let (a, b) = (t - s.abs(), t + s.abs());
@@ -882,11 +911,6 @@ pub fn viewport_pixels(vp: &ViewportState, pixel_offset: f32, bottom_edge_rule: 
         y0: ry0,
         y1: ry1,
     }
-}
-
-/// Whether `func` can pass (a never-passing test kills every fragment).
-pub fn func_can_pass(func: Func) -> bool {
-    func != Func::Never
 }
 
 /// Whether `format` is one the merge stage can write (used by the façade's

@@ -32,7 +32,7 @@ use crate::lanes::resize_lanes;
 /// Most distinct vertices one segment holds: 32 lane groups, so one VS call
 /// covers a segment and its registers stay in L1/L2 (an interpreter's
 /// per-call register file scales with the group count).
-pub const SEGMENT_MAX_VERTS: usize = 256;
+pub(crate) const SEGMENT_MAX_VERTS: usize = 256;
 
 // ---------------------------------------------------------------------------
 // Topology: primitive decomposition with random access
@@ -41,13 +41,16 @@ pub const SEGMENT_MAX_VERTS: usize = 256;
 /// How a primitive type decomposes into points, lines or triangles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Topology {
+    /// The draw's primitive type.
     pub mode: PrimType,
+    /// What it decomposes into.
     pub kind: PrimKind,
     /// `flatshade_first`: emitted primitives put their provoking vertex first.
     pub first: bool,
 }
 
 impl Topology {
+    /// The decomposition of `mode`, with the provoking vertex first when `flatshade_first`.
     pub fn new(mode: PrimType, flatshade_first: bool) -> Self {
         let kind = match mode {
             PrimType::Points => PrimKind::Point,
@@ -103,15 +106,6 @@ impl Topology {
             }
             PrimType::Patches => 0,
         }
-    }
-
-    /// Whether the decomposition references element 0 from every primitive
-    /// (fans, polygons, and a loop's closing line).
-    pub fn uses_first_element(&self) -> bool {
-        matches!(
-            self.mode,
-            PrimType::TriangleFan | PrimType::Polygon | PrimType::LineLoop
-        )
     }
 
     /// Elements (run-relative) of primitive `p` of a run of `n` elements,
@@ -245,7 +239,7 @@ impl Topology {
 /// Reads index `pos` of an index buffer (`offset` bytes in, `size` bytes per
 /// index); indices outside the buffer read as 0.
 #[inline]
-pub fn read_index(bytes: &[u8], offset: u32, size: u32, pos: u64) -> u32 {
+pub(crate) fn read_index(bytes: &[u8], offset: u32, size: u32, pos: u64) -> u32 {
     let at = offset as u64 + pos * size as u64;
     let end = at + size as u64;
     if end > bytes.len() as u64 {
@@ -262,7 +256,7 @@ pub fn read_index(bytes: &[u8], offset: u32, size: u32, pos: u64) -> u32 {
 /// Splits `count` elements starting at `start` into runs separated by the
 /// restart index (compared before the bias).  Returns `(run_start, run_len)`
 /// pairs relative to `start`, and the number of restart indices skipped.
-pub fn restart_runs(
+pub(crate) fn restart_runs(
     bytes: &[u8],
     offset: u32,
     size: u32,
@@ -312,9 +306,11 @@ pub fn restart_runs(
 /// A primitive over a segment's local vertices.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct AssembledPrim {
+    /// Its local vertices (1 to 3 used, by the segment's kind).
     pub v: [u16; 3],
     /// The local vertex flat inputs take their value from.
     pub provoking: u16,
+    /// Edge-flag bits ([`ferropipe_components::batch::EDGE_FLAGS_ALL`]).
     pub edge_flags: u8,
 }
 
@@ -322,28 +318,37 @@ pub struct AssembledPrim {
 /// first_prim + num_prims` of one restart run of one instance of one draw.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct JobPart {
+    /// Command (draw) index in the scene.
     pub command: u32,
+    /// State block index of the draw.
     pub state: u32,
     /// Instance number within the draw (0-based; `instance_index` is
     /// `start_instance + instance`).
     pub instance: u32,
     /// First element of the run, relative to `DrawInfo::start`.
     pub run_start: u32,
+    /// Elements in the run.
     pub run_len: u32,
+    /// First primitive of the run this part assembles.
     pub first_prim: u32,
+    /// Primitives it assembles.
     pub num_prims: u32,
 }
 
 /// A batch of assembled primitives and the vertices they use: the unit the
-/// VS runs over (at most [`SEGMENT_MAX_VERTS`] vertices).
+/// VS runs over (at most `SEGMENT_MAX_VERTS`, 256, vertices).
 #[derive(Default)]
 pub struct Segment {
+    /// The job part the primitives come from.
     pub part: JobPart,
+    /// Point, line or triangle.
     pub kind: PrimKind,
     /// Per local vertex, its vertex id (index + bias, or the element
     /// number): feeds `vertex_index` and the vertex-buffer address.
     pub vids: Vec<i64>,
+    /// The assembled primitives over local vertices.
     pub prims: Vec<AssembledPrim>,
+    /// The local vertices' inputs and, once shaded, outputs.
     pub batch: VertexBatch,
 }
 
@@ -414,8 +419,11 @@ impl VertexDedup {
 /// Index-buffer view of a draw (absent for non-indexed draws).
 #[derive(Clone, Copy)]
 pub struct IndexSource<'a> {
+    /// The index buffer's bytes.
     pub bytes: &'a [u8],
+    /// Byte offset of index 0.
     pub offset: u32,
+    /// Bytes per index: 1, 2 or 4.
     pub size: u32,
 }
 
@@ -573,16 +581,20 @@ pub struct ElementFetch {
     /// The element (vertex buffer slot, offset, divisor), or `None` when no
     /// element feeds the slot (reads (0, 0, 0, 1)).
     pub buffer: Option<u32>,
+    /// Byte offset of the element inside a vertex.
     pub src_offset: u32,
+    /// 0: per vertex; d: advance every d instances.
     pub instance_divisor: u32,
+    /// The element's format.
     pub format: Format,
+    /// How its bytes become lanes (a fast path per common format, or the generic unpack).
     pub decode: Decode,
     /// Bytes read per element.
     pub bytes: u32,
 }
 
 /// Plans the fetch of every VS input slot of `block`.
-pub fn plan_elements(block: &StateBlock, vs: &ShaderInfo) -> Vec<ElementFetch> {
+pub(crate) fn plan_elements(block: &StateBlock, vs: &ShaderInfo) -> Vec<ElementFetch> {
     vs.inputs
         .iter()
         .map(|input| {
@@ -652,7 +664,7 @@ fn default_bits(integer: bool) -> [u32; 4] {
 /// floats (normalised, scaled, half, small floats) as f32 bits, pure
 /// integers as their (sign-extended) integer bits; absent channels read 0,
 /// alpha 1 (`pack.rs` does the per-format work).
-pub fn decode_generic(d: &FormatDesc, bytes: &[u8]) -> [u32; 4] {
+pub(crate) fn decode_generic(d: &FormatDesc, bytes: &[u8]) -> [u32; 4] {
     match d.channel_type {
         ChannelType::Uint => pack::unpack_rgba_u32(d.format, bytes),
         ChannelType::Sint => pack::unpack_rgba_i32(d.format, bytes).map(|v| v as u32),
@@ -676,8 +688,11 @@ fn decode_unorm16(bytes: &[u8], n: u8) -> [f32; 4] {
 /// A vertex buffer as fetch sees it.
 #[derive(Clone, Copy, Default)]
 pub struct BufferView<'a> {
+    /// The vertex buffer's bytes.
     pub bytes: &'a [u8],
+    /// Bytes between vertices (0: every vertex reads the same element).
     pub stride: u32,
+    /// Byte offset of vertex 0.
     pub offset: u32,
 }
 
@@ -1031,14 +1046,8 @@ fn fill_default(rows: &mut [Lanes], groups: usize, integer: bool) {
 
 /// A lane buffer as a flat float slice (`LANES` floats per register).
 #[inline]
-pub fn lanes_as_flat_mut(v: &mut [Lanes]) -> &mut [f32] {
+pub(crate) fn lanes_as_flat_mut(v: &mut [Lanes]) -> &mut [f32] {
     wide::bytemuck::cast_slice_mut(v)
-}
-
-/// A lane buffer as a flat float slice.
-#[inline]
-pub fn lanes_as_flat(v: &[Lanes]) -> &[f32] {
-    wide::bytemuck::cast_slice(v)
 }
 
 #[cfg(test)]

@@ -25,6 +25,7 @@ use crate::lanes::{mask_lanes, resize_lanes};
 pub struct FragGroup {
     /// Pixel coordinates of the group's top-left pixel.
     pub x: i32,
+    /// Row of the group's top pixel.
     pub y: i32,
     /// Live lanes (bit l = lane l, see `FRAG_LANE_X/Y`).
     pub mask: u8,
@@ -35,7 +36,9 @@ pub struct FragGroup {
 /// A primitive referenced by a batch: job and index of its set-up record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BatchPrimRef {
+    /// Index of the binned job (`SceneExecution::binned`).
     pub job: u32,
+    /// Index of the set-up primitive in that job.
     pub prim: u32,
 }
 
@@ -43,14 +46,20 @@ pub struct BatchPrimRef {
 /// in.  Holds indices, not references, so tile jobs can reuse batches.
 #[derive(Default)]
 pub struct FragBatch {
+    /// State block of every group (`None`: empty batch).
     pub state: Option<u32>,
+    /// The covered 4x2 groups, at most [`MAX_BATCH_GROUPS`].
     pub groups: Vec<FragGroup>,
+    /// The primitives the groups reference.
     pub prims: Vec<BatchPrimRef>,
     /// `[input slot][component][group]`.
     pub inputs: Vec<Lanes>,
     /// `[component][group]`: x, y, z, 1/w.
     pub frag_coord: Vec<Lanes>,
+    /// `[group]`: the lanes still live after the fragment shader (a kill
+    /// clears them), as all-ones or zero lanes.
     pub masks: Vec<Lanes>,
+    /// `[output slot][component][group]`: what the fragment shader wrote.
     pub outputs: Vec<Lanes>,
     /// Scratch for the merge stage's per-group results.
     pub stores: Vec<crate::merge::StoreGroup>,
@@ -79,6 +88,7 @@ pub struct FragCounts {
 }
 
 impl FragBatch {
+    /// Empties the batch for the next state block (keeping allocations).
     pub fn clear(&mut self) {
         self.state = None;
         self.groups.clear();
@@ -86,6 +96,7 @@ impl FragBatch {
         self.sample_masks.clear();
     }
 
+    /// Whether the batch holds [`MAX_BATCH_GROUPS`] groups (64, 512 pixels) and must be shaded.
     pub fn is_full(&self) -> bool {
         self.groups.len() >= MAX_BATCH_GROUPS
     }
@@ -133,13 +144,13 @@ fn lane_y() -> Lanes {
 /// Evaluates `plane` over a group whose lane offsets from the plane's
 /// reference pixel are `dx`, `dy`.
 #[inline]
-pub fn eval_plane(p: &Plane, dx: Lanes, dy: Lanes) -> Lanes {
+pub(crate) fn eval_plane(p: &Plane, dx: Lanes, dy: Lanes) -> Lanes {
     Lanes::splat(p.a0) + Lanes::splat(p.dadx) * dx + Lanes::splat(p.dady) * dy
 }
 
 /// Offsets (dx, dy) of a group's lanes from its primitive's reference pixel.
 #[inline]
-pub fn group_offsets(g: &FragGroup, p: &SetupPrim) -> (Lanes, Lanes) {
+pub(crate) fn group_offsets(g: &FragGroup, p: &SetupPrim) -> (Lanes, Lanes) {
     (
         Lanes::splat((g.x - p.ref_x) as f32) + lane_x(),
         Lanes::splat((g.y - p.ref_y) as f32) + lane_y(),
@@ -150,7 +161,12 @@ pub fn group_offsets(g: &FragGroup, p: &SetupPrim) -> (Lanes, Lanes) {
 /// (polygon offset is already in the plane), then clamped as
 /// [`clamp_depth`] says.
 #[inline]
-pub fn group_depth(ds: &DerivedState, g: &FragGroup, p: &SetupPrim, planes: &[Plane]) -> Lanes {
+pub(crate) fn group_depth(
+    ds: &DerivedState,
+    g: &FragGroup,
+    p: &SetupPrim,
+    planes: &[Plane],
+) -> Lanes {
     let (dx, dy) = group_offsets(g, p);
     clamp_depth(ds, p.viewport, eval_plane(&planes[0], dx, dy))
 }
@@ -158,7 +174,7 @@ pub fn group_depth(ds: &DerivedState, g: &FragGroup, p: &SetupPrim, planes: &[Pl
 /// [`group_depth`] at sample `s` of a multisampled framebuffer: the plane
 /// evaluated at the sample position (`DerivedState::ms_offsets`; the pixel
 /// centre without multisample rasterization).
-pub fn sample_depth(
+pub(crate) fn sample_depth(
     ds: &DerivedState,
     g: &FragGroup,
     p: &SetupPrim,
@@ -181,7 +197,7 @@ pub fn sample_depth(
 /// too: polygon offset can push z out of range), then to the viewport's
 /// depth range with `depth_clamp`.
 #[inline]
-pub fn clamp_depth(ds: &DerivedState, viewport: u8, z: Lanes) -> Lanes {
+pub(crate) fn clamp_depth(ds: &DerivedState, viewport: u8, z: Lanes) -> Lanes {
     let z = z.max(Lanes::ZERO).min(Lanes::ONE);
     if ds.merge.depth_clamp {
         let (lo, hi) = ds.depth_range[viewport as usize];

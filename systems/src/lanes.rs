@@ -19,14 +19,14 @@ pub const MAX_BATCH_GROUPS: usize = 64;
 
 /// Expands an 8-bit mask to all-ones / zero lanes.
 #[inline]
-pub fn mask_lanes(mask: u8) -> Lanes {
+pub(crate) fn mask_lanes(mask: u8) -> Lanes {
     const BITS: ILanes = ILanes::new([1, 2, 4, 8, 16, 32, 64, 128]);
     let m = (ILanes::splat(mask as i32) & BITS).simd_eq(BITS);
     wide::bytemuck::cast(m)
 }
 
 /// Grows (never shrinks) a lane buffer to `n` registers.
-pub fn resize_lanes(v: &mut Vec<Lanes>, n: usize) {
+pub(crate) fn resize_lanes(v: &mut Vec<Lanes>, n: usize) {
     if v.len() < n {
         v.resize(n, Lanes::ZERO);
     }
@@ -36,15 +36,19 @@ pub fn resize_lanes(v: &mut Vec<Lanes>, n: usize) {
 /// A rectangle of pixels, min inclusive, max exclusive.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Rect {
+    /// Left column, inclusive.
     pub x0: i32,
+    /// Top row, inclusive.
     pub y0: i32,
+    /// Right column, exclusive.
     pub x1: i32,
+    /// Bottom row, exclusive.
     pub y1: i32,
 }
 
 impl Rect {
     /// The intersection of two rectangles (possibly empty).
-    pub fn intersect(&self, o: &Rect) -> Rect {
+    pub(crate) fn intersect(&self, o: &Rect) -> Rect {
         Rect {
             x0: self.x0.max(o.x0),
             y0: self.y0.max(o.y0),
@@ -67,14 +71,18 @@ impl Rect {
 /// The tile grid of a scene.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TileGrid {
+    /// Tile columns (64-pixel tiles).
     pub cols: u32,
+    /// Tile rows.
     pub rows: u32,
     /// Framebuffer size in pixels.
     pub width: u32,
+    /// Framebuffer height in pixels.
     pub height: u32,
 }
 
 impl TileGrid {
+    /// The 64x64 tiles covering `width` x `height` pixels, both clamped to 16384 (at least one tile).
     pub fn new(width: u32, height: u32) -> Self {
         let w = width.min(16384);
         let h = height.min(16384);
@@ -86,6 +94,7 @@ impl TileGrid {
         }
     }
 
+    /// Number of tiles.
     pub fn tiles(&self) -> usize {
         (self.cols * self.rows) as usize
     }
@@ -108,11 +117,11 @@ impl TileGrid {
 /// (half as far) their planes.  A tile reads a few records from all over
 /// each job's arrays (tiny triangles: ~1/500 of them, 4-6 per job), so
 /// without this nearly every record is a cache miss.
-pub const PREFETCH_DISTANCE: usize = 8;
+pub(crate) const PREFETCH_DISTANCE: usize = 8;
 
 /// Prefetches both cache lines a set-up record may straddle (112 bytes).
 #[inline]
-pub fn prefetch_record(p: &SetupPrim) {
+pub(crate) fn prefetch_record(p: &SetupPrim) {
     let at = p as *const SetupPrim as *const u8;
     prefetch(at);
     prefetch(at.wrapping_add(std::mem::size_of::<SetupPrim>() - 1));
@@ -120,7 +129,7 @@ pub fn prefetch_record(p: &SetupPrim) {
 
 /// Prefetches the first two lines of record `p`'s planes in `prims`.
 #[inline]
-pub fn prefetch_planes(prims: &SetupPrims, p: &SetupPrim) {
+pub(crate) fn prefetch_planes(prims: &SetupPrims, p: &SetupPrim) {
     if let Some(pl) = prims.planes.get(p.planes as usize) {
         let at = pl as *const Plane as *const u8;
         prefetch(at);
@@ -130,7 +139,7 @@ pub fn prefetch_planes(prims: &SetupPrims, p: &SetupPrim) {
 
 /// Hints the cache to fetch the line at `p` (no effect on other targets).
 #[inline(always)]
-pub fn prefetch(p: *const u8) {
+pub(crate) fn prefetch(p: *const u8) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: prefetching never faults and does not dereference in the
     // language sense; any address is allowed.

@@ -35,7 +35,7 @@
 //! 4. Inputs were validated at the façade; stages assume valid input but
 //!    clamp every memory access (robust buffer access), so bad data cannot
 //!    crash them.
-
+#![warn(missing_docs)]
 // SoA code indexes several parallel arrays with one counter; iterator
 // chains would obscure that, so index loops are the house style here.
 #![allow(clippy::needless_range_loop)]
@@ -43,8 +43,8 @@
 use bevy_ecs::schedule::{IntoScheduleConfigs, Schedule, ScheduleLabel, SystemSet};
 use bevy_ecs::world::World;
 
-pub mod aa_stage;
-pub mod aa_state;
+mod aa_stage;
+mod aa_state;
 pub mod bin;
 pub mod budget;
 pub mod clip;
@@ -55,7 +55,7 @@ pub mod fragment;
 pub mod lanes;
 pub mod locks;
 pub mod merge;
-pub mod plans;
+mod plans;
 pub mod pool;
 pub mod raster;
 pub mod scene;

@@ -112,7 +112,9 @@ impl<'a> LockSet<'a> {
 /// Resources a stage reads, for [`LockSet::acquire`]: constant buffers and
 /// sampled resources (read), shader buffers and images (written: the
 /// shader sees them as atomic words, which needs the exclusive lock).
-pub fn stage_resource_refs(s: &StageResources) -> impl Iterator<Item = (&ResourceRef, bool)> {
+pub(crate) fn stage_resource_refs(
+    s: &StageResources,
+) -> impl Iterator<Item = (&ResourceRef, bool)> {
     s.constant_buffers
         .iter()
         .filter_map(|c| c.buffer.as_ref())
@@ -124,7 +126,7 @@ pub fn stage_resource_refs(s: &StageResources) -> impl Iterator<Item = (&Resourc
 /// Whether `a` and `b` bind the very same `Arc`s but for the constant
 /// buffers (a [`PreparedStage`] of `a` then serves `b` after
 /// [`PreparedStage::rebind_constants`]).
-pub fn same_except_constants(a: &StageResources, b: &StageResources) -> bool {
+pub(crate) fn same_except_constants(a: &StageResources, b: &StageResources) -> bool {
     let StageResources {
         constant_buffers: _,
         sampler_views,
@@ -139,7 +141,7 @@ pub fn same_except_constants(a: &StageResources, b: &StageResources) -> bool {
 }
 
 /// One stage's resources resolved to byte slices (and words).
-pub struct PreparedStage<'a> {
+pub(crate) struct PreparedStage<'a> {
     constants: Vec<&'a [u8]>,
     textures: Vec<Option<BoundTexture<'a>>>,
     samplers: Vec<Option<&'a SamplerState>>,
@@ -193,7 +195,7 @@ impl<'a> PreparedStage<'a> {
     /// bindings are the very same `Arc`s as the ones prepared (a constant
     /// buffer per draw, many_draws: scanning 128 sampler views per draw
     /// was half of the shade stage).
-    pub fn rebind_constants(&mut self, s: &'a StageResources, locks: &'a LockSet<'a>) {
+    pub(crate) fn rebind_constants(&mut self, s: &'a StageResources, locks: &'a LockSet<'a>) {
         resolve_constants(s, locks, &mut self.constants);
     }
 
@@ -261,7 +263,7 @@ fn view_locked_words<'a>(locks: &'a LockSet<'a>, r: &ResourceRef) -> Option<&'a 
 }
 
 /// The storage-image view of a bound image.
-pub fn view_storage_image<'a>(
+pub(crate) fn view_storage_image<'a>(
     locks: &'a LockSet<'a>,
     i: &'a ShaderImageBinding,
 ) -> Option<StorageImage<'a>> {
@@ -309,7 +311,10 @@ pub fn view_storage_image<'a>(
 
 /// The words a shader buffer binding views (its range of the locked
 /// buffer), or `None` when the buffer is not locked for writing.
-pub fn word_buffer<'a>(locks: &'a LockSet<'a>, b: &ShaderBufferBinding) -> Option<WordBuffer<'a>> {
+pub(crate) fn word_buffer<'a>(
+    locks: &'a LockSet<'a>,
+    b: &ShaderBufferBinding,
+) -> Option<WordBuffer<'a>> {
     let words = view_locked_words(locks, &b.buffer)?;
     let first = (b.offset / 4) as usize;
     let end = (b.offset as usize + b.size as usize) / 4;

@@ -7,7 +7,7 @@
 //! at a time, with an 8-bit live-lane mask.  Order per group, as GL
 //! specifies: alpha test, stencil test, depth (+ bounds) test and writes,
 //! occlusion count, then per colour buffer blend or logic op, colour mask and
-//! store.  Raster calls [`depth_stencil_test`] itself when the state allows
+//! store.  Raster calls `depth_stencil_test` itself when the state allows
 //! early depth; the function is the same.
 //!
 //! Render targets are accessed through raw pointers ([`Targets`]): the back
@@ -38,14 +38,19 @@ pub enum ColorFormat {
     /// Four 8-bit unorm channels in some byte order (RGBA8, BGRA8, ... and
     /// their sRGB variants): the fast path.  `byte[c]` is the byte holding
     /// RGBA channel `c`, or 255 if absent (X channels read 1).
-    Unorm8x4 { byte: [u8; 4], srgb: bool },
+    Unorm8x4 {
+        /// Per RGBA channel, the byte holding it (255: absent).
+        byte: [u8; 4],
+        /// sRGB-encoded colour channels.
+        srgb: bool,
+    },
     /// Anything else the format table describes.
     Generic(&'static FormatDesc),
 }
 
 impl ColorFormat {
     /// The handling of `format`, or `None` if it cannot be a render target.
-    pub fn classify(format: Format) -> Option<ColorFormat> {
+    pub(crate) fn classify(format: Format) -> Option<ColorFormat> {
         let d = format.desc();
         if d.kind != FormatKind::Color {
             return None;
@@ -70,6 +75,7 @@ impl ColorFormat {
         Some(ColorFormat::Generic(d))
     }
 
+    /// The format table entry of a target in this class.
     pub fn desc(&self, format: Format) -> &'static FormatDesc {
         match self {
             ColorFormat::Generic(d) => d,
@@ -81,21 +87,28 @@ impl ColorFormat {
 /// How a depth/stencil buffer stores its values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DepthFormat {
+    /// `Z16_UNORM`.
     Z16,
+    /// `Z32_UNORM`.
     Z32Unorm,
+    /// `Z32_FLOAT`.
     Z32Float,
     /// 32-bit word: depth bits `shift .. shift + 24`, stencil (if any) in
     /// the other byte.
     Z24 {
+        /// Bit position of the depth bits (0 or 8).
         shift: u32,
+        /// The other byte holds stencil (`X` otherwise).
         stencil: bool,
     },
+    /// `Z32_FLOAT_S8X24_UINT`: a float depth word, then a word whose low byte is stencil.
     Z32FloatS8,
+    /// `S8_UINT`: stencil only.
     S8,
 }
 
 impl DepthFormat {
-    pub fn classify(format: Format) -> Option<DepthFormat> {
+    pub(crate) fn classify(format: Format) -> Option<DepthFormat> {
         Some(match format {
             Format::Z16_UNORM => DepthFormat::Z16,
             Format::Z32_UNORM => DepthFormat::Z32Unorm,
@@ -122,10 +135,12 @@ impl DepthFormat {
         })
     }
 
+    /// Whether the format stores depth.
     pub fn has_depth(self) -> bool {
         self != DepthFormat::S8
     }
 
+    /// Whether the format stores stencil.
     pub fn has_stencil(self) -> bool {
         matches!(
             self,
@@ -151,18 +166,24 @@ impl DepthFormat {
 /// One bound colour or depth buffer as raw memory.
 #[derive(Clone, Copy, Debug)]
 pub struct TargetMemory {
+    /// Start of the resource's storage (locked for writing while the scene runs).
     pub ptr: *mut u8,
+    /// Bytes of storage behind `ptr`.
     pub len: usize,
     /// Byte offset of pixel (0, 0) of the surface's level and layer.
     pub base: usize,
+    /// Bytes between rows.
     pub row_stride: usize,
+    /// Bytes per pixel.
     pub bpp: usize,
     /// Surface size: pixels outside are never touched.
     pub width: u32,
+    /// Surface height in pixels.
     pub height: u32,
     /// Stored samples per pixel and the distance between sample planes
     /// (the resource layout keeps each sample as a plane of the level).
     pub samples: u32,
+    /// Bytes between sample planes.
     pub sample_stride: usize,
 }
 
@@ -249,10 +270,13 @@ impl TargetMemory {
 /// A colour buffer target.
 #[derive(Clone, Copy, Debug)]
 pub struct ColorTarget {
+    /// Where its pixels are.
     pub mem: TargetMemory,
+    /// Its format.
     pub format: Format,
+    /// Its store path (RGBA8 family or generic).
     pub kind: ColorFormat,
-    /// Bytes of the pixel that hold any channel (see [`colormask_bytes`]).
+    /// Bytes of the pixel that hold any channel (see `colormask_bytes`).
     pub full_mask: [u8; 16],
     /// llvmpipe's integer store for packed unorm formats (B5G6R5,
     /// R10G10B10A2, ...; `merge/packed.rs`), resolved once per target.
@@ -260,6 +284,7 @@ pub struct ColorTarget {
 }
 
 impl ColorTarget {
+    /// A target for `mem` in `format`; `None` for a format the merge stage cannot write.
     pub fn new(mem: TargetMemory, format: Format) -> Option<Self> {
         Some(ColorTarget {
             mem,
@@ -274,7 +299,9 @@ impl ColorTarget {
 /// The depth/stencil target.
 #[derive(Clone, Copy, Debug)]
 pub struct DepthTarget {
+    /// Where its pixels are.
     pub mem: TargetMemory,
+    /// How depth and stencil are stored.
     pub format: DepthFormat,
     /// The surface's format (clears go through `pack.rs`).
     pub pipe_format: Format,
@@ -283,7 +310,9 @@ pub struct DepthTarget {
 /// The framebuffer of a scene as raw memory (see the module docs).
 #[derive(Clone, Debug, Default)]
 pub struct Targets {
+    /// Colour buffers by slot (`None`: unbound).
     pub color: Vec<Option<ColorTarget>>,
+    /// The depth/stencil buffer, if bound.
     pub depth: Option<DepthTarget>,
 }
 
@@ -335,7 +364,7 @@ impl DepthTarget {
 impl Targets {
     /// Colour sample plane `s` of every colour buffer (depth left out: the
     /// tile pass tests each sample's depth against its own plane).
-    pub fn color_plane(&self, s: u32) -> Targets {
+    pub(crate) fn color_plane(&self, s: u32) -> Targets {
         Targets {
             color: self
                 .color
@@ -369,12 +398,19 @@ impl Targets {
 /// One face's stencil test, resolved.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct StencilFace {
+    /// Comparison of the masked reference against the masked stored value.
     pub func: Func,
+    /// Applied when the stencil test fails.
     pub fail_op: StencilOp,
+    /// Applied when stencil passes and depth fails.
     pub zfail_op: StencilOp,
+    /// Applied when both pass.
     pub zpass_op: StencilOp,
+    /// Mask of the comparison.
     pub valuemask: u8,
+    /// Bits the operation may change.
     pub writemask: u8,
+    /// The reference value (`set_stencil_ref`).
     pub reference: u8,
 }
 
@@ -385,6 +421,7 @@ pub struct RtPlan {
     pub slot: Option<usize>,
     /// Second source for dual-source blending.
     pub slot1: Option<usize>,
+    /// Its blend state (`rt[0]` unless independent blending).
     pub blend: RtBlendState,
     /// Pure-integer format: no blending, values are bit patterns.
     pub integer: bool,
@@ -399,20 +436,28 @@ pub struct MergePlan {
     /// Depth test function and write enable; `None` when the depth test is
     /// off (GL: no depth writes either) or there is no depth buffer.
     pub depth: Option<(Func, bool)>,
+    /// `(min, max)` of the depth bounds test, when enabled with a depth buffer.
     pub depth_bounds: Option<(f32, f32)>,
+    /// The stencil test runs (front face enabled and a stencil buffer bound).
     pub stencil_enabled: bool,
     /// `[front, back]`.
     pub stencil: [StencilFace; 2],
+    /// The alpha test's function and reference, when enabled.
     pub alpha_test: Option<(Func, f32)>,
+    /// One plan per colour buffer slot.
     pub rts: Vec<RtPlan>,
+    /// The logic op replacing blending, when enabled.
     pub logicop: Option<LogicOp>,
+    /// Clamp colours to `[0, 1]` before blending.
     pub clamp_fragment_color: bool,
+    /// `set_blend_color`.
     pub blend_color: [f32; 4],
     /// Clamp depth to the viewport range (`depth_clamp`).
     pub depth_clamp: bool,
 }
 
 impl MergePlan {
+    /// Resolves `block`'s depth, stencil, alpha, blend and store state for fragment shader `fs`.
     pub fn new(block: &StateBlock, fs: &ShaderInfo) -> MergePlan {
         let dsa = &*block.dsa;
         let fb = &*block.framebuffer;
@@ -502,7 +547,7 @@ impl MergePlan {
     /// Whether a covered pixel's colour ends up independent of what the
     /// buffers held before (no blending or logic op reading the
     /// destination, every channel of every bound buffer written).
-    pub fn overwrites_color(&self) -> bool {
+    pub(crate) fn overwrites_color(&self) -> bool {
         self.logicop.is_none_or(|op| op == LogicOp::Copy)
             && self.rts.iter().all(|rt| {
                 rt.slot.is_some() && !rt.blend.blend_enable && rt.blend.colormask & 0xf == 0xf
@@ -545,7 +590,7 @@ fn depth_to_unorm(z: f32, bits: u32) -> u32 {
 /// (where the state checks are loop-invariant); everything else goes to
 /// the out-of-line general test.
 #[inline]
-pub fn depth_stencil_test(
+pub(crate) fn depth_stencil_test(
     plan: &MergePlan,
     target: &DepthTarget,
     gx: i32,
@@ -564,7 +609,7 @@ pub fn depth_stencil_test(
     depth_stencil_test_general(plan, target, gx, gy, z, mask, front)
 }
 
-/// [`depth_stencil_test`] for every format and state, per lane.
+/// `depth_stencil_test` for every format and state, per lane.
 #[inline(never)]
 fn depth_stencil_test_general(
     plan: &MergePlan,
@@ -821,7 +866,7 @@ fn channel_bits(d: &FormatDesc, c: usize) -> (u32, u32) {
 
 /// Per-byte mask of the pixel bits the colour mask `colormask` (R=1, G=2,
 /// B=4, A=8) lets a store change.
-pub fn colormask_bytes(d: &FormatDesc, colormask: u8) -> [u8; 16] {
+pub(crate) fn colormask_bytes(d: &FormatDesc, colormask: u8) -> [u8; 16] {
     let mut m = [0u8; 16];
     for c in 0..4 {
         if colormask & (1 << c) == 0 {
@@ -837,7 +882,7 @@ pub fn colormask_bytes(d: &FormatDesc, colormask: u8) -> [u8; 16] {
 
 /// Reads a pixel as RGBA values (float bits, or integer bits for integer
 /// formats); absent channels read 0 (alpha 1).
-pub fn read_color(kind: ColorFormat, format: Format, px: &[u8]) -> [u32; 4] {
+pub(crate) fn read_color(kind: ColorFormat, format: Format, px: &[u8]) -> [u32; 4] {
     match kind {
         ColorFormat::Unorm8x4 { byte, srgb } => {
             // llvmpipe's approximation, not the exact curve (merge/srgb.rs).
@@ -985,7 +1030,7 @@ impl TargetMemory {
 // ---------------------------------------------------------------------------
 
 /// RGBA of 8 lanes.
-pub type Quad = [Lanes; 4];
+pub(crate) type Quad = [Lanes; 4];
 
 #[inline]
 fn factor(f: BlendFactor, c: usize, src: &Quad, src1: &Quad, dst: &Quad, cc: &Quad) -> Lanes {
@@ -1048,7 +1093,7 @@ pub fn blend(rt: &RtBlendState, src: &Quad, src1: &Quad, dst: &Quad, cc: &Quad) 
 }
 
 /// Per-colour-buffer data for merging one fragment group.
-pub struct GroupColors<'a> {
+pub(crate) struct GroupColors<'a> {
     /// FS outputs, value-major (`[slot][comp][group]`).
     pub outputs: &'a [Lanes],
     /// Groups in the FS call.
@@ -1075,7 +1120,7 @@ fn clamp01(q: &mut Quad) {
 }
 
 /// Applies the alpha test to a group; returns the surviving mask.
-pub fn alpha_test(plan: &MergePlan, colors: &GroupColors<'_>, mask: u8) -> u8 {
+pub(crate) fn alpha_test(plan: &MergePlan, colors: &GroupColors<'_>, mask: u8) -> u8 {
     let Some((func, reference)) = plan.alpha_test else {
         return mask;
     };
@@ -1099,7 +1144,9 @@ pub fn alpha_test(plan: &MergePlan, colors: &GroupColors<'_>, mask: u8) -> u8 {
 /// One shaded group as the store sees it.
 #[derive(Clone, Copy, Debug)]
 pub struct StoreGroup {
+    /// Column of the group's top-left pixel.
     pub x: i32,
+    /// Row of the group's top-left pixel.
     pub y: i32,
     /// Samples that passed every test.
     pub mask: u8,

@@ -193,6 +193,7 @@ impl PlanCache {
     }
 
     /// How often the cache derived and hit.
+    #[cfg(test)]
     pub fn counts(&self) -> PlanCounts {
         self.counts
     }
@@ -200,11 +201,6 @@ impl PlanCache {
     /// Derived parts held.
     pub fn len(&self) -> usize {
         self.shapes.values().map(Vec::len).sum()
-    }
-
-    /// Whether the cache holds nothing.
-    pub fn is_empty(&self) -> bool {
-        self.shapes.is_empty()
     }
 
     /// Drops the older half of the entries (by last use), keeping the

@@ -48,8 +48,11 @@ use crate::merge::{
 /// One covered group produced by [`cover_prim`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Coverage {
+    /// Column of the 4x2 group's top-left pixel.
     pub x: i32,
+    /// Row of the group's top-left pixel.
     pub y: i32,
+    /// Covered lanes (bit l = lane l, `FRAG_LANE_X/Y`).
     pub mask: u8,
 }
 
@@ -281,8 +284,11 @@ fn cover_region_n<const N: usize>(
 /// Per-tile counts attributed to commands, in order.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TileCount {
+    /// The command counted.
     pub command: u32,
+    /// Fragment shader invocations (16 per covered 4x4 block, llvmpipe's count).
     pub ps_invocations: u64,
+    /// Samples that passed depth, stencil and alpha.
     pub samples_passed: u64,
 }
 
@@ -305,9 +311,13 @@ fn count(stats: &mut Vec<TileCount>, command: u32, ps: u64, samples: u64) {
 
 /// Everything tile jobs share (read-only).
 pub struct TileContext<'a> {
+    /// The scene's tiles.
     pub grid: TileGrid,
+    /// The binned jobs, in submission order.
     pub jobs: &'a [BinnedJob],
+    /// Derived state per state block.
     pub states: &'a [DerivedState],
+    /// The render targets.
     pub targets: &'a Targets,
     /// Fragment-shader resources, one per run of state blocks with the
     /// same fragment bindings.
@@ -320,7 +330,9 @@ pub struct TileContext<'a> {
 /// Reusable per-job scratch.
 #[derive(Default)]
 pub struct TileScratch {
+    /// Covered groups of the primitive being rasterized.
     pub coverage: Vec<Coverage>,
+    /// The batch being filled for shading.
     pub batch: FragBatch,
     /// The tile's bin entries across jobs: `(job, entry)`.
     pub walk: Vec<(u32, BinEntry)>,
@@ -328,7 +340,7 @@ pub struct TileScratch {
 
 /// A pool of scratch buffers shared by tile jobs (reused across scenes).
 #[derive(Default)]
-pub struct ScratchPool(Mutex<Vec<TileScratch>>);
+pub(crate) struct ScratchPool(Mutex<Vec<TileScratch>>);
 
 impl ScratchPool {
     pub fn take(&self) -> TileScratch {

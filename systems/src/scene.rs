@@ -1,7 +1,7 @@
 //! Equivalent of llvmpipe's `lp_setup.c` scene management and `lp_scene.c`:
 //! executing a recorded scene.  The front end runs in *waves* of jobs (each
 //! job a run of primitives from one or more draws), the back end runs once
-//! the bins hold the whole scene or reach [`SCENE_BIN_BUDGET`], and then the
+//! the bins hold the whole scene or reach `SCENE_BIN_BUDGET` (96 MiB), and then the
 //! front end carries on (llvmpipe's "flush and restart" when scene memory
 //! runs out).
 //!
@@ -48,13 +48,13 @@ pub const JOB_PRIMS: u32 = 2048;
 /// Binned data (set-up primitives, planes, bin entries) after which the
 /// back end runs mid-scene and the bins start over: bounds scene memory
 /// whatever the number of draws, like llvmpipe's `LP_SCENE_MAX_SIZE`.
-pub const SCENE_BIN_BUDGET: usize = 96 << 20;
+pub(crate) const SCENE_BIN_BUDGET: usize = 96 << 20;
 
 /// Overrides [`SCENE_BIN_BUDGET`] for one context (insert it into the
 /// world): hosts short of memory lower it; the tests set it tiny to force
 /// a tile pass after every wave and check the image does not change.
 #[derive(Resource, Clone, Copy, Debug)]
-pub struct SceneBinBudget(pub usize);
+pub(crate) struct SceneBinBudget(pub usize);
 
 /// The worker pool the heavy systems split their work over.
 #[derive(Resource, Clone)]
@@ -81,6 +81,7 @@ pub struct FrontJob {
     pub clear: Option<(ClearFlags, ClearValue)>,
     /// Fetch → shade: assembled segments (only `used` are live).
     pub segments: Vec<Segment>,
+    /// Live entries of `segments` (the rest are kept for reuse).
     pub used: usize,
     /// Clip → setup.
     pub clipped: ClippedPrims,
@@ -133,10 +134,12 @@ struct Planner {
 /// State of the scene being executed (systems read and write it).
 #[derive(Resource, Default)]
 pub struct SceneExecution {
+    /// Derived state per state block of the scene.
     pub states: Vec<DerivedState>,
     /// A block of the scene captures stream output (the StreamOut stage
     /// has work; found once per scene, not per wave over every block).
     pub captures: bool,
+    /// The framebuffer's tile grid.
     pub grid: TileGrid,
     /// Per command: its samples are counted by an active query (its bin
     /// entries may not be skipped).
@@ -145,6 +148,7 @@ pub struct SceneExecution {
     pub wave: Vec<FrontJob>,
     /// Jobs binned since the back end last ran, in submission order.
     pub binned: Vec<BinnedJob>,
+    /// Bytes held by `binned` (a tile pass runs when it reaches `SCENE_BIN_BUDGET`).
     pub binned_bytes: usize,
     /// All commands planned.
     pub planned_all: bool,
@@ -178,7 +182,7 @@ pub struct SceneExecution {
 
 impl SceneExecution {
     /// Whether the front end has nothing left to do.
-    pub fn front_done(&self) -> bool {
+    pub(crate) fn front_done(&self) -> bool {
         self.planned_all && self.wave.is_empty()
     }
 }
@@ -186,7 +190,7 @@ impl SceneExecution {
 /// Prepares `exec` for `scene`: derived state per block (from `plans`,
 /// which derives only what no earlier block or flush did), the tile grid,
 /// the resource lists to lock.
-pub fn begin_scene(
+pub(crate) fn begin_scene(
     scene: &RecordedScene,
     exec: &mut SceneExecution,
     plans: &mut PlanCache,
@@ -346,7 +350,7 @@ fn dedup_refs(v: &mut Vec<ResourceRef>) {
 }
 
 /// Forgets the scene's per-block state and releases resource references.
-pub fn end_scene(exec: &mut SceneExecution) {
+pub(crate) fn end_scene(exec: &mut SceneExecution) {
     exec.states.clear();
     exec.vertex_resources.clear();
     exec.vs_resources.clear();
@@ -504,7 +508,7 @@ fn for_each_job(exec: &ExecutorRef, wave: &mut [FrontJob], f: &(dyn Fn(&mut Fron
 
 /// Fetch: plans the next wave of jobs, then assembles primitives and
 /// fetches vertex attributes into SoA lanes, in parallel over jobs.
-pub fn fetch_vertices(
+pub(crate) fn fetch_vertices(
     pool: Res<PipelineExecutor>,
     scene: Res<RecordedScene>,
     mut exec: ResMut<SceneExecution>,
@@ -599,7 +603,7 @@ pub fn fetch_vertices(
 }
 
 /// Shade: runs the vertex shader over every segment of the wave.
-pub fn shade_vertices(
+pub(crate) fn shade_vertices(
     pool: Res<PipelineExecutor>,
     mut exec: ResMut<SceneExecution>,
     counters: Res<PipelineCounters>,
@@ -664,7 +668,7 @@ pub fn shade_vertices(
 }
 
 /// Clip: clips, culls trivially, applies the viewport, links attributes.
-pub fn clip_primitives(
+pub(crate) fn clip_primitives(
     pool: Res<PipelineExecutor>,
     mut exec: ResMut<SceneExecution>,
     counters: Res<PipelineCounters>,
@@ -706,7 +710,7 @@ pub fn clip_primitives(
 }
 
 /// Setup: fixed-point edges and plane equations.
-pub fn setup_primitives(
+pub(crate) fn setup_primitives(
     pool: Res<PipelineExecutor>,
     mut exec: ResMut<SceneExecution>,
     counters: Res<PipelineCounters>,
@@ -724,7 +728,7 @@ pub fn setup_primitives(
 /// Bin: sorts each job's primitives into tiles, then hands the jobs to the
 /// back end in submission order, adding up the wave's front-end counters
 /// in job order.
-pub fn bin_primitives(
+pub(crate) fn bin_primitives(
     pool: Res<PipelineExecutor>,
     mut exec: ResMut<SceneExecution>,
     counters: Res<PipelineCounters>,
@@ -814,7 +818,7 @@ fn binned_size(b: &BinnedJob) -> usize {
 
 /// Raster (with fragment and merge fused per batch, see raster.rs): renders
 /// every tile of the scene in parallel.
-pub fn rasterize_tiles(
+pub(crate) fn rasterize_tiles(
     pool: Res<PipelineExecutor>,
     scene: Res<RecordedScene>,
     mut exec: ResMut<SceneExecution>,
@@ -914,7 +918,10 @@ pub fn rasterize_tiles(
 /// (`ps_invocations`) and passed samples (occlusion) to their commands,
 /// adds up the fragments shaded and killed in tile order, and recycles the
 /// bins for the rest of the scene.
-pub fn reduce_tile_counts(mut exec: ResMut<SceneExecution>, counters: Res<PipelineCounters>) {
+pub(crate) fn reduce_tile_counts(
+    mut exec: ResMut<SceneExecution>,
+    counters: Res<PipelineCounters>,
+) {
     let _time = counters.0.time_stage(PipelineSet::Tiles.stage());
     let exec = &mut *exec;
     for tile in &mut exec.tile_counts {

@@ -44,7 +44,7 @@ use crate::derived::{DerivedState, FsInputSource, PlaneChunk, PlanePlan};
 use crate::lanes::Rect;
 
 /// Largest point size (llvmpipe's `LP_MAX_POINT_WIDTH`).
-pub const MAX_POINT_WIDTH: f32 = 255.0;
+pub(crate) const MAX_POINT_WIDTH: f32 = 255.0;
 // Smooth points are clamped to the same size (aa_state.rs).
 const _: () = assert!(crate::aa_state::MAX_RADIUS * 2.0 == MAX_POINT_WIDTH);
 
@@ -79,7 +79,13 @@ pub fn edge(xa: i32, ya: i32, xb: i32, yb: i32, bottom_edge_rule: bool) -> (i32,
 /// the value at any sub-pixel point `(X, Y)` (1/256 pixel) is
 /// `a * X + b * Y + c` (multisample coverage evaluates it at the samples).
 #[inline]
-pub fn edge_full(xa: i32, ya: i32, xb: i32, yb: i32, bottom_edge_rule: bool) -> (i32, i32, i64) {
+pub(crate) fn edge_full(
+    xa: i32,
+    ya: i32,
+    xb: i32,
+    yb: i32,
+    bottom_edge_rule: bool,
+) -> (i32, i32, i64) {
     let dcdx = ya - yb;
     let dcdy = xa - xb;
     let mut c = dcdx as i64 * xa as i64 - dcdy as i64 * ya as i64;

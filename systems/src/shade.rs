@@ -2,7 +2,7 @@
 //! shader over a segment's SoA lanes, then applies `clamp_vertex_color`.
 //!
 //! One `VertexShader::run` call covers a whole segment (up to
-//! [`crate::fetch::SEGMENT_MAX_VERTS`] vertices = 32 lane groups), so an
+//! `fetch::SEGMENT_MAX_VERTS` = 256 vertices = 32 lane groups), so an
 //! interpreter pays its dispatch once per 256 vertices.
 
 use ferropipe_components::batch::VertexBatch;

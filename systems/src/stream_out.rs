@@ -12,7 +12,7 @@
 //!   lines or triangles in draw's order for stream output
 //!   (`last_vertex_last = !flatshade_first`, `quads_flatshade_last =
 //!   false`): the same order the pipeline assembles, except quads and, with
-//!   `flatshade_first`, quad strips, which [`quad_order`] rearranges;
+//!   `flatshade_first`, quad strips, which `quad_order` rearranges;
 //! * output `o` of vertex `i` of a primitive goes to buffer
 //!   `o.output_buffer` at `filled + i * stride * 4 + o.dst_offset * 4`;
 //!   `filled` (the target's internal offset) then grows by `stride * 4`
@@ -49,7 +49,7 @@ use crate::scene::SceneExecution;
 /// second triangle has not been seen yet (a quad's two triangles may end
 /// up in different segments or jobs).
 #[derive(Resource, Default)]
-pub struct StreamOutCarry {
+pub(crate) struct StreamOutCarry {
     /// Command, instance, run start and primitive number of the carried
     /// triangle.
     pending: Option<[u32; 4]>,
@@ -88,7 +88,7 @@ impl<'a> TargetBuffers<'a> {
 
 /// Dwords one vertex contributes (the sum of the outputs' component
 /// counts): the length of a vertex record.
-pub fn record_len(so: &StreamOutputBinding) -> usize {
+pub(crate) fn record_len(so: &StreamOutputBinding) -> usize {
     so.info
         .output
         .iter()
@@ -99,7 +99,12 @@ pub fn record_len(so: &StreamOutputBinding) -> usize {
 /// Appends the record of local vertex `v` of `batch` to `out`: for each
 /// stream-output entry in order, its components' bits.  An output slot the
 /// batch does not have reads as zeros.
-pub fn gather_record(so: &StreamOutputBinding, batch: &VertexBatch, v: usize, out: &mut Vec<u32>) {
+pub(crate) fn gather_record(
+    so: &StreamOutputBinding,
+    batch: &VertexBatch,
+    v: usize,
+    out: &mut Vec<u32>,
+) {
     let (g, lane) = (v / LANES, v % LANES);
     for o in &so.info.output {
         let first = o.start_component.min(4) as usize;
@@ -116,7 +121,7 @@ pub fn gather_record(so: &StreamOutputBinding, batch: &VertexBatch, v: usize, ou
 }
 
 /// Writes one primitive of `records.len()` vertices (each a
-/// [`record_len`]-dword record) to the targets of `so`, if it fits;
+/// `record_len`-dword record) to the targets of `so`, if it fits;
 /// returns whether it was written (`so_emit_prim`).
 pub fn emit_primitive(
     so: &StreamOutputBinding,
@@ -204,7 +209,7 @@ pub fn emit_primitive(
 /// * quad strips with `flatshade_first`: `(i,i+3,i+2), (i,i+1,i+3)` from
 ///   `a = (i+3,i+2,i)`, `b = (i+3,i,i+1)`;
 /// * quad strips, last-vertex convention: as assembled.
-pub fn quad_order(mode: PrimType, flatshade_first: bool) -> [[usize; 3]; 2] {
+pub(crate) fn quad_order(mode: PrimType, flatshade_first: bool) -> [[usize; 3]; 2] {
     match (mode, flatshade_first) {
         (PrimType::Quads, false) => [[0, 1, 5], [1, 2, 5]],
         (PrimType::Quads, true) => [[0, 1, 4], [0, 4, 2]],
@@ -277,7 +282,7 @@ fn emit_segment(
 /// segment of a capturing draw, in submission order, writes its
 /// primitives to the targets and counts them per command
 /// (`so_primitives_written` / `so_primitives_needed`).
-pub fn emit_stream_output(
+pub(crate) fn emit_stream_output(
     scene: Res<RecordedScene>,
     mut exec: ResMut<SceneExecution>,
     mut carry: ResMut<StreamOutCarry>,

@@ -26,13 +26,17 @@ use crate::screen::Resource;
 /// What `set_framebuffer_state` takes: surfaces by handle.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FramebufferTemplate {
+    /// Width of the rendered area in pixels.
     pub width: u32,
+    /// Height of the rendered area in pixels.
     pub height: u32,
     /// Layers / samples of a framebuffer without attachments (0 = 1).
     pub layers: u32,
+    /// Samples of a framebuffer without attachments (0 = 1).
     pub samples: u32,
     /// Colour buffers (at most 8); `None` leaves a slot unbound.
     pub cbufs: Vec<Option<SurfaceHandle>>,
+    /// The depth/stencil surface; `None` leaves it unbound.
     pub zsbuf: Option<SurfaceHandle>,
 }
 
@@ -44,12 +48,14 @@ pub struct VertexBuffer<'a> {
     /// Bytes between consecutive vertices (0 = every vertex reads the same
     /// element); at most `PIPE_CAP_MAX_VERTEX_ATTRIB_STRIDE`.
     pub stride: u32,
+    /// Byte offset of vertex 0 in the buffer.
     pub buffer_offset: u32,
 }
 
 /// `set_index_buffer`'s argument.
 #[derive(Clone, Copy, Debug)]
 pub struct IndexBuffer<'a> {
+    /// The index buffer.
     pub buffer: &'a Resource,
     /// 1, 2 or 4 bytes.
     pub index_size: u32,
@@ -62,8 +68,11 @@ pub struct IndexBuffer<'a> {
 pub enum ConstantBuffer<'a> {
     /// A range of a buffer resource, read when draws execute.
     Buffer {
+        /// The buffer.
         resource: &'a Resource,
+        /// Byte offset of the constants.
         offset: u32,
+        /// Bytes visible to the shader.
         size: u32,
     },
     /// User constants: copied at `set_constant_buffer` time.

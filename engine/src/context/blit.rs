@@ -92,7 +92,9 @@ const CALL: &str = "blit";
 /// One side of a blit (`pipe_blit_info::dst` / `::src`).
 #[derive(Clone, Copy, Debug)]
 pub struct BlitSide<'a> {
+    /// The resource read or written.
     pub resource: &'a Resource,
+    /// Its mip level.
     pub level: u32,
     /// The format the pixels are read or written as: the resource's format
     /// or a compatible view of it (`views::formats_compatible`).
@@ -116,13 +118,17 @@ impl<'a> BlitSide<'a> {
 /// `struct pipe_blit_info`.
 #[derive(Clone, Copy, Debug)]
 pub struct BlitInfo<'a> {
+    /// Where the blit writes.
     pub dst: BlitSide<'a>,
+    /// What it reads.
     pub src: BlitSide<'a>,
     /// `PIPE_MASK_*`: colour channels, depth and/or stencil to write.
     pub mask: BlitMask,
+    /// Nearest or linear filtering when the boxes' sizes differ.
     pub filter: TexFilter,
     /// Whether `scissor` clips the destination.
     pub scissor_enable: bool,
+    /// The scissor rectangle, when `scissor_enable`.
     pub scissor: ScissorState,
     /// Whether the blit obeys `render_condition`.
     pub render_condition_enable: bool,

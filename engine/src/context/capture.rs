@@ -45,8 +45,11 @@ use crate::error::{CaptureError, Result};
 /// A query as a capture names it: its handle (identity), type and index.
 #[derive(Clone, Copy, Debug)]
 pub struct CapturedQuery {
+    /// The query's handle: its identity across calls.
     pub handle: QueryHandle,
+    /// `PIPE_QUERY_*`.
     pub query_type: QueryType,
+    /// The query's index (vertex stream or counter index).
     pub index: u32,
 }
 
@@ -56,6 +59,10 @@ pub struct CapturedQuery {
 /// recorder that reads a resource sees its contents from before the call.
 #[derive(Debug)]
 #[non_exhaustive]
+#[allow(
+    missing_docs,
+    reason = "each variant is the `pipe_context` call of the same name and its fields are that call's parameters, as context.rst documents them"
+)]
 pub enum CapturedCall<'a> {
     /// `draw_vbo` with the bound state ([`Context::bound`]).
     DrawVbo(&'a DrawInfo),
@@ -179,13 +186,17 @@ pub trait CallRecorder: Send + 'static {
 /// ([`Context::shader_source`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ShaderSource {
+    /// The WGSL or GLSL source and entry point.
     pub code: ShaderCode,
+    /// `@location` → COLOR/BCOLOR semantics it was created with.
     pub semantics: Vec<(u32, Semantic)>,
+    /// Its stream-output info (vertex shaders; empty otherwise).
     pub stream_output: StreamOutputInfo,
     /// WGSL `override` values it was created with (name, value).
     pub overrides: Vec<(String, f64)>,
     /// Compute kernels: `req_local_mem`, `req_input_mem`.
     pub req_local_mem: u32,
+    /// Compute kernels: bytes of INPUT a launch provides.
     pub req_input_mem: u32,
 }
 
@@ -249,8 +260,11 @@ impl ShaderSources {
 
 /// A compiled shader whose source [`Context::shader_source`] looks up.
 pub enum ShaderRef<'a> {
+    /// A vertex shader.
     Vertex(&'a Arc<dyn VertexShader>),
+    /// A fragment shader.
     Fragment(&'a Arc<dyn FragmentShader>),
+    /// A compute kernel.
     Compute(&'a Arc<ComputeShader>),
 }
 

@@ -23,10 +23,10 @@ use bevy_ecs::resource::Resource as EcsResource;
 use ferropipe_components::batch::StageResources;
 use ferropipe_components::enums::{BindFlags, ImageAccess, ShaderType, TextureTarget};
 use ferropipe_components::format::Format;
-use ferropipe_shader::compute::{MAX_WORKGROUP_INVOCATIONS, MAX_WORKGROUP_SIZE};
-use ferropipe_shader::lower::memory::{
+use ferropipe_shader::{
     MAX_GLOBAL_BINDINGS, MAX_SHADER_BUFFERS, MAX_SHADER_IMAGES, MAX_SHARED_BYTES,
 };
+use ferropipe_shader::{MAX_WORKGROUP_INVOCATIONS, MAX_WORKGROUP_SIZE};
 use ferropipe_systems::compute::{
     ComputeDispatch, ComputeGrid, ComputeOutcome, ComputeShaderCso, ShaderBufferBinding,
     ShaderImageBinding,
@@ -63,6 +63,7 @@ pub struct ComputeState {
 /// One `set_shader_buffers` slot (`struct pipe_shader_buffer`).
 #[derive(Clone, Copy, Debug)]
 pub struct ShaderBuffer<'a> {
+    /// The buffer bound.
     pub buffer: &'a Resource,
     /// Byte offset, a multiple of `PIPE_CAP_SHADER_BUFFER_OFFSET_ALIGNMENT`
     /// (4).
@@ -82,12 +83,16 @@ pub struct ShaderBuffer<'a> {
 /// member of Gallium's union.
 #[derive(Clone, Copy, Debug)]
 pub struct ImageView<'a> {
+    /// The texture or buffer viewed.
     pub resource: &'a Resource,
     /// Texel format (4-, 8- or 16-byte texels; for a texture
     /// size-compatible with the resource's format, as sampler views).
     pub format: Format,
+    /// Textures: the mip level.
     pub level: u32,
+    /// Textures: the first layer.
     pub first_layer: u32,
+    /// Textures: the last layer, inclusive.
     pub last_layer: u32,
     /// Buffer images: first byte (a multiple of 4).
     pub offset: u32,
@@ -160,13 +165,16 @@ pub const fn global_handle(slot: u32) -> u32 {
 /// pipeline's `BoundState` never sees it).
 #[derive(EcsResource, Clone)]
 pub struct ComputeBindings {
+    /// `bind_compute_state`.
     pub shader: Option<ComputeShaderCso>,
     /// Constant buffers, sampler views and samplers of
     /// `PIPE_SHADER_COMPUTE`.
     pub stage: StageResources,
+    /// `set_shader_buffers` of the compute stage.
     pub buffers: Vec<Option<ShaderBufferBinding>>,
     /// `set_global_binding` slots: whole `PIPE_BIND_GLOBAL` buffers.
     pub globals: Vec<Option<ShaderBufferBinding>>,
+    /// `set_shader_images` of the compute stage.
     pub images: Vec<Option<ShaderImageBinding>>,
 }
 
@@ -365,7 +373,7 @@ impl Context {
     /// or launch whose shader stores to or runs atomics on a slot bound
     /// without it is a `StorageError::NotWritable` with the
     /// slot and the stage (checked once per draw, against the shader's
-    /// [`ShaderInfo::shader_buffers_written`]).  Bits at or above
+    /// [`ShaderInfo::shader_buffers_written`](crate::ShaderInfo::shader_buffers_written)).  Bits at or above
     /// `buffers.len()` name no buffer (so `!0` means "all writable").  Vertex
     /// and fragment bindings are draw state (recorded draws keep theirs);
     /// compute bindings never change what a draw uses.

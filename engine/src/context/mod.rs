@@ -41,9 +41,7 @@ pub use compute::{
 pub use draw::DrawIndirectInfo;
 pub use draw::Fence;
 pub use query::{QueryHandle, QueryObject, QueryResult};
-pub use shader::{
-    FsHandle, MAX_SO_OUTPUTS, MAX_SO_STRIDE, ShaderCode, ShaderState, VsHandle, check_stream_output,
-};
+pub use shader::{FsHandle, MAX_SO_OUTPUTS, MAX_SO_STRIDE, ShaderCode, ShaderState, VsHandle};
 pub use stream_output::{SO_APPEND, StreamOutputTargetHandle};
 pub use transfer::read_box;
 pub use transfer::{Transfer, TransferMapping};
@@ -141,7 +139,7 @@ pub type SamplerViewHandle = Handle<ferropipe_components::cso::SamplerViewCompon
 pub type SurfaceHandle = Handle<ferropipe_components::cso::SurfaceComponent>;
 
 /// Shader stages that have per-stage bindings (samplers, sampler views,
-/// constant buffers) in [`BoundState`], indexed by [`stage_index`].
+/// constant buffers) in [`BoundState`], indexed by `stage_index`.
 pub const BOUND_STAGES: [ShaderType; 2] = [ShaderType::Vertex, ShaderType::Fragment];
 
 /// Index of `shader`'s slot in [`BoundState`]'s per-stage arrays, or `None`
@@ -181,25 +179,37 @@ pub type VertexBufferSlots = [VertexBufferBinding; MAX_VERTEX_BUFFERS];
 /// memory accesses (offsets past the end of a buffer read zeros).
 ///
 /// Per-stage arrays (`samplers`, `sampler_views`, `constant_buffers`) are
-/// indexed by [`stage_index`]: 0 = vertex, 1 = fragment.
+/// indexed by `stage_index`: 0 = vertex, 1 = fragment.
 #[derive(EcsResource, Clone)]
 pub struct BoundState {
     // --- CSOs ---------------------------------------------------------------
+    /// `bind_blend_state` (`None`: unbound; draws refuse it).
     pub blend: Option<Arc<BlendState>>,
+    /// `bind_depth_stencil_alpha_state`.
     pub depth_stencil_alpha: Option<Arc<DepthStencilAlphaState>>,
+    /// `bind_rasterizer_state`.
     pub rasterizer: Option<Arc<RasterizerState>>,
+    /// `bind_vertex_elements_state`.
     pub vertex_elements: Option<Arc<[VertexElement]>>,
+    /// `bind_vs_state`.
     pub vs: Option<ferropipe_components::shader::VertexShaderRef>,
     /// The bound vertex shader's stream-output info (`None`: none).
     pub vs_stream_output: Option<Arc<StreamOutputInfo>>,
+    /// `bind_fs_state`.
     pub fs: Option<ferropipe_components::shader::FragmentShaderRef>,
+    /// `bind_sampler_states`, per stage.
     pub samplers: [Arc<SamplerSlots>; 2],
 
     // --- Resource bindings ---------------------------------------------------
+    /// `set_framebuffer_state`.
     pub framebuffer: Arc<FramebufferState>,
+    /// `set_vertex_buffers`, 32 slots.
     pub vertex_buffers: Arc<VertexBufferSlots>,
+    /// `set_index_buffer`.
     pub index_buffer: IndexBufferBinding,
+    /// `set_constant_buffer`, per stage, 16 slots.
     pub constant_buffers: [Arc<ConstantBufferSlots>; 2],
+    /// `set_sampler_views`, per stage, 128 slots.
     pub sampler_views: [Arc<SamplerViewSlots>; 2],
     /// `set_stream_output_targets` (slot = `output_buffer`).
     pub so_targets: [Option<StreamOutputTargetRef>; MAX_SO_BUFFERS],
@@ -209,13 +219,21 @@ pub struct BoundState {
     pub shader_images: [Arc<ShaderImageSlots>; 2],
 
     // --- Non-CSO state -----------------------------------------------------------
+    /// `set_blend_color`.
     pub blend_color: BlendColor,
+    /// `set_stencil_ref`.
     pub stencil_ref: StencilRef,
+    /// `set_sample_mask`.
     pub sample_mask: u32,
+    /// `set_min_samples`.
     pub min_samples: u32,
+    /// `set_clip_state`.
     pub clip: ClipState,
+    /// `set_polygon_stipple`.
     pub poly_stipple: PolyStipple,
+    /// `set_viewport_states`, 16 slots.
     pub viewports: [ViewportState; MAX_VIEWPORTS],
+    /// `set_scissor_states`, 16 slots.
     pub scissors: [ScissorState; MAX_VIEWPORTS],
 }
 
@@ -319,14 +337,14 @@ impl Context {
     }
 
     /// Inserts user systems into one of the pipeline schedules
-    /// ([`systems::FrontEnd`](crate::systems::FrontEnd), run once per wave
-    /// of jobs, or [`systems::BackEnd`](crate::systems::BackEnd), run once
+    /// ([`FrontEnd`](crate::FrontEnd), run once per wave
+    /// of jobs, or [`BackEnd`](crate::BackEnd), run once
     /// per tile pass), ordered against the stages with
-    /// [`PipelineSet`](crate::systems::PipelineSet):
+    /// [`PipelineSet`](crate::PipelineSet):
     ///
     /// ```
     /// use ferropipe::bevy_ecs::prelude::*;
-    /// use ferropipe::systems::{BackEnd, PipelineSet, SceneExecution};
+    /// use ferropipe::{BackEnd, PipelineSet, SceneExecution};
     ///
     /// #[derive(Resource, Default)]
     /// struct TilePasses(u32);
@@ -349,7 +367,7 @@ impl Context {
     /// "Extending the pipeline"; `examples/custom_system.rs` is a complete
     /// one.  User systems run on the schedule's single-threaded executor
     /// like the built-in ones (parallelism lives inside systems, on the
-    /// screen's pool: [`crate::systems::PipelineExecutor`]).  They must not
+    /// screen's pool: [`crate::PipelineExecutor`]).  They must not
     /// write render targets: only output merge does, and the images stay
     /// independent of thread count only while that holds.
     pub fn add_systems<M>(

@@ -64,7 +64,9 @@ const TIMESTAMP_FREQUENCY: u64 = 1_000_000_000;
 /// A query object entity.
 #[derive(Component, Debug, Clone)]
 pub struct QueryObject {
+    /// `PIPE_QUERY_*`.
     pub query_type: QueryType,
+    /// The vertex stream or statistics counter the query counts.
     pub index: u32,
     state: QueryState,
 }
@@ -100,11 +102,18 @@ pub enum QueryResult {
     Bool(bool),
     /// `PIPE_QUERY_SO_STATISTICS`: (primitives emitted, storage needed).
     SoStatistics {
+        /// Primitives written to the targets.
         num_primitives_written: u64,
+        /// Primitives that unlimited targets would have received.
         primitives_storage_needed: u64,
     },
     /// `PIPE_QUERY_TIMESTAMP_DISJOINT`: (frequency in Hz, disjoint).
-    TimestampDisjoint { frequency: u64, disjoint: bool },
+    TimestampDisjoint {
+        /// Timestamp ticks per second: 1,000,000,000 (nanoseconds).
+        frequency: u64,
+        /// Whether the timestamps may be incomparable (never, here).
+        disjoint: bool,
+    },
     /// `PIPE_QUERY_PIPELINE_STATISTICS`: the 11 counters in
     /// `pipe_query_data_pipeline_statistics` order.
     PipelineStatistics([u64; 11]),

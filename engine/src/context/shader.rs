@@ -22,20 +22,31 @@ pub type FsHandle = Handle<FragmentShaderCso>;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ShaderCode {
     /// WGSL source and the entry point to use.
-    Wgsl { code: String, entry_point: String },
+    Wgsl {
+        /// The source text.
+        code: String,
+        /// The entry point's name.
+        entry_point: String,
+    },
     /// Vulkan-style GLSL 450 source (naga's GLSL front end); entry `main`.
-    Glsl { code: String, entry_point: String },
+    Glsl {
+        /// The source text.
+        code: String,
+        /// The entry point's name (GLSL: `main`).
+        entry_point: String,
+    },
 }
 
 /// `struct pipe_shader_state` for source-code shaders.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ShaderState {
+    /// The source and entry point.
     pub code: ShaderCode,
     /// `@location(i)` → semantic for varyings that are COLORn / BCOLORn
     /// (FORMAT.md "Shaders"); unlisted locations are GENERIC i.
     pub semantics: Vec<(u32, Semantic)>,
     /// `pipe_stream_output_info`: which VS outputs stream output writes
-    /// where (vertex shaders only; see [`check_stream_output`]).
+    /// where (vertex shaders only; see `check_stream_output`).
     pub stream_output: StreamOutputInfo,
 }
 

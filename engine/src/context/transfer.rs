@@ -238,8 +238,11 @@ pub struct Transfer {
 /// both at once).
 #[derive(Debug)]
 pub struct TransferMapping<'a> {
+    /// The mapped bytes of the box.
     pub data: &'a mut [u8],
+    /// Bytes between rows of `data`.
     pub stride: usize,
+    /// Bytes between layers (or 3D slices) of `data`.
     pub layer_stride: usize,
 }
 

@@ -6,15 +6,12 @@
 
 use std::sync::Arc;
 
-use ferropipe::components::enums::{BindFlags, ShaderType, TransferFlags};
-use ferropipe::components::format::Format;
-use ferropipe::components::resource::ResourceTemplate;
-use ferropipe::components::shader::*;
-use ferropipe::components::state::{
-    BlendState, DepthStencilAlphaState, PipeBox, VertexElement, ViewportState,
+use ferropipe::*;
+use ferropipe::{
+    BindFlags, BlendState, Context, DepthStencilAlphaState, Format, FramebufferTemplate, PipeBox,
+    Resource, ResourceTemplate, Screen, ShaderType, SurfaceTemplate, TransferFlags, VertexElement,
+    ViewportState,
 };
-use ferropipe::components::view::SurfaceTemplate;
-use ferropipe::{Context, FramebufferTemplate, Resource, Screen};
 
 /// Vertex shader: element 0 to the position (output 0), element 1 to
 /// GENERIC 0 (output 1).

@@ -1,9 +1,10 @@
 //! ferropipe-shader: shaders from source to lanes.
 //!
-//! WGSL and Vulkan-style GLSL 450 are parsed and validated by naga
-//! ([`front`]), lowered once at CSO creation into a compact register program
-//! ([`ir::LaneProgram`], see [`lower`] and [`opt`]), and executed over SIMD
-//! lanes ([`exec`]).  The compiled program implements the pipeline's
+//! WGSL and Vulkan-style GLSL 450 are parsed and validated by naga (the
+//! `front` module), lowered once at CSO creation into a compact register
+//! program ([`LaneProgram`], built by `lower` and optimised by `opt`), and
+//! executed over SIMD lanes by Cranelift-compiled code (`jit`) or the
+//! interpreter (`exec`).  The compiled program implements the pipeline's
 //! `VertexShader` / `FragmentShader` traits from `ferropipe-components`, the
 //! same traits Rust-native shaders implement.
 //!
@@ -18,25 +19,43 @@
 //! ```
 //!
 //! # The JIT boundary
-//! Everything naga-specific ends at [`ir::LaneProgram`]; the interpreter in
-//! [`exec`] (and [`texture`], which it calls) is the only consumer.  A
-//! cranelift back end would translate a `LaneProgram` op by op (uniform
-//! registers become scalars loaded once, varying registers SSA values per
-//! group) and plug in behind [`CompiledShader`] without changes to the front
-//! end.
+//! Everything naga-specific ends at [`LaneProgram`]; the interpreter
+//! (`exec`, and `texture`, which it calls) and the JIT (`jit`) are its only
+//! consumers, behind [`CompiledShader`], so neither changes the front end.
+//!
+//! # Public API
+//! The root is the API: [`compile`] and its variants, [`CompiledShader`],
+//! [`compile_compute`] and [`ComputeShader`], the errors, the back-end
+//! choice ([`Backend`]), the memory a compute call binds ([`ComputeCall`])
+//! and the limits the façade's caps report.  `call`, `exec`, `front` and
+//! `lower` are public but hidden from the docs: the crate's own tests drive
+//! the stages one by one through them (`tests/naga_corpus.rs`,
+//! `tests/common`), and nothing else should.  Every other module is
+//! private.
+#![warn(missing_docs)]
 
+#[doc(hidden)]
 pub mod call;
-pub mod compute;
-pub mod copies;
+mod compute;
+mod copies;
+#[doc(hidden)]
+// Hidden, so documented for `--document-private-items` readers, whose
+// links to private items resolve.
+#[allow(rustdoc::private_intra_doc_links)]
 pub mod exec;
+#[doc(hidden)]
 pub mod front;
-pub mod ir;
-pub mod jit;
-pub mod lanemath;
+mod ir;
+mod jit;
+mod lanemath;
+#[doc(hidden)]
+// Hidden, so documented for `--document-private-items` readers, whose
+// links to private items resolve.
+#[allow(rustdoc::private_intra_doc_links)]
 pub mod lower;
-pub mod memory;
-pub mod opt;
-pub mod texture;
+mod memory;
+mod opt;
+mod texture;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -49,15 +68,21 @@ use ferropipe_components::shader::{
 use thiserror::Error;
 
 pub use compute::{
-    ComputeShader, ComputeShaderRef, compile_compute, compile_compute_with_backend,
-    compile_compute_with_overrides,
+    ComputeShader, ComputeShaderRef, MAX_WORKGROUP_INVOCATIONS, MAX_WORKGROUP_SIZE,
+    compile_compute, compile_compute_with_backend, compile_compute_with_overrides,
 };
 pub use ir::LaneProgram;
 pub use jit::{BACKEND_ENV, Backend, UnknownBackend};
+pub use lower::memory::{
+    INPUT_CONST_BUFFER, MAX_GLOBAL_BINDINGS, MAX_SHADER_BUFFERS, MAX_SHADER_IMAGES,
+    MAX_SHARED_BYTES,
+};
+pub use memory::{ComputeCall, StorageImage, WordBuffer};
 
 /// Shader source languages the front end accepts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Language {
+    /// WGSL (naga's WGSL front end).
     Wgsl,
     /// Vulkan-style GLSL 450 (naga's GLSL front end).
     Glsl,
@@ -76,9 +101,13 @@ pub enum ShaderError {
     /// naga rejected the source.
     #[error("{language:?} parse error{}: {message}", at(*line, *column))]
     Parse {
+        /// The language the source was parsed as.
         language: Language,
+        /// naga's message.
         message: String,
+        /// 1-based line, 0 when unknown.
         line: u32,
+        /// 1-based column, 0 when unknown.
         column: u32,
     },
     /// naga's validator rejected the requested entry point (or what it
@@ -86,30 +115,49 @@ pub enum ShaderError {
     /// compacted to this one).
     #[error("validation error{}: {message}", at(*line, *column))]
     Validation {
+        /// naga's message.
         message: String,
+        /// 1-based line, 0 when unknown.
         line: u32,
+        /// 1-based column, 0 when unknown.
         column: u32,
     },
     /// The entry point does not exist for the requested stage.
     #[error("no {stage} entry point named `{name}`")]
-    MissingEntryPoint { stage: &'static str, name: String },
+    MissingEntryPoint {
+        /// The stage asked for (`vertex`, `fragment`, `compute`).
+        stage: &'static str,
+        /// The entry point's name as given.
+        name: String,
+    },
     /// A WGSL `override` the entry point uses has no initializer and no
     /// value was given at creation.
     #[error("override `{name}` has no default and no value was given")]
-    MissingOverride { name: String },
+    MissingOverride {
+        /// The override's name.
+        name: String,
+    },
     /// A value was given for an override the module does not declare, or
     /// that the value cannot be converted to (`message` says which).
     #[error("override `{name}`: {message}")]
-    BadOverride { name: String, message: String },
+    BadOverride {
+        /// The name or `@id` as given.
+        name: String,
+        /// What is wrong with it.
+        message: String,
+    },
     /// A construct ferropipe does not execute yet.
     #[error("unsupported{}: {construct}", at(*line, *column))]
     Unsupported {
+        /// The construct, in WGSL spelling.
         construct: String,
+        /// 1-based line, 0 when unknown.
         line: u32,
+        /// 1-based column, 0 when unknown.
         column: u32,
     },
     /// A call of the shader stopped a runaway loop after
-    /// [`exec::MAX_BACK_EDGES`] back edges in one chunk (the GPU analogue
+    /// `exec::MAX_BACK_EDGES` back edges in one chunk (the GPU analogue
     /// is a device-lost timeout): what the call wrote is incomplete.
     /// Reported by `launch_grid` and by the draw's flush, never at
     /// creation.
@@ -117,7 +165,10 @@ pub enum ShaderError {
         "a {stage} shader loop ran past {} back edges in one call; its results are incomplete",
         exec::MAX_BACK_EDGES
     )]
-    LoopLimit { stage: &'static str },
+    LoopLimit {
+        /// The stage whose call stopped (`vertex`, `fragment`, `compute`).
+        stage: &'static str,
+    },
 }
 
 /// ` at line:column` when the location is known.
@@ -188,11 +239,11 @@ pub type OverrideValue<'a> = (&'a str, f64);
 #[derive(Debug)]
 pub struct CompiledShader {
     program: LaneProgram,
-    /// The program's native code ([`jit`]), when the JIT back end
+    /// The program's native code (`jit`), when the JIT back end
     /// compiled it; `None` runs it on the interpreter.
     jit: Option<Arc<jit::JitCode>>,
     /// Set when the program only moves inputs to outputs
-    /// ([`copies::interface_copies`]): it then runs as row copies.
+    /// (`copies::interface_copies`): it then runs as row copies.
     copies: Option<copies::Copies>,
     /// Set by a run that stopped at `exec::MAX_BACK_EDGES`; taken (and
     /// cleared) by the flush through `take_incomplete`.
@@ -203,6 +254,22 @@ impl CompiledShader {
     /// The lane program (for inspection, tests and alternative back ends).
     pub fn program(&self) -> &LaneProgram {
         &self.program
+    }
+
+    /// How many jumps the program's body holds: 0 for straight-line code
+    /// (a loop with a constant trip count is unrolled, `tests/loops.rs`).
+    #[doc(hidden)]
+    pub fn jump_count(&self) -> usize {
+        self.program
+            .body
+            .iter()
+            .filter(|op| {
+                matches!(
+                    op,
+                    ir::Op::Jump { .. } | ir::Op::JumpIfAny { .. } | ir::Op::JumpIfNone { .. }
+                )
+            })
+            .count()
     }
 
     /// The shader's interface.

@@ -60,7 +60,9 @@ pub struct ComputeCall<'a> {
     pub shared: &'a [AtomicU32],
     /// `workgroup_id` (including the launch's `grid_base`).
     pub workgroup_id: [u32; 3],
+    /// `num_workgroups`: the launch's grid size.
     pub num_workgroups: [u32; 3],
+    /// `@workgroup_size` of the kernel.
     pub workgroup_size: [u32; 3],
     /// Invocations per dimension that run: `workgroup_size`, or fewer in
     /// the last workgroup along a dimension of a launch with

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use ferropipe_components::format::Format;
 use ferropipe_components::shader::ShaderResources;
-use ferropipe_shader::memory::{ComputeCall, StorageImage, WordBuffer};
+use ferropipe_shader::{ComputeCall, StorageImage, WordBuffer};
 use ferropipe_shader::{ComputeShaderRef, Language, ShaderError, compile_compute};
 
 fn cs(src: &str) -> ComputeShaderRef {

@@ -16,8 +16,8 @@ use ferropipe_components::enums::ShaderType;
 use ferropipe_components::shader::Semantic;
 
 use ferropipe_components::shader::ShaderResources;
-use ferropipe_shader::memory::{ComputeCall, WordBuffer};
 use ferropipe_shader::{Backend, Language, ShaderError, compile_compute_with_backend};
+use ferropipe_shader::{ComputeCall, WordBuffer};
 use half::f16;
 
 /// Runs `groups` workgroups (x) of `src` on one back end over copies of

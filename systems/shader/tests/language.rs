@@ -8,11 +8,11 @@ use ferropipe_components::enums::ShaderType;
 use ferropipe_components::shader::{
     FragmentIo, FragmentShader, Lanes, ShaderResources, VertexIo, VertexShader,
 };
-use ferropipe_shader::memory::{ComputeCall, WordBuffer};
 use ferropipe_shader::{
     CompiledShader, Language, ShaderError, compile, compile_compute,
     compile_compute_with_overrides, compile_with_overrides,
 };
+use ferropipe_shader::{ComputeCall, WordBuffer};
 
 fn fs(src: &str, overrides: &[(&str, f64)]) -> Result<CompiledShader, ShaderError> {
     compile_with_overrides(

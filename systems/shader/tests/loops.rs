@@ -9,7 +9,6 @@ use common::*;
 use ferropipe_components::enums::ShaderType;
 use ferropipe_components::shader::Semantic;
 use ferropipe_shader::Language;
-use ferropipe_shader::ir::Op;
 
 /// Runs `entry` over a 64x32 grid (location 0 = the pixel position) and
 /// compares every lane with the reference; returns the program's jumps.
@@ -28,17 +27,7 @@ fn check(src: &str, entry: &str) -> usize {
         .flat_map(|v| v.to_le_bytes())
         .collect::<Vec<u8>>();
     assert!(differential(&s, 64 * 32 / 8, &inputs, &[cb], EXACT) > 0);
-    s.shader
-        .program()
-        .body
-        .iter()
-        .filter(|op| {
-            matches!(
-                op,
-                Op::Jump { .. } | Op::JumpIfAny { .. } | Op::JumpIfNone { .. }
-            )
-        })
-        .count()
+    s.shader.jump_count()
 }
 
 const SRC: &str = "

@@ -19,7 +19,7 @@ use ferropipe_components::enums::ShaderType;
 use ferropipe_components::shader::{Lanes, ShaderResources};
 use ferropipe_shader::call::CallIo;
 use ferropipe_shader::exec;
-use ferropipe_shader::memory::{ComputeCall, WordBuffer};
+use ferropipe_shader::{ComputeCall, WordBuffer};
 use ferropipe_shader::{LaneProgram, Language, ShaderError, compile, front, lower};
 use naga::{AddressSpace, ImageClass, ShaderStage, TypeInner};
 

@@ -51,7 +51,7 @@ impl PackedUnorm {
     /// `Some` for unorm colour formats `is_arithmetic_format` calls
     /// arithmetic (a channel whose size differs from the first's, or is not
     /// a multiple of 8) that fit a 32-bit word.
-    pub fn classify(d: &FormatDesc) -> Option<PackedUnorm> {
+    pub(crate) fn classify(d: &FormatDesc) -> Option<PackedUnorm> {
         if d.kind != FormatKind::Color
             || d.channel_type != ChannelType::Unorm
             || d.srgb

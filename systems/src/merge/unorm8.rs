@@ -412,7 +412,7 @@ mod bytes {
 
     /// Per-batch shuffle tables for one byte order.
     #[derive(Clone, Copy, Debug)]
-    pub struct Shuffles {
+    pub(crate) struct Shuffles {
         /// Channel c of each pixel to the low byte of its dword.
         #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
         unpack: [m256i; 4],
@@ -523,7 +523,7 @@ mod bytes {
     /// Packs four channels of integers (at most 255; anything below 0
     /// saturates to 0) into eight pixels; absent channels' bytes are 0.
     #[inline(always)]
-    pub fn pack_ints(v: &[ILanes; 4], t: &Shuffles) -> ULanes {
+    pub(crate) fn pack_ints(v: &[ILanes; 4], t: &Shuffles) -> ULanes {
         #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
         {
             let m = |c: usize| m256i::from(v[c].to_array());
@@ -556,7 +556,7 @@ mod bytes {
     /// Byte values (0..=255) of four channels as [`Words`].
     #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
     #[inline(always)]
-    pub fn words_of_ints(v: &[ILanes; 4]) -> Words {
+    pub(crate) fn words_of_ints(v: &[ILanes; 4]) -> Words {
         let m = |c: usize| m256i::from(v[c].to_array());
         [
             pack_i32_to_u16_m256i(m(0), m(1)),
@@ -568,7 +568,7 @@ mod bytes {
     /// by two channels), or `a` beside `b`.
     #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
     #[inline(always)]
-    pub fn word_pair(a: ILanes, b: ILanes) -> m256i {
+    pub(crate) fn word_pair(a: ILanes, b: ILanes) -> m256i {
         pack_i32_to_u16_m256i(m256i::from(a.to_array()), m256i::from(b.to_array()))
     }
 
@@ -576,7 +576,7 @@ mod bytes {
     /// 255).
     #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
     #[inline(always)]
-    pub fn words_of_pixels(px: ULanes, t: &Shuffles) -> Words {
+    pub(crate) fn words_of_pixels(px: ULanes, t: &Shuffles) -> Words {
         let p = m256i::from(px.to_array());
         [
             shuffle_av_i8z_half_m256i(p, t.unpack16[0]),
@@ -587,7 +587,7 @@ mod bytes {
     /// [`Words`] (at most 510; the byte pack saturates to 255) to pixels.
     #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
     #[inline(always)]
-    pub fn pack_words(w: &Words, t: &Shuffles) -> ULanes {
+    pub(crate) fn pack_words(w: &Words, t: &Shuffles) -> ULanes {
         let b = pack_i16_to_u8_m256i(w[0], w[1]);
         ULanes::new(<[u32; 8]>::from(shuffle_av_i8z_half_m256i(b, t.pack)))
     }
@@ -595,7 +595,7 @@ mod bytes {
     /// `mul_norm` on words.
     #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
     #[inline(always)]
-    pub fn mul_norm_words(a: m256i, b: m256i) -> m256i {
+    pub(crate) fn mul_norm_words(a: m256i, b: m256i) -> m256i {
         let t = mul_i16_keep_low_m256i(a, b);
         let t = add_i16_m256i(t, shr_imm_u16_m256i::<8>(t));
         shr_imm_u16_m256i::<8>(add_i16_m256i(t, set_splat_i16_m256i(0x80)))
@@ -604,7 +604,7 @@ mod bytes {
     /// Word-wise sum (the byte pack saturates it).
     #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
     #[inline(always)]
-    pub fn add_words(a: m256i, b: m256i) -> m256i {
+    pub(crate) fn add_words(a: m256i, b: m256i) -> m256i {
         add_i16_m256i(a, b)
     }
 }

@@ -16,17 +16,12 @@
 use std::path::Path;
 
 use arbitrary::{Arbitrary, Unstructured};
-use ferropipe::components::draw::DrawInfo;
-use ferropipe::components::enums::*;
-use ferropipe::components::format::Format;
-use ferropipe::components::resource::ResourceTemplate;
-use ferropipe::components::state::*;
-use ferropipe::components::view::{SamplerViewDesc, SurfaceTemplate};
-use ferropipe_scene::{Call, Replayer, Scene};
+use ferropipe::*;
 use ferropipe::{
-    Context, FramebufferTemplate, IndexBuffer, Resource, Screen, ScreenConfig, ShaderCode,
-    ShaderState, VertexBuffer,
+    Context, DrawInfo, Format, FramebufferTemplate, IndexBuffer, Resource, ResourceTemplate,
+    SamplerViewDesc, Screen, ScreenConfig, ShaderCode, ShaderState, SurfaceTemplate, VertexBuffer,
 };
+use ferropipe_scene::{Call, Replayer, Scene};
 
 /// Resources a fuzzed screen may hold in total.
 pub const MAX_RESOURCE_BYTES: usize = 64 << 20;
@@ -327,7 +322,7 @@ struct Harness {
     rt: Resource,
     queries: Vec<ferropipe::QueryHandle>,
     /// The compiled vertex shader, for stream-output variants of it.
-    vs: ferropipe::components::shader::VertexShaderRef,
+    vs: ferropipe::VertexShaderRef,
     /// Stream-output buffers (the second also a vertex buffer).
     so_buffers: [Resource; 2],
     so_targets: Vec<ferropipe::StreamOutputTargetHandle>,
@@ -401,7 +396,7 @@ fn harness() -> Option<Harness> {
     ctx.bind_vs_state(Some(vs)).ok()?;
     let vs_program = ctx
         .world()
-        .get::<ferropipe::components::cso::VertexShaderCso>(vs.entity())?
+        .get::<ferropipe_components::cso::VertexShaderCso>(vs.entity())?
         .shader
         .clone();
     let so_bind = BindFlags::STREAM_OUTPUT | BindFlags::VERTEX_BUFFER;

@@ -55,7 +55,7 @@ use crate::ir::{InputSrc, LaneProgram, Op};
 pub enum Backend {
     /// The SIMD interpreter ([`crate::exec`]): the oracle and the fallback.
     Interp,
-    /// Cranelift-compiled regions ([`crate::jit`]), falling back to the
+    /// Cranelift-compiled regions (the crate's `jit` module), falling back to the
     /// interpreter per op (and per shader when compilation fails).
     #[default]
     Jit,

@@ -466,14 +466,4 @@ impl Builder {
     pub fn push(&mut self, op: Op) {
         self.body.push(op);
     }
-
-    /// Pushes a prologue op (uniform operands and destinations only).
-    pub fn push_prologue(&mut self, op: Op) {
-        self.prologue.push(op);
-    }
-
-    /// A fresh uniform register for a prologue op the caller builds.
-    pub fn new_uniform(&mut self) -> Reg {
-        self.new_u()
-    }
 }
