@@ -6,6 +6,7 @@
 
 pub mod app;
 pub mod camera;
+pub mod cli;
 pub mod gfx;
 pub mod headless;
 pub mod logger;
