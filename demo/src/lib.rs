@@ -21,3 +21,4 @@ pub mod scenes;
 pub mod settings;
 pub mod shaders;
 pub mod texture;
+pub mod view;
