@@ -201,7 +201,12 @@ impl DemoApp {
             return;
         };
         let path = source.path().map(ToOwned::to_owned);
-        let label = source.label();
+        // The file's name (the error names the full path where it
+        // matters, and the *File* field shows it).
+        let label = source
+            .path()
+            .and_then(|p| p.file_name())
+            .map_or_else(|| source.label(), |n| n.to_string_lossy().into_owned());
         let loaded = match r.set_scene(source, &self.params) {
             Ok(()) => {
                 // A model is framed by its own bounds.
