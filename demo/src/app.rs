@@ -12,9 +12,13 @@ use ferropipe::{Face, PolygonMode};
 use ferropipe_profiling::{self as profiling, Counter, ProfileServer, Stage};
 
 use crate::camera::OrbitCamera;
-use crate::render::{FrameReport, HEAT_MAP_MAX, Renderer, SceneSource};
+use crate::render::{FrameContent, FrameReport, HEAT_MAP_MAX, Renderer, SceneSource};
 use crate::scenes::{SceneKind, SceneParams};
 use crate::settings::{MAX_DIMENSION, RenderSettings};
+use crate::view;
+
+/// The *File* field's egui id (tests focus it to type a path).
+pub const FILE_FIELD_ID: &str = "ferropipe-file-field";
 
 /// How the window was asked to start.
 pub struct WindowOptions {
@@ -72,17 +76,28 @@ impl Smoothed {
 }
 
 /// Where things are on screen, for the automated window test.
-#[derive(Default, Clone, Copy)]
-struct Layout {
-    /// The rendered frame, physical pixels.
-    image: Option<egui::Rect>,
+#[derive(Default, Clone)]
+pub struct Layout {
+    /// The area the frame is fitted into (the central panel), physical
+    /// pixels.
+    pub area: Option<egui::Rect>,
+    /// The rendered frame as shown (scaled to fit), physical pixels.
+    pub image: Option<egui::Rect>,
+    /// The error message, physical pixels.
+    pub error: Option<egui::Rect>,
+    /// The overlay's text lines.
+    pub overlay_lines: Vec<String>,
+    /// Whether the overlay shows the heat-map legend.
+    pub legend: bool,
     /// The flamegraph panel, physical pixels.
-    profiler: Option<egui::Rect>,
+    pub profiler: Option<egui::Rect>,
     /// The counters overlay (drawn over the frame), physical pixels.
-    overlay: Option<egui::Rect>,
+    pub overlay: Option<egui::Rect>,
 }
 
-struct DemoApp {
+/// The window's state; [`DemoApp::show`] runs one update on any egui
+/// context (eframe's, or a headless one in tests).
+pub struct DemoApp {
     renderer: Option<Renderer>,
     settings: RenderSettings,
     params: SceneParams,
@@ -92,6 +107,12 @@ struct DemoApp {
     fixed_time: Option<f32>,
     paused_at: Option<f32>,
     texture: Option<egui::TextureHandle>,
+    /// Where the frame is fitted (the central panel, points) and the
+    /// points-to-pixels factor, from this update's layout.
+    frame_area: egui::Rect,
+    ppp: f32,
+    /// Display scale of the frame shown (1 = 1:1).
+    shown_scale: f32,
     error: Option<String>,
     report: Option<FrameReport>,
     smoothed: Smoothed,
@@ -99,6 +120,7 @@ struct DemoApp {
     frames: u64,
     rendered_frames: u64,
     show_profiler: bool,
+    show_overlay: bool,
     scene_path: String,
     recent: VecDeque<PathBuf>,
     profile_server: Option<ProfileServer>,
@@ -114,7 +136,8 @@ struct DemoApp {
 }
 
 impl DemoApp {
-    fn new(options: WindowOptions) -> Self {
+    /// Creates the renderer and loads `options.source`.
+    pub fn new(options: WindowOptions) -> Self {
         profiling::set_enabled(true);
         let mut app = DemoApp {
             renderer: None,
@@ -126,6 +149,9 @@ impl DemoApp {
             fixed_time: options.fixed_time,
             paused_at: None,
             texture: None,
+            frame_area: egui::Rect::NOTHING,
+            ppp: 1.0,
+            shown_scale: 1.0,
             error: None,
             report: None,
             smoothed: Smoothed::default(),
@@ -133,6 +159,7 @@ impl DemoApp {
             frames: 0,
             rendered_frames: 0,
             show_profiler: true,
+            show_overlay: true,
             scene_path: String::new(),
             recent: VecDeque::new(),
             profile_server: options.profile_server,
@@ -174,20 +201,64 @@ impl DemoApp {
             return;
         };
         let path = source.path().map(ToOwned::to_owned);
-        match r.set_scene(source, &self.params) {
+        // The file's name (the error names the full path where it
+        // matters, and the *File* field shows it).
+        let label = source
+            .path()
+            .and_then(|p| p.file_name())
+            .map_or_else(|| source.label(), |n| n.to_string_lossy().into_owned());
+        let loaded = match r.set_scene(source, &self.params) {
             Ok(()) => {
                 // A model is framed by its own bounds.
                 if let Some(c) = r.model_camera() {
                     self.camera = c;
                 }
-                // Only a file that loaded goes into *Recent* (a mistyped
-                // path would otherwise be offered again).
-                if let Some(path) = path {
-                    self.remember(path);
-                }
+                true
             }
-            Err(e) => self.error = Some(format!("loading the scene: {e}")),
+            Err(e) => {
+                // The message replaces the last frame: a stale picture
+                // under it would look like the new file's.
+                self.error = Some(format!("loading {label}: {e}"));
+                self.texture = None;
+                self.report = None;
+                false
+            }
+        };
+        // Only a file that loaded goes into *Recent* (a mistyped path
+        // would otherwise be offered again).
+        if let Some(path) = path {
+            view::admit_recent(&mut self.recent, &path, loaded);
         }
+    }
+
+    /// The current error message, if the frame shows one.
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    /// The scene shown (or that failed to load).
+    pub fn source(&self) -> &SceneSource {
+        &self.source
+    }
+
+    /// *Recent*, newest first.
+    pub fn recent(&self) -> Vec<PathBuf> {
+        self.recent.iter().cloned().collect()
+    }
+
+    /// Where things were drawn in the last update.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// The last frame's report.
+    pub fn report(&self) -> Option<&FrameReport> {
+        self.report.as_ref()
+    }
+
+    /// Shows or hides the flamegraph panel.
+    pub fn set_show_profiler(&mut self, on: bool) {
+        self.show_profiler = on;
     }
 
     /// Files dropped on the window (where the platform reports them): the
@@ -222,14 +293,13 @@ impl DemoApp {
                 if let Some((pixels, w, h)) = renderer.pixels() {
                     profiling::scope!("upload_texture");
                     let image = opaque_image(pixels, w as usize, h as usize);
+                    // Filtered as it will be shown (viewport: the same fit).
+                    let fit = view::fit_rect([w, h], self.frame_area, self.ppp);
+                    let options = view::texture_options([w, h], fit, self.ppp);
                     match &mut self.texture {
-                        Some(t) => t.set(image, egui::TextureOptions::NEAREST),
+                        Some(t) => t.set(image, options),
                         None => {
-                            self.texture = Some(ctx.load_texture(
-                                "ferropipe-frame",
-                                image,
-                                egui::TextureOptions::NEAREST,
-                            ))
+                            self.texture = Some(ctx.load_texture("ferropipe-frame", image, options))
                         }
                     }
                 }
@@ -276,16 +346,22 @@ impl DemoApp {
         let mut enter = false;
         ui.horizontal(|ui| {
             ui.label("File");
-            let field = ui.text_edit_singleline(&mut self.scene_path).on_hover_text(
-                "a glTF 2.0 model (.glb / .gltf) or a gallium-scene/1 .json; \
-                 Enter loads it, or drop a file on the window",
-            );
+            let field = ui
+                .add(
+                    egui::TextEdit::singleline(&mut self.scene_path)
+                        .id(egui::Id::new(FILE_FIELD_ID)),
+                )
+                .on_hover_text(
+                    "a glTF 2.0 model (.glb / .gltf) or a gallium-scene/1 .json; \
+                     Enter loads it, or drop a file on the window",
+                );
+            // A single-line field gives up focus on Enter.
             enter = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
         });
-        if (ui.button("Open file").clicked() || enter) && !self.scene_path.trim().is_empty() {
-            picked = Some(SceneSource::from_path(PathBuf::from(
-                self.scene_path.trim(),
-            )));
+        if (ui.button("Open file").clicked() || enter)
+            && let Some(path) = view::submitted_path(&self.scene_path)
+        {
+            picked = Some(SceneSource::from_path(path));
         }
         if ui
             .button("Capture frame")
@@ -411,6 +487,7 @@ impl DemoApp {
             );
         });
         ui.separator();
+        ui.checkbox(&mut self.show_overlay, "counters overlay");
         ui.checkbox(&mut self.show_profiler, "flamegraph panel");
         if let Some(server) = &self.profile_server {
             ui.label(format!("puffin_http on {}", server.addr()));
@@ -433,12 +510,6 @@ impl DemoApp {
         }
     }
 
-    fn remember(&mut self, path: PathBuf) {
-        self.recent.retain(|p| p != &path);
-        self.recent.push_front(path);
-        self.recent.truncate(8);
-    }
-
     fn overlay(&mut self, ui: &mut egui::Ui, origin: egui::Pos2) {
         let mut lines = Vec::new();
         let fps = if self.smoothed.frame_ms > 0.0 {
@@ -451,13 +522,9 @@ impl DemoApp {
             self.smoothed.frame_ms, self.smoothed.render_ms
         ));
         if let Some(r) = &self.report {
-            let threads = self.renderer.as_ref().map_or(0, |r| r.worker_threads());
-            lines.push(format!(
-                "{}x{}{}  {threads} threads",
-                self.settings.width,
-                self.settings.height,
-                if self.settings.msaa { " 4xMSAA" } else { "" }
-            ));
+            // The frame on screen: a scene file's own size, a model's or
+            // a built-in scene's target (docs: README, "Overlay").
+            lines.push(view::frame_line(&r.frame, self.shown_scale));
             // The pipeline's own counters over this frame
             // (docs/profiling.md).
             let c = &r.counters;
@@ -493,16 +560,23 @@ impl DemoApp {
             lines.push(format!("back ms:  {}", back.join("  ")));
         }
         let text = lines.join("\n");
+        self.layout.overlay_lines = lines;
         let painter = ui.painter();
         let galley = painter.layout_no_wrap(
             text,
             egui::FontId::monospace(12.0),
             Color32::from_rgb(230, 235, 240),
         );
-        // With the heat-map on, a legend under the counters: one swatch per
-        // fragment count, 0 to HEAT_MAP_MAX (and more), in the image's ramp.
+        // With the heat-map on screen, a legend under the counters: one
+        // swatch per fragment count, 0 to HEAT_MAP_MAX (and more), in the
+        // image's ramp.
         const SWATCH: egui::Vec2 = egui::vec2(22.0, 12.0);
-        let legend = self.settings.overdraw;
+        let legend = self
+            .report
+            .as_ref()
+            .is_some_and(|r| r.frame.content == FrameContent::HeatMap)
+            && self.texture.is_some();
+        self.layout.legend = legend;
         let legend_h = if legend { SWATCH.y + 22.0 } else { 0.0 };
         let size = egui::vec2(
             galley.size().x.max((HEAT_MAP_MAX + 1) as f32 * SWATCH.x),
@@ -514,19 +588,13 @@ impl DemoApp {
         painter.galley(rect.min + egui::vec2(6.0, 6.0), galley, Color32::WHITE);
         if legend {
             let top = rect.min + egui::vec2(6.0, 6.0 + text_h + 4.0);
-            for count in 0..=HEAT_MAP_MAX {
-                let min = top + egui::vec2(count as f32 * SWATCH.x, 0.0);
-                let [r, g, b, _] = crate::overdraw::heat_color(count, HEAT_MAP_MAX);
+            for (i, (label, colour)) in view::legend(HEAT_MAP_MAX).into_iter().enumerate() {
+                let min = top + egui::vec2(i as f32 * SWATCH.x, 0.0);
                 painter.rect_filled(
                     egui::Rect::from_min_size(min, SWATCH - egui::vec2(2.0, 0.0)),
                     0.0,
-                    Color32::from_rgb(r, g, b),
+                    colour,
                 );
-                let label = if count == HEAT_MAP_MAX {
-                    format!("{count}+")
-                } else {
-                    count.to_string()
-                };
                 painter.text(
                     min + egui::vec2(0.0, SWATCH.y + 2.0),
                     egui::Align2::LEFT_TOP,
@@ -553,36 +621,42 @@ impl DemoApp {
                 self.camera.zoom(scroll / 50.0);
             }
         }
+        self.layout.area = Some(scale_rect(avail, ppp));
         self.layout.image = None;
-        if let Some(tex) = &self.texture {
-            let size = tex.size_vec2() / ppp;
-            // 1:1 pixels when the frame fits, scaled down otherwise.
-            let scale = (avail.width() / size.x)
-                .min(avail.height() / size.y)
-                .min(1.0);
-            // Pixel-aligned, so NEAREST sampling shows the frame exactly.
-            let rect = egui::Rect::from_min_size(
-                (avail.min.to_vec2() * ppp).round().to_pos2() / ppp,
-                size * scale,
-            );
+        self.layout.error = None;
+        self.layout.overlay = None;
+        self.layout.overlay_lines.clear();
+        self.layout.legend = false;
+        // An error replaces the picture (render and load_scene drop the
+        // texture too): a stale frame under it would pass for this one.
+        if let (Some(tex), None) = (&self.texture, &self.error) {
+            let [w, h] = tex.size();
+            // Scaled to fit, aspect kept, centred: a 256x192 scene file
+            // fills the panel; a frame sized to the panel is 1:1.
+            let rect = view::fit_rect([w as u32, h as u32], avail, ppp);
             ui.painter().image(
                 tex.id(),
                 rect,
                 egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0)),
                 Color32::WHITE,
             );
+            self.shown_scale = rect.width() * ppp / w.max(1) as f32;
             self.layout.image = Some(scale_rect(rect, ppp));
         }
         if let Some(err) = &self.error {
-            ui.painter().text(
-                avail.center(),
-                egui::Align2::CENTER_CENTER,
-                format!("ferropipe cannot render this frame:\n{err}"),
-                egui::FontId::proportional(16.0),
-                Color32::from_rgb(255, 120, 100),
-            );
+            // Wrapped to the panel, with a margin, and centred in it (a
+            // long message starts at the top margin instead).
+            const MARGIN: f32 = 24.0;
+            let galley = view::error_galley(ui.painter(), err, avail.width() - 2.0 * MARGIN);
+            let size = galley.size();
+            let pos = (avail.center() - size * 0.5).max(avail.min + egui::vec2(MARGIN, MARGIN));
+            ui.painter()
+                .galley(pos, galley, Color32::from_rgb(255, 120, 100));
+            self.layout.error = Some(scale_rect(egui::Rect::from_min_size(pos, size), ppp));
         }
-        self.overlay(ui, avail.min);
+        if self.show_overlay {
+            self.overlay(ui, avail.min);
+        }
     }
 
     fn handle_screenshot(&mut self, ctx: &egui::Context) {
@@ -655,8 +729,14 @@ fn save_screenshot(
         "image": rect(app.layout.image),
         "profiler": rect(app.layout.profiler),
         "overlay": rect(app.layout.overlay),
-        "frame_width": app.settings.width,
-        "frame_height": app.settings.height,
+        // What is on screen: the last frame's own size (a scene file's
+        // framebuffer), else the panel's resolution.
+        "frame_width": app.report.as_ref().map_or(app.settings.width, |r| r.frame.width),
+        "frame_height": app.report.as_ref().map_or(app.settings.height, |r| r.frame.height),
+        "area": rect(app.layout.area),
+        "error_rect": rect(app.layout.error),
+        "overlay_lines": app.layout.overlay_lines,
+        "legend": app.layout.legend,
         "rendered_frames": app.rendered_frames,
         // The last frame's pipeline counters, and its pipeline-statistics
         // query (an independent count the window test checks them with).
@@ -682,6 +762,15 @@ fn save_screenshot(
 
 impl eframe::App for DemoApp {
     fn update(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
+        self.show(ctx);
+        self.handle_screenshot(ctx);
+        ctx.request_repaint();
+    }
+}
+
+impl DemoApp {
+    /// One update: the panels, the frame rendered and painted, the overlay.
+    pub fn show(&mut self, ctx: &egui::Context) {
         profiling::new_frame();
         profiling::scope!("demo_update");
         let now = Instant::now();
@@ -723,18 +812,15 @@ impl eframe::App for DemoApp {
                 self.viewport(ui);
             });
         self.frames += 1;
-        self.handle_screenshot(ctx);
-        ctx.request_repaint();
     }
-}
 
-impl DemoApp {
     /// Updates the frame size from the central panel before rendering, so
     /// the frame rendered this update is the one painted.
     fn viewport_sizing(&mut self, ui: &egui::Ui) {
+        let avail = ui.available_rect_before_wrap();
+        let ppp = ui.ctx().pixels_per_point();
+        (self.frame_area, self.ppp) = (avail, ppp);
         if self.fit_to_window {
-            let avail = ui.available_rect_before_wrap();
-            let ppp = ui.ctx().pixels_per_point();
             self.settings.width = ((avail.width() * ppp) as u32).clamp(16, MAX_DIMENSION);
             self.settings.height = ((avail.height() * ppp) as u32).clamp(16, MAX_DIMENSION);
         }
@@ -751,6 +837,158 @@ mod tests {
         assert_eq!(thousands(999), "999");
         assert_eq!(thousands(1000), "1,000");
         assert_eq!(thousands(1234567), "1,234,567");
+    }
+
+    /// The window's logic driven headless: an egui context with no
+    /// window, the events a user's keyboard would send.
+    struct Headless {
+        ctx: egui::Context,
+        app: DemoApp,
+    }
+
+    const SIZE: egui::Vec2 = egui::vec2(1000.0, 700.0);
+
+    impl Headless {
+        fn new(source: SceneSource, settings: RenderSettings) -> Headless {
+            let mut app = DemoApp::new(WindowOptions {
+                source,
+                settings: RenderSettings {
+                    threads: 2,
+                    ..settings
+                },
+                params: SceneParams::default(),
+                fit_to_window: true,
+                fixed_time: Some(1.0),
+                profile_server: None,
+                screenshot: None,
+                screenshot_after: 0,
+                window_size: SIZE.into(),
+                capture_dir: std::env::temp_dir().join("ferropipe-demo-unused"),
+            });
+            app.set_show_profiler(false);
+            let mut h = Headless {
+                ctx: egui::Context::default(),
+                app,
+            };
+            h.frame(Vec::new());
+            h
+        }
+
+        fn frame(&mut self, events: Vec<egui::Event>) {
+            let input = egui::RawInput {
+                screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, SIZE)),
+                events,
+                ..Default::default()
+            };
+            let app = &mut self.app;
+            let _ = self.ctx.run(input, |ctx| app.show(ctx));
+        }
+
+        /// Focuses the *File* field, types `text` after what it holds, and
+        /// presses Enter.
+        fn type_and_enter(&mut self, text: &str) {
+            self.ctx
+                .memory_mut(|m| m.request_focus(egui::Id::new(FILE_FIELD_ID)));
+            self.frame(Vec::new());
+            self.frame(vec![egui::Event::Text(text.to_owned())]);
+            self.frame(vec![egui::Event::Key {
+                key: egui::Key::Enter,
+                physical_key: None,
+                pressed: true,
+                repeat: false,
+                modifiers: egui::Modifiers::default(),
+            }]);
+        }
+    }
+
+    fn inside(inner: egui::Rect, outer: egui::Rect) -> bool {
+        outer.expand(0.5).contains_rect(inner)
+    }
+
+    #[test]
+    fn enter_loads_the_typed_path_and_a_bad_one_shows_a_wrapped_error_not_recent() {
+        let mut h = Headless::new(
+            SceneSource::Builtin(SceneKind::Mesh),
+            RenderSettings::default(),
+        );
+        let area = h.app.layout().area.expect("laid out");
+        let image = h.app.layout().image.expect("the mesh is shown");
+        // A frame sized to the panel is shown 1:1, filling it.
+        assert_eq!(
+            (image.width() as u32, image.height() as u32),
+            (area.width() as u32, area.height() as u32)
+        );
+
+        // A mistyped path: an error, wrapped inside the frame, instead of
+        // the last picture, and nothing new in Recent.
+        let bad = "/nonexistent/a very long directory name that cannot fit on one line of the panel/typo.glb";
+        h.type_and_enter(bad);
+        assert_eq!(h.app.source(), &SceneSource::Model(bad.into()));
+        let err = h.app.error().expect("an error is shown");
+        assert!(err.contains("typo.glb"), "{err}");
+        let layout = h.app.layout().clone();
+        assert!(layout.image.is_none(), "the stale frame is still shown");
+        let e = layout.error.expect("the error is laid out");
+        assert!(
+            inside(e, area),
+            "error {e:?} spills out of the frame {area:?}"
+        );
+        assert!(e.height() > 40.0, "the long message did not wrap: {e:?}");
+        assert!(h.app.recent().is_empty(), "a bad path went into Recent");
+        assert!(
+            h.app.report().is_none(),
+            "the overlay still describes the old frame"
+        );
+
+        // A scene file, by Enter again: it loads, fills the panel with its
+        // aspect kept, the overlay describes it, and Recent has it.
+        let card = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/scenes/showcase/test_card.json"
+        );
+        h.app.scene_path.clear();
+        h.type_and_enter(card);
+        assert_eq!(h.app.error(), None);
+        assert_eq!(h.app.source(), &SceneSource::File(card.into()));
+        assert_eq!(h.app.recent(), [PathBuf::from(card)]);
+        let layout = h.app.layout().clone();
+        let image = layout.image.expect("the scene file is shown");
+        assert!(inside(image, area));
+        // 256x192: scaled to fit (one side fills the panel), aspect
+        // kept, centred, not 1:1 in a corner.
+        assert!(
+            (image.height() - area.height()).abs() <= 1.0
+                || (image.width() - area.width()).abs() <= 1.0,
+            "{image:?} does not fill {area:?}"
+        );
+        assert!(image.width() > 512.0, "not scaled up: {image:?}");
+        assert!((image.width() / image.height() - 256.0 / 192.0).abs() < 0.01);
+        assert!((image.center().x - area.center().x).abs() <= 1.0);
+        assert!((image.center().y - area.center().y).abs() <= 1.0);
+        let line = &layout.overlay_lines[1];
+        assert!(line.starts_with("256x192 scene file"), "{line}");
+        assert!(line.contains("shown at"), "{line}");
+        let report = h.app.report().expect("a frame");
+        assert_eq!((report.frame.width, report.frame.height), (256, 192));
+    }
+
+    #[test]
+    fn the_legend_is_shown_with_the_heat_map_only() {
+        let mut h = Headless::new(
+            SceneSource::Builtin(SceneKind::Mesh),
+            RenderSettings {
+                overdraw: true,
+                ..Default::default()
+            },
+        );
+        assert!(h.app.layout().legend);
+        assert!(h.app.layout().overlay_lines[1].contains("overdraw heat-map"));
+        h.app.settings.overdraw = false;
+        h.frame(Vec::new());
+        assert!(!h.app.layout().legend);
+        let line = &h.app.layout().overlay_lines[1];
+        let size = format!("{}x{}", h.app.settings.width, h.app.settings.height);
+        assert!(line.starts_with(&size), "{line} is not {size}");
     }
 
     #[test]

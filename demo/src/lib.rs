@@ -6,6 +6,7 @@
 
 pub mod app;
 pub mod camera;
+pub mod cli;
 pub mod gfx;
 pub mod headless;
 pub mod logger;
@@ -20,3 +21,4 @@ pub mod scenes;
 pub mod settings;
 pub mod shaders;
 pub mod texture;
+pub mod view;

@@ -50,9 +50,40 @@ impl PipelineStatistics {
     }
 }
 
+/// What kind of picture a frame is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FrameContent {
+    /// A built-in showcase scene.
+    #[default]
+    Builtin,
+    /// A glTF model.
+    Model,
+    /// A scene file's output, in its own framebuffer's size.
+    SceneFile,
+    /// The overdraw heat-map of a built-in scene or model.
+    HeatMap,
+}
+
+/// The picture [`Renderer::pixels`] holds after a frame: what the
+/// overlay describes, so its resolution line is the frame on screen (a
+/// scene file's own framebuffer, not the panel's resolution).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ShownFrame {
+    pub width: u32,
+    pub height: u32,
+    /// Samples per pixel it was rendered with (1 for scene files: their
+    /// outputs are single-sampled images, FORMAT.md).
+    pub samples: u32,
+    /// Worker threads of the screen that rendered it.
+    pub threads: usize,
+    pub content: FrameContent,
+}
+
 /// What one frame cost and did.
 #[derive(Clone, Debug, Default)]
 pub struct FrameReport {
+    /// The picture rendered.
+    pub frame: ShownFrame,
     /// Wall time from the first state call to the fence, milliseconds.
     pub render_ms: f64,
     /// The pipeline's counters over this frame (all zero when the pipeline
@@ -408,7 +439,15 @@ impl Renderer {
         let before = profiling::global().snapshot();
         if let Some(Active::File(player)) = &mut self.scene {
             player.render().map_err(scene_error)?;
+            let (width, height) = player.frame.as_ref().map_or((0, 0), |f| (f.1, f.2));
             return Ok(FrameReport {
+                frame: ShownFrame {
+                    width,
+                    height,
+                    samples: 1,
+                    threads: player.replayer.screen.threads(),
+                    content: FrameContent::SceneFile,
+                },
                 render_ms: start.elapsed().as_secs_f64() * 1e3,
                 counters: profiling::global().snapshot().since(&before),
                 statistics: None,
@@ -500,7 +539,21 @@ impl Renderer {
             Ok(Some(QueryResult::PipelineStatistics(a))) => Some(PipelineStatistics::from_array(a)),
             _ => None,
         });
+        // What `pixels` returns: the heat-map once there is one.
+        let content = match (&self.scene, self.heat_map.is_some()) {
+            (_, true) => FrameContent::HeatMap,
+            (Some(Active::Model(_)), false) => FrameContent::Model,
+            _ => FrameContent::Builtin,
+        };
+        let frame = ShownFrame {
+            width: targets.width,
+            height: targets.height,
+            samples: targets.samples,
+            threads: self.screen.threads(),
+            content,
+        };
         Ok(FrameReport {
+            frame,
             render_ms: start.elapsed().as_secs_f64() * 1e3,
             counters: profiling::global().snapshot().since(before),
             statistics,

@@ -94,12 +94,16 @@ fn screenshot_without_display_is_an_error_not_a_hang() {
 /// range (clap's exit status 2), not silently clamped.
 #[test]
 fn out_of_range_arguments_are_errors_naming_the_range() {
+    let dir = scratch_dir("out-of-range");
     for (args, name, range) in [
         (["--width", "20000"], "--width", "1..=4096"),
         (["--threads", "10000"], "--threads", "0..=1024"),
         (["--field-side", "0"], "--field-side", "1..=1024"),
+        (["--frames", "0"], "--frames", "1..=100000"),
+        (["--time", "nan"], "--time", "0..=3600"),
     ] {
-        let mut all = vec!["--headless", "--frames", "1"];
+        // (Were one accepted, its frames would go to the scratch dir.)
+        let mut all = vec!["--headless", "--out", dir.to_str().unwrap()];
         all.extend(args);
         let out = run_demo(&all, &NO_DISPLAY, Duration::from_secs(60));
         let err = String::from_utf8_lossy(&out.stderr);

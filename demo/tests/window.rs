@@ -332,3 +332,111 @@ fn window_shows_a_gltf_model() {
         "{wood} of {model} model pixels are wood-coloured: not lit and textured?"
     );
 }
+
+/// `demo scene.json` under Xvfb: the scene file's 256x192 frame is scaled
+/// to fit the panel (aspect kept, centred), not shown 1:1 in its corner
+/// under the overlay, and the overlay's frame line describes it.
+#[test]
+fn window_fits_a_scene_file_to_the_frame() {
+    let Some(xvfb) = find_in_path("Xvfb") else {
+        assert!(
+            std::env::var_os("FERROPIPE_REQUIRE_WINDOW_TEST").is_none(),
+            "FERROPIPE_REQUIRE_WINDOW_TEST is set but Xvfb is not installed"
+        );
+        eprintln!("SKIPPED scene-file window test: Xvfb is not installed");
+        return;
+    };
+    let server = Xvfb::start(&xvfb);
+    let dir = scratch_dir("window-scene-file");
+    let shot = dir.join("window.png");
+    let card = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/scenes/showcase/test_card.json"
+    );
+    let out = run_demo(
+        &[
+            "--screenshot",
+            shot.to_str().unwrap(),
+            "--screenshot-after",
+            "8",
+            "--threads",
+            "2",
+            "--window-size",
+            "1000x700",
+            card,
+        ],
+        &[
+            ("DISPLAY", Some(server.display.as_str())),
+            ("WAYLAND_DISPLAY", None),
+            ("LIBGL_ALWAYS_SOFTWARE", Some("1")),
+        ],
+        Duration::from_secs(180),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "demo window failed: {stderr}");
+    let img = Image::load(&shot);
+    let layout: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(shot.with_extension("json")).unwrap())
+            .unwrap();
+    if let Some(err) = layout["error"].as_str() {
+        panic!("the demo reported an error: {err}");
+    }
+    assert_eq!(
+        (
+            layout["frame_width"].as_u64(),
+            layout["frame_height"].as_u64()
+        ),
+        (Some(256), Some(192)),
+        "the frame on screen is the scene's own"
+    );
+    let line = layout["overlay_lines"][1].as_str().unwrap_or_default();
+    assert!(line.starts_with("256x192 scene file"), "overlay: {line:?}");
+    let area = rect(&layout["area"]).expect("area laid out");
+    let image = rect(&layout["image"]).expect("frame laid out");
+    let (w, h) = (image[2] - image[0], image[3] - image[1]);
+    let (aw, ah) = (area[2] - area[0], area[3] - area[1]);
+    // Fitted: one side fills the panel, the aspect is 4:3, centred.
+    assert!(
+        (w - aw).abs() <= 1 || (h - ah).abs() <= 1,
+        "{image:?} does not fill {area:?}"
+    );
+    assert!(w > 256 && h > 192, "not scaled up: {w}x{h}");
+    assert!(((w as f64 / h as f64) - 4.0 / 3.0).abs() < 0.01, "{w}x{h}");
+    assert!(((image[0] + image[2]) - (area[0] + area[2])).abs() <= 2);
+    assert!(((image[1] + image[3]) - (area[1] + area[3])).abs() <= 2);
+
+    // The picture is the scene's: at each source pixel whose 3x3
+    // neighbourhood is one colour (bilinear scaling cannot blend in
+    // another), the window shows that colour.
+    let headless_dir = dir.join("headless");
+    render_headless(&headless_dir, &[card, "--frames", "1"]);
+    let reference = Image::load(&headless_dir.join("frame_0000.png"));
+    let overlay = rect(&layout["overlay"]).unwrap_or([0; 4]);
+    let (sx, sy) = (w as f64 / 256.0, h as f64 / 192.0);
+    let (mut compared, mut off) = (0u32, 0u32);
+    for y in 1..191u32 {
+        for x in 1..255u32 {
+            let c = reference.pixel(x, y);
+            let flat = (y - 1..=y + 1)
+                .all(|yy| (x - 1..=x + 1).all(|xx| reference.pixel(xx, yy)[..3] == c[..3]));
+            if !flat {
+                continue;
+            }
+            let px = image[0] + ((x as f64 + 0.5) * sx) as i64;
+            let py = image[1] + ((y as f64 + 0.5) * sy) as i64;
+            if px >= overlay[0] && px < overlay[2] && py >= overlay[1] && py < overlay[3] {
+                continue;
+            }
+            compared += 1;
+            let s = img.pixel(px as u32, py as u32);
+            if (0..3).any(|k| s[k].abs_diff(c[k]) > 3) {
+                off += 1;
+            }
+        }
+    }
+    assert!(compared > 5000, "only {compared} flat pixels compared");
+    assert!(
+        off * 100 <= compared,
+        "{off} of {compared} pixels differ from the scene's frame"
+    );
+}

@@ -6,8 +6,8 @@
 use ferropipe::*;
 use ferropipe::{
     BindError, ComputeError, ComputeState, Context, CsHandle, Error, Format, GridInfo, ImageView,
-    Resource, ResourceError, ResourceTemplate, SamplerViewDesc, Screen, ScreenConfig,
-    ShaderBuffer, ShaderCode, StorageError, StorageKind,
+    Resource, ResourceError, ResourceTemplate, SamplerViewDesc, Screen, ScreenConfig, ShaderBuffer,
+    ShaderCode, StorageError, StorageKind,
 };
 
 fn setup(threads: usize) -> (Screen, Context) {

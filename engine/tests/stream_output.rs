@@ -15,8 +15,7 @@ use ferropipe::*;
 use ferropipe::{
     Context, DrawError, DrawIndirectInfo, DrawInfo, Error, Format, QueryResult, Resource,
     ResourceError, ResourceTemplate, SO_APPEND, Screen, ScreenConfig, ShaderCode, ShaderState,
-    StreamOutputError, StreamOutputTargetHandle,
-    VertexBuffer,
+    StreamOutputError, StreamOutputTargetHandle, VertexBuffer,
 };
 
 const W: u32 = 32;

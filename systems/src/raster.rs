@@ -923,6 +923,9 @@ fn clear_tile(
     buffers: ClearFlags,
     value: &ferropipe_components::batch::ClearValue,
 ) {
+    // Once per tile and clear (a 64x64 tile is 4096 pixels): the frame's
+    // clears show in the flamegraph inside their `rasterize_tile`.
+    ferropipe_profiling::scope!("clear_tile");
     let r = (rect.x0, rect.y0, rect.x1, rect.y1);
     for (i, t) in targets.color.iter().enumerate() {
         if let Some(t) = t

@@ -1111,6 +1111,9 @@ impl Plan {
                 .map(|c| Mutex::new(c.iter_mut().filter_map(Option::take).collect()))
                 .collect();
             let run = |j: usize| {
+                // One scope per row job (a few per worker), on the thread
+                // that runs it.
+                ferropipe_profiling::scope!("blit_rows");
                 let job = jobs[j];
                 let mut bufs = per_job[j].lock().unwrap_or_else(|e| e.into_inner());
                 let mut sc = Scratch::default();
@@ -1145,6 +1148,20 @@ impl Context {
             return Ok(());
         }
         self.flush_recorded()?;
+        // After the flush, so the scope holds the blit alone; a resolve
+        // (multisampled source) is named apart, as the frame's MSAA cost.
+        if plan.src.samples > 1 && plan.dst.samples == 1 {
+            ferropipe_profiling::scope!("msaa_resolve");
+            self.run_blit(info, plan);
+        } else {
+            ferropipe_profiling::scope!("blit");
+            self.run_blit(info, plan);
+        }
+        Ok(())
+    }
+
+    /// Runs a planned blit under the resources' locks.
+    fn run_blit(&self, info: &BlitInfo<'_>, plan: Plan) {
         let exec = self.screen.executor().clone();
         let (d, s) = (info.dst.resource.shared(), info.src.resource.shared());
         if Arc::ptr_eq(d, s) {
@@ -1159,7 +1176,6 @@ impl Context {
         } else {
             lock_pair(s, d, |src, dst| plan.execute(src, dst, exec.as_ref()));
         }
-        Ok(())
     }
 }
 

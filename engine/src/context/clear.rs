@@ -132,6 +132,9 @@ impl Context {
             return Ok(());
         }
         self.flush_recorded()?;
+        // The clear the tile pass could not take (layered or multisampled
+        // attachments, e.g. the demo's 4x MSAA target), on this thread.
+        ferropipe_profiling::scope!("clear");
         let fb = self.bound().framebuffer.clone();
         for (i, cbuf) in fb.cbufs.iter().enumerate() {
             let bit = ClearFlags::from_bits_truncate(ClearFlags::COLOR0.bits() << i);
@@ -189,6 +192,7 @@ impl Context {
             return Ok(());
         }
         self.flush_recorded()?;
+        ferropipe_profiling::scope!("clear_render_target");
         if let Some(b) = surface_box(&s, dstx, dsty, width, height) {
             fill_color(CALL, &s, &b, color)?;
         }
@@ -241,6 +245,7 @@ impl Context {
             return Ok(());
         }
         self.flush_recorded()?;
+        ferropipe_profiling::scope!("clear_depth_stencil");
         let z = clear_flags.contains(ClearFlags::DEPTH).then_some(depth);
         let st = clear_flags.contains(ClearFlags::STENCIL).then_some(stencil);
         if let Some(b) = surface_box(&s, dstx, dsty, width, height) {
