@@ -251,6 +251,31 @@ struct Gen<'a, 'b> {
     off: Option<Value>,
 }
 
+/// How many `pow`s open `ops` that can run in one helper call: up to
+/// [`helpers::MAX_POW_RUN`] consecutive `Bin { FPow }` ops none of which
+/// reads a result of an earlier one in the run or writes a register a
+/// later one reads (so computing them all before storing any is the same
+/// as one after another).  0 or 1: no batch.
+fn pow_run(ops: &[Op]) -> usize {
+    let mut written: Vec<Reg> = Vec::new();
+    for op in ops.iter().take(helpers::MAX_POW_RUN) {
+        match op {
+            Op::Bin {
+                f: BinOp::FPow,
+                d,
+                a,
+                b,
+            } if !written.contains(a) && !written.contains(b) && !written.contains(d) => {
+                written.push(*d)
+            }
+            _ => break,
+        }
+    }
+    // (an op writing a register an earlier one reads is fine: every
+    // operand is read before the call)
+    written.len()
+}
+
 fn flags() -> MemFlagsData {
     MemFlagsData::trusted()
 }
@@ -333,8 +358,16 @@ impl Gen<'_, '_> {
         let gv = self.b.use_var(g);
         self.off = Some(self.b.ins().imul_imm_s(gv, LANES_BYTES));
 
-        for op in ops {
-            self.op(op);
+        let mut i = 0;
+        while i < ops.len() {
+            let n = pow_run(&ops[i..]);
+            if n > 1 {
+                self.pow_batch(&ops[i..i + n]);
+                i += n;
+            } else {
+                self.op(&ops[i]);
+                i += 1;
+            }
         }
         let dirty = std::mem::take(&mut self.dirty);
         for r in dirty {
@@ -622,7 +655,7 @@ impl Gen<'_, '_> {
         let slot = *self.slot.get_or_insert_with(|| {
             self.b.create_sized_stack_slot(StackSlotData::new(
                 StackSlotKind::ExplicitSlot,
-                4 * LANES_BYTES as u32,
+                2 * helpers::MAX_POW_RUN as u32 * LANES_BYTES as u32,
                 5,
             ))
         });
@@ -642,6 +675,26 @@ impl Gen<'_, '_> {
                 [lo, hi]
             })
             .collect()
+    }
+
+    /// A run of independent `pow`s (see [`pow_run`]) as one helper call
+    /// (`helpers::pow_run`): each `pow` is a ~60-cycle dependency chain,
+    /// and in one call the chains of a `vec3`'s channels overlap instead
+    /// of following each other call by call.
+    fn pow_batch(&mut self, run: &[Op]) {
+        let mut args = Vec::with_capacity(2 * run.len());
+        for op in run {
+            if let Op::Bin { a, b, .. } = op {
+                args.push(self.get(*a));
+                args.push(self.get(*b));
+            }
+        }
+        let r = self.call_helper(helpers::pow_run(run.len()), &args, run.len());
+        for (op, v) in run.iter().zip(r) {
+            if let Op::Bin { d, .. } = op {
+                self.set(*d, v);
+            }
+        }
     }
 
     fn op(&mut self, op: &Op) {

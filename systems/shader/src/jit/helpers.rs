@@ -4,7 +4,7 @@
 //! interpreter's by construction.
 //!
 //! Every helper has one signature, `extern "C" fn(*mut Lanes)`: the
-//! generated code stores the operands to a 4-`Lanes` stack buffer, the
+//! generated code stores the operands to an 8-`Lanes` stack buffer, the
 //! helper reads them all and writes its results from the start of the same
 //! buffer (one `Lanes`, or four for `unpack`).  A call costs ~2 ns against
 //! the op's own ~5-40 ns for the functions routed here.
@@ -59,7 +59,7 @@ unsafe fn put(buf: *mut Lanes, i: usize, v: Lanes) {
 macro_rules! helper_fn {
     ($ty:ident :: $v:ident, $call:ident, [$($a:ident = $i:literal),*]) => {{
         extern "C" fn h(buf: *mut Lanes) {
-            // SAFETY: the generated code passes its 4-`Lanes` helper
+            // SAFETY: the generated code passes its 8-`Lanes` helper
             // buffer (`codegen::Gen::call_helper`).
             unsafe {
                 $( let $a = arg(buf, $i); )*
@@ -98,7 +98,7 @@ helper_table!(tri, TriOp, [a = 0, b = 1, c = 2] tri;
 
 /// `insertBits(e, newbits, offset, count)`.
 pub(super) extern "C" fn insert_bits(buf: *mut Lanes) {
-    // SAFETY: the generated code passes its 4-`Lanes` helper buffer.
+    // SAFETY: the generated code passes its 8-`Lanes` helper buffer.
     unsafe {
         let (e, n, o, c) = (arg(buf, 0), arg(buf, 1), arg(buf, 2), arg(buf, 3));
         put(buf, 0, lanemath::insert_bits(e, n, o, c));
@@ -123,7 +123,7 @@ macro_rules! packed_table {
 }
 
 packed_table!(pack, PackFn, |buf, f| {
-    // SAFETY: the generated code passes its 4-`Lanes` helper buffer.
+    // SAFETY: the generated code passes its 8-`Lanes` helper buffer.
     unsafe {
         let a = [arg(buf, 0), arg(buf, 1), arg(buf, 2), arg(buf, 3)];
         put(buf, 0, lanemath::pack(f, a));
@@ -132,7 +132,7 @@ packed_table!(pack, PackFn, |buf, f| {
     Pack4xI8Clamp Pack4xU8Clamp);
 
 packed_table!(unpack, UnpackFn, |buf, f| {
-    // SAFETY: the generated code passes its 4-`Lanes` helper buffer.
+    // SAFETY: the generated code passes its 8-`Lanes` helper buffer.
     unsafe {
         let r = lanemath::unpack(f, arg(buf, 0));
         for (i, v) in r.into_iter().enumerate() {
@@ -147,7 +147,7 @@ pub(super) fn deriv(axis: Axis, fine: bool) -> Helper {
     macro_rules! d {
         ($axis:expr, $fine:expr) => {{
             extern "C" fn h(buf: *mut Lanes) {
-                // SAFETY: the generated code passes its 4-`Lanes` helper
+                // SAFETY: the generated code passes its 8-`Lanes` helper
                 // buffer.
                 unsafe { put(buf, 0, lanemath::deriv($axis, $fine, arg(buf, 0))) }
             }
@@ -159,5 +159,40 @@ pub(super) fn deriv(axis: Axis, fine: bool) -> Helper {
         (Axis::X, true) => d!(Axis::X, true),
         (Axis::Y, false) => d!(Axis::Y, false),
         (Axis::Y, true) => d!(Axis::Y, true),
+    }
+}
+
+/// Most `pow`s one [`pow_run`] helper computes: four operand pairs fill
+/// the 8-`Lanes` helper buffer.
+pub(super) const MAX_POW_RUN: usize = 4;
+
+/// The helper computing `n` independent `pow`s (2 ≤ `n` ≤
+/// [`MAX_POW_RUN`]): operands `2i`, `2i + 1` give result `i`.  Each is
+/// `lanemath::pow`, so the bytes are those of `n` single calls; the
+/// chains run side by side.
+pub(super) fn pow_run(n: usize) -> Helper {
+    extern "C" fn h<const N: usize>(buf: *mut Lanes) {
+        // SAFETY: the generated code passes its 8-`Lanes` helper buffer
+        // (32-byte aligned) holding `2 N <= 8` operands.
+        unsafe {
+            let mut a = [Lanes::ZERO; N];
+            let mut b = [Lanes::ZERO; N];
+            for i in 0..N {
+                a[i] = arg(buf, 2 * i);
+                b[i] = arg(buf, 2 * i + 1);
+            }
+            let mut r = [Lanes::ZERO; N];
+            for i in 0..N {
+                r[i] = lanemath::pow(a[i], b[i]);
+            }
+            for (i, v) in r.into_iter().enumerate() {
+                put(buf, i, v);
+            }
+        }
+    }
+    match n {
+        2 => h::<2>,
+        3 => h::<3>,
+        _ => h::<4>,
     }
 }
