@@ -22,6 +22,23 @@ fn find_in_path(name: &str) -> Option<PathBuf> {
     })
 }
 
+/// Starts Xvfb for a window test, or returns `None` (the test skips,
+/// saying why) where it is not installed.  CI installs Xvfb and sets
+/// `FERROPIPE_REQUIRE_WINDOW_TEST`, so there a test cannot skip.
+fn start_xvfb(test: &str) -> Option<Xvfb> {
+    let Some(xvfb) = find_in_path("Xvfb") else {
+        assert!(
+            std::env::var_os("FERROPIPE_REQUIRE_WINDOW_TEST").is_none(),
+            "FERROPIPE_REQUIRE_WINDOW_TEST is set but Xvfb is not installed"
+        );
+        eprintln!(
+            "SKIPPED {test}: Xvfb is not installed (bash .ci/install-demo-deps.sh installs it)"
+        );
+        return None;
+    };
+    Some(Xvfb::start(&xvfb))
+}
+
 /// An Xvfb server this test started; killed on drop.
 struct Xvfb {
     child: Child,
@@ -88,18 +105,9 @@ fn rect(v: &serde_json::Value) -> Option<[i64; 4]> {
 
 #[test]
 fn window_shows_the_frame_and_the_flamegraph() {
-    let Some(xvfb) = find_in_path("Xvfb") else {
-        // CI installs Xvfb and sets this, so there the test cannot skip.
-        assert!(
-            std::env::var_os("FERROPIPE_REQUIRE_WINDOW_TEST").is_none(),
-            "FERROPIPE_REQUIRE_WINDOW_TEST is set but Xvfb is not installed"
-        );
-        eprintln!(
-            "SKIPPED window test: Xvfb is not installed (bash .ci/install-demo-deps.sh installs it)"
-        );
+    let Some(server) = start_xvfb("window test") else {
         return;
     };
-    let server = Xvfb::start(&xvfb);
     let dir = scratch_dir("window");
     let shot = dir.join("window.png");
     let out = run_demo(
@@ -259,15 +267,9 @@ fn check_frame(img: &Image, layout: &serde_json::Value, dir: &Path) {
 /// covering a plausible part of the frame.
 #[test]
 fn window_shows_a_gltf_model() {
-    let Some(xvfb) = find_in_path("Xvfb") else {
-        assert!(
-            std::env::var_os("FERROPIPE_REQUIRE_WINDOW_TEST").is_none(),
-            "FERROPIPE_REQUIRE_WINDOW_TEST is set but Xvfb is not installed"
-        );
-        eprintln!("SKIPPED glTF window test: Xvfb is not installed");
+    let Some(server) = start_xvfb("glTF window test") else {
         return;
     };
-    let server = Xvfb::start(&xvfb);
     let dir = scratch_dir("window-gltf");
     let shot = dir.join("window.png");
     let barrel = concat!(
@@ -338,15 +340,9 @@ fn window_shows_a_gltf_model() {
 /// under the overlay, and the overlay's frame line describes it.
 #[test]
 fn window_fits_a_scene_file_to_the_frame() {
-    let Some(xvfb) = find_in_path("Xvfb") else {
-        assert!(
-            std::env::var_os("FERROPIPE_REQUIRE_WINDOW_TEST").is_none(),
-            "FERROPIPE_REQUIRE_WINDOW_TEST is set but Xvfb is not installed"
-        );
-        eprintln!("SKIPPED scene-file window test: Xvfb is not installed");
+    let Some(server) = start_xvfb("scene-file window test") else {
         return;
     };
-    let server = Xvfb::start(&xvfb);
     let dir = scratch_dir("window-scene-file");
     let shot = dir.join("window.png");
     let card = concat!(
