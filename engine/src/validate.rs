@@ -16,6 +16,19 @@ pub(crate) fn resource_template(call: &'static str, t: &ResourceTemplate) -> Res
         .into());
     }
     let (h, d, layers) = (t.height0, t.depth0, t.array_size);
+    // buffers and rectangle textures have exactly one level
+    let single_level = || {
+        if t.last_level != 0 {
+            Err(ResourceError::TooManyLevels {
+                call,
+                last_level: t.last_level,
+                levels: 1,
+                target: t.target,
+            })
+        } else {
+            Ok(())
+        }
+    };
     let must_be_1 = |field: &'static str, v: u32| {
         if v != 1 {
             Err(ResourceError::ExtentMustBeOne {
@@ -33,15 +46,7 @@ pub(crate) fn resource_template(call: &'static str, t: &ResourceTemplate) -> Res
             must_be_1("height0", h)?;
             must_be_1("depth0", d)?;
             must_be_1("array_size", layers)?;
-            if t.last_level != 0 {
-                return Err(ResourceError::TooManyLevels {
-                    call,
-                    last_level: t.last_level,
-                    levels: 1,
-                    target: t.target,
-                }
-                .into());
-            }
+            single_level()?;
         }
         TextureTarget::Texture1D => {
             must_be_1("height0", h)?;
@@ -112,14 +117,8 @@ pub(crate) fn resource_template(call: &'static str, t: &ResourceTemplate) -> Res
         }
         .into());
     }
-    if t.target == TextureTarget::TextureRect && t.last_level != 0 {
-        return Err(ResourceError::TooManyLevels {
-            call,
-            last_level: t.last_level,
-            levels: 1,
-            target: t.target,
-        }
-        .into());
+    if t.target == TextureTarget::TextureRect {
+        single_level()?;
     }
     // Size limits (the caps' values, screen.rst PIPE_CAP_MAX_TEXTURE_*).
     let max_extent = match t.target {
