@@ -19,6 +19,7 @@ pub mod format;
 pub mod pack;
 pub mod resource;
 pub mod shader;
+pub mod simd;
 pub mod state;
 pub mod view;
 

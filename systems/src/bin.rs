@@ -17,6 +17,7 @@ use ferropipe_components::batch::{
     BinEntry, ClearValue, JobBins, MAX_EDGES, Plane, SetupPrim, SetupPrims, TILE_ORDER, bin_flags,
 };
 use ferropipe_components::enums::ClearFlags;
+use multiversion::multiversion;
 
 use crate::derived::DerivedState;
 use crate::lanes::{self, PREFETCH_DISTANCE, Rect, TileGrid, prefetch_planes};
@@ -49,6 +50,10 @@ pub struct BinScratch {
 
 /// Bins `prims` (one job's) into `out`.  `counted(command)` tells whether a
 /// command's samples are counted (an entry that may not be skipped).
+#[multiversion(
+    targets("x86_64+avx2+fma+bmi1+bmi2+lzcnt+popcnt+f16c+movbe"),
+    attrs(allow(dead_code))
+)]
 pub fn bin_prims(
     prims: &SetupPrims,
     states: &[DerivedState],
@@ -130,6 +135,10 @@ pub fn bin_prims(
 /// scene's back end).  In tile order each job's records for a tile are
 /// contiguous.  A job is 2048 records (~400 KB with planes), so the
 /// permutation runs in L2 on the parallel front end.
+#[multiversion(
+    targets("x86_64+avx2+fma+bmi1+bmi2+lzcnt+popcnt+f16c+movbe"),
+    attrs(allow(dead_code))
+)]
 pub(crate) fn order_prims_by_tile(
     prims: &mut SetupPrims,
     states: &[DerivedState],

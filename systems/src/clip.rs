@@ -27,6 +27,7 @@
 use ferropipe_components::batch::{ClippedPrim, ClippedPrims, GUARD_BAND, PrimKind, VertexBatch};
 use ferropipe_components::shader::{Interpolation, LANES, Lanes, ULanes};
 use ferropipe_components::state::ViewportState;
+use multiversion::multiversion;
 
 use crate::derived::{ClipPlane, DerivedState};
 use crate::fetch::Segment;
@@ -112,6 +113,10 @@ impl Planes {
 
 /// Clips the primitives of one shaded segment and appends window-space
 /// vertices and primitives to `out`.
+#[multiversion(
+    targets("x86_64+avx2+fma+bmi1+bmi2+lzcnt+popcnt+f16c+movbe"),
+    attrs(allow(dead_code))
+)]
 pub fn clip_segment(
     seg: &Segment,
     ds: &DerivedState,

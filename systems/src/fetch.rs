@@ -26,6 +26,7 @@ use ferropipe_components::enums::PrimType;
 use ferropipe_components::format::{ChannelType, Format, FormatDesc};
 use ferropipe_components::pack;
 use ferropipe_components::shader::{LANES, Lanes, ScalarKind, ShaderInfo};
+use multiversion::multiversion;
 
 use crate::lanes::resize_lanes;
 
@@ -698,6 +699,10 @@ pub struct BufferView<'a> {
 
 /// Fills `seg.batch`'s inputs, `vertex_id` and `instance_id` from the
 /// vertex buffers.  `buffers[i]` is vertex buffer slot `i`.
+#[multiversion(
+    targets("x86_64+avx2+fma+bmi1+bmi2+lzcnt+popcnt+f16c+movbe"),
+    attrs(allow(dead_code))
+)]
 pub fn fetch_segment(
     seg: &mut Segment,
     info: &DrawInfo,

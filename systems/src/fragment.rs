@@ -15,6 +15,7 @@ use ferropipe_components::batch::{BinnedJob, MS_SAMPLES, Plane, SetupPrim};
 use ferropipe_components::shader::{
     FRAG_LANE_X, FRAG_LANE_Y, FragmentIo, Interpolation, Lanes, ShaderResources,
 };
+use multiversion::multiversion;
 
 use crate::derived::{DerivedState, FsInputSource};
 pub use crate::lanes::MAX_BATCH_GROUPS;
@@ -209,6 +210,10 @@ pub(crate) fn clamp_depth(ds: &DerivedState, viewport: u8, z: Lanes) -> Lanes {
 
 /// Interpolates the batch's inputs and runs the fragment shader; afterwards
 /// each group's mask has the shader's discards applied.
+#[multiversion(
+    targets("x86_64+avx2+fma+bmi1+bmi2+lzcnt+popcnt+f16c+movbe"),
+    attrs(allow(dead_code))
+)]
 pub fn shade_batch(
     batch: &mut FragBatch,
     ds: &DerivedState,

@@ -21,6 +21,7 @@ use ferropipe_components::pack;
 use ferropipe_components::shader::{FRAG_LANE_X, FRAG_LANE_Y, LANES, Lanes, Semantic, ShaderInfo};
 use ferropipe_components::state::{MAX_COLOR_BUFS, RtBlendState, StencilState};
 use ferropipe_components::view::Surface;
+use multiversion::multiversion;
 
 mod packed;
 mod srgb;
@@ -610,7 +611,10 @@ pub(crate) fn depth_stencil_test(
 }
 
 /// `depth_stencil_test` for every format and state, per lane.
-#[inline(never)]
+#[multiversion(
+    targets("x86_64+avx2+fma+bmi1+bmi2+lzcnt+popcnt+f16c+movbe"),
+    attrs(allow(dead_code))
+)]
 fn depth_stencil_test_general(
     plan: &MergePlan,
     target: &DepthTarget,
@@ -1156,6 +1160,10 @@ pub struct StoreGroup {
 /// `outputs` is the fragment shader's output buffer (`[slot][comp][group]`,
 /// `groups.len()` groups).  Per-buffer decisions (format path, blend,
 /// clamping) are made once per batch, not per group.
+#[multiversion(
+    targets("x86_64+avx2+fma+bmi1+bmi2+lzcnt+popcnt+f16c+movbe"),
+    attrs(allow(dead_code))
+)]
 pub fn store_batch(plan: &MergePlan, targets: &Targets, groups: &[StoreGroup], outputs: &[Lanes]) {
     let n = groups.len();
     for (i, rt) in plan.rts.iter().enumerate() {

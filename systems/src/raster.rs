@@ -24,6 +24,7 @@
 //! separate data types ([`Coverage`] → [`FragBatch`] → merge); only the
 //! scheduling is fused.
 
+use multiversion::multiversion;
 use std::sync::Mutex;
 
 use ferropipe_components::batch::{
@@ -369,6 +370,10 @@ pub struct TileTotals {
 }
 
 /// Renders tile `t`: walks its bin from the last opaque entry on.
+#[multiversion(
+    targets("x86_64+avx2+fma+bmi1+bmi2+lzcnt+popcnt+f16c+movbe"),
+    attrs(allow(dead_code))
+)]
 pub fn rasterize_tile(
     ctx: &TileContext<'_>,
     t: usize,

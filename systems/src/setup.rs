@@ -39,6 +39,7 @@ use ferropipe_components::batch::{
 };
 use ferropipe_components::enums::{Face, PolygonMode, SpriteCoordMode};
 use ferropipe_components::shader::{Interpolation, LANES, Lanes};
+use multiversion::multiversion;
 
 use crate::derived::{DerivedState, FsInputSource, PlaneChunk, PlanePlan};
 use crate::lanes::Rect;
@@ -880,6 +881,10 @@ fn setup_smooth_triangle(
 /// triangle's three, under the same fill rule, while depth and attributes
 /// keep the triangle's planes (evaluated across the whole rectangle).
 /// Facing, culling and zero-area rejection are the triangle's.
+#[multiversion(
+    targets("x86_64+avx2+fma+bmi1+bmi2+lzcnt+popcnt+f16c+movbe"),
+    attrs(allow(dead_code))
+)]
 fn setup_triangle_as(
     clipped: &ClippedPrims,
     prim: &ClippedPrim,

@@ -7,11 +7,16 @@
 
 use ferropipe_components::batch::VertexBatch;
 use ferropipe_components::shader::{Lanes, ShaderResources, VertexIo};
+use multiversion::multiversion;
 
 use crate::derived::DerivedState;
 use crate::lanes::resize_lanes;
 
 /// Runs the VS of `ds` over `batch` (inputs already fetched).
+#[multiversion(
+    targets("x86_64+avx2+fma+bmi1+bmi2+lzcnt+popcnt+f16c+movbe"),
+    attrs(allow(dead_code))
+)]
 pub fn shade_batch(batch: &mut VertexBatch, ds: &DerivedState, resources: &ShaderResources<'_>) {
     let groups = batch.groups;
     let n_out = ds.vs_info.outputs.len();

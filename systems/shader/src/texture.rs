@@ -63,6 +63,8 @@ use ferropipe_components::shader::{BoundTexture, LANES, Lanes, ShaderResources};
 use ferropipe_components::state::SamplerState;
 use std::cell::Cell;
 
+use ferropipe_components::simd::Avx2;
+use multiversion::multiversion;
 use wide::{f32x8, i16x16, i32x8, u16x16, u32x8};
 
 use crate::ir::{TexDim, TexFn, TexKind, TexOp, TexQuery, TexQueryFn, loc};
@@ -659,7 +661,7 @@ impl<'a> Texture<'a> {
             i32x8::new(t[2]),
             i32x8::new(t[3]),
         ];
-        let (e, o) = filter_pairs(t, wx, wy);
+        let (e, o) = filter_pairs(Avx2::of_build(), t, wx, wy);
         let (e, o): (i32x8, i32x8) = (wide::bytemuck::cast(e), wide::bytemuck::cast(o));
         let lo = i32x8::splat(0xffff);
         Some([e & lo, o & lo, e >> 16_i32, o >> 16_i32])
@@ -1735,13 +1737,13 @@ impl QuadSampler<'_> {
             ($k:expr; $($rs:literal $rt:literal)*) => {
                 match $k {
                     $( Kernel::Bilinear { lod: LOD_CONST, repeat_s: $rs, repeat_t: $rt } =>
-                        self.group::<$rs, $rt, LOD_CONST>(coord),
+                        self.group::<$rs, $rt, LOD_CONST>(coord, Avx2::of_build()),
                        Kernel::Bilinear { lod: LOD_ILOG2, repeat_s: $rs, repeat_t: $rt } =>
-                        self.group::<$rs, $rt, LOD_ILOG2>(coord),
+                        self.group::<$rs, $rt, LOD_ILOG2>(coord, Avx2::of_build()),
                        Kernel::Bilinear { lod: LOD_LINEAR, repeat_s: $rs, repeat_t: $rt } =>
-                        self.group::<$rs, $rt, LOD_LINEAR>(coord),
+                        self.group::<$rs, $rt, LOD_LINEAR>(coord, Avx2::of_build()),
                        Kernel::Bilinear { repeat_s: $rs, repeat_t: $rt, .. } =>
-                        self.group::<$rs, $rt, LOD_GENERAL>(coord), )*
+                        self.group::<$rs, $rt, LOD_GENERAL>(coord, Avx2::of_build()), )*
                     Kernel::Other => self.sample_channels(coord),
                 }
             };
@@ -1831,8 +1833,8 @@ impl QuadSampler<'_> {
             // mip blend runs on the channel pairs too.
             let w = |q: &LevelChoice| ((q.weight * 256.0) as i32).clamp(0, 255);
             let w = both16(halves(w(&quads[0]), w(&quads[1])));
-            even = lerp8x16(even, e1, w);
-            odd = lerp8x16(odd, o1, w);
+            even = lerp8x16(Avx2::of_build(), even, e1, w);
+            odd = lerp8x16(Avx2::of_build(), odd, o1, w);
         }
         let (even, odd): (i32x8, i32x8) = (wide::bytemuck::cast(even), wide::bytemuck::cast(odd));
         // Channel k of the stored texel is byte k: even / odd words hold
@@ -1999,7 +2001,7 @@ impl QuadSampler<'_> {
             fetch(w, r1 + x0)?,
             fetch(w, r1 + x1)?,
         ];
-        Some(filter_pairs(t, wx, wy))
+        Some(filter_pairs(Avx2::of_build(), t, wx, wy))
     }
 }
 
@@ -2096,8 +2098,12 @@ impl QuadSampler<'_> {
 
     /// The groups of a chunk through [`Self::sample_channels`] (kernel
     /// [`Kernel::Other`]).
-    #[inline(never)]
     fn chunk_other(&self, file: &mut [Lanes], regs: &ChunkRegs, fallback: &mut Fallback<'_>) {
+        chunk_other_simd(self, file, regs, fallback)
+    }
+
+    #[inline(always)]
+    fn chunk_other_body(&self, file: &mut [Lanes], regs: &ChunkRegs, fallback: &mut Fallback<'_>) {
         // The four results are stored from registers in each arm: a
         // dynamic loop over the result array (or zipping it by value)
         // kept it in a misaligned stack slot, stored and reloaded every
@@ -2119,17 +2125,27 @@ impl QuadSampler<'_> {
     /// One monomorphised kernel over a chunk: REPEAT (`RS`, `RT`) or
     /// CLAMP_TO_EDGE per axis, LOD source `LOD`.  No state branches per
     /// group beyond the LOD's level choice.
-    #[inline(never)]
     fn chunk<const RS: bool, const RT: bool, const LOD: u8>(
         &self,
         file: &mut [Lanes],
         regs: &ChunkRegs,
         fallback: &mut Fallback<'_>,
     ) {
+        chunk_simd::<RS, RT, LOD>(self, file, regs, fallback)
+    }
+
+    #[inline(always)]
+    fn chunk_body<const RS: bool, const RT: bool, const LOD: u8>(
+        &self,
+        file: &mut [Lanes],
+        regs: &ChunkRegs,
+        fallback: &mut Fallback<'_>,
+        v3: Option<Avx2>,
+    ) {
         let identity = self.identity_swizzle();
         for g in 0..regs.groups {
             let coord = regs.read(file, g);
-            match self.group::<RS, RT, LOD>(&coord) {
+            match self.group::<RS, RT, LOD>(&coord, v3) {
                 Some(ch) if identity => store_results(file, &regs.dst, regs.results, g, ch),
                 Some(ch) => store_results(file, &regs.dst, regs.results, g, self.swizzle(ch)),
                 None => {
@@ -2147,16 +2163,17 @@ impl QuadSampler<'_> {
     fn group<const RS: bool, const RT: bool, const LOD: u8>(
         &self,
         coord: &[Lanes; 3],
+        v3: Option<Avx2>,
     ) -> Option<[Lanes; 4]> {
         let (cx, cy) = (coord[0], coord[1]);
         let (even, odd) = if LOD == LOD_CONST {
             let c = self.const_lv.as_ref()?;
-            let (e, o) = self.bilinear_k::<RS, RT>(&c.first, cx, cy)?;
+            let (e, o) = self.bilinear_k::<RS, RT>(&c.first, cx, cy, v3)?;
             match &c.second {
                 None => (e, o),
                 Some((lv, w)) => {
-                    let (e1, o1) = self.bilinear_k::<RS, RT>(lv, cx, cy)?;
-                    (lerp8x16(e, e1, *w), lerp8x16(o, o1, *w))
+                    let (e1, o1) = self.bilinear_k::<RS, RT>(lv, cx, cy, v3)?;
+                    (lerp8x16(v3, e, e1, *w), lerp8x16(v3, o, o1, *w))
                 }
             }
         } else {
@@ -2191,17 +2208,17 @@ impl QuadSampler<'_> {
                 }
             };
             let lv0 = self.levels_of(l0[0] as u32, l0[1] as u32)?;
-            let (mut e, mut o) = self.bilinear_k::<RS, RT>(&lv0, cx, cy)?;
+            let (mut e, mut o) = self.bilinear_k::<RS, RT>(&lv0, cx, cy, v3)?;
             if let Some(w) = w
                 && l1 != l0
             {
                 // A quad with one level lerps between equal texels (its
                 // weight is 0): no change.
                 let lv1 = self.levels_of(l1[0] as u32, l1[1] as u32)?;
-                let (e1, o1) = self.bilinear_k::<RS, RT>(&lv1, cx, cy)?;
+                let (e1, o1) = self.bilinear_k::<RS, RT>(&lv1, cx, cy, v3)?;
                 let w = both16(w);
-                e = lerp8x16(e, e1, w);
-                o = lerp8x16(o, o1, w);
+                e = lerp8x16(v3, e, e1, w);
+                o = lerp8x16(v3, o, o1, w);
             }
             (e, o)
         };
@@ -2221,6 +2238,7 @@ impl QuadSampler<'_> {
         lv: &LaneLevels,
         cx: f32x8,
         cy: f32x8,
+        v3: Option<Avx2>,
     ) -> Option<(u16x16, u16x16)> {
         let wrap = |r: bool| {
             if r {
@@ -2233,8 +2251,10 @@ impl QuadSampler<'_> {
         let (r0, r1) = (lv.base + y0 * lv.row_stride, lv.base + y1 * lv.row_stride);
         let (i0, wx) = scaled_8x8(cx, lv.width)?;
         let last = lv.width - i32x8::ONE;
-        #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-        if self.words.len() >= 2 {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(v3) = v3
+            && self.words.len() >= 2
+        {
             // (left texel, weight, lanes whose left texel is the right one)
             let pair = if RS {
                 let x0 = i0 & last;
@@ -2248,12 +2268,12 @@ impl QuadSampler<'_> {
                 })
             };
             if let Some((p, w, right)) = pair {
-                let mut t = fetch_pairs(self.words, r0 + p, r1 + p);
+                let mut t = fetch_pairs(v3, self.words, r0 + p, r1 + p);
                 if !RS {
                     t[0] = right.select(t[1], t[0]);
                     t[2] = right.select(t[3], t[2]);
                 }
-                return Some(filter_pairs(t, w, wy));
+                return Some(filter_pairs(Some(v3), t, w, wy));
             }
         }
         let (x0, x1) = if RS {
@@ -2266,12 +2286,12 @@ impl QuadSampler<'_> {
         };
         let w = self.words;
         let t = [
-            fetch_words(w, r0 + x0),
-            fetch_words(w, r0 + x1),
-            fetch_words(w, r1 + x0),
-            fetch_words(w, r1 + x1),
+            fetch_words(v3, w, r0 + x0),
+            fetch_words(v3, w, r0 + x1),
+            fetch_words(v3, w, r1 + x0),
+            fetch_words(v3, w, r1 + x1),
         ];
-        Some(filter_pairs(t, wx, wy))
+        Some(filter_pairs(v3, t, wx, wy))
     }
 }
 
@@ -2311,29 +2331,40 @@ fn scaled_8x8(c: f32x8, len: i32x8) -> Option<(i32x8, i32x8)> {
 /// the unchecked loads in bounds whatever they pass (one instruction
 /// for 8 lanes, no branch; it never changes a valid index).
 #[inline(always)]
-fn fetch_words(words: &[[u8; 4]], i: i32x8) -> i32x8 {
+fn fetch_words(v3: Option<Avx2>, words: &[[u8; 4]], i: i32x8) -> i32x8 {
     let Some(max) = words.len().checked_sub(1) else {
         return i32x8::ZERO;
     };
     let max = u32x8::splat(max.min(i32::MAX as usize) as u32);
     let i: u32x8 = wide::bytemuck::cast(i);
     let i = i.min(max);
-    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-    {
-        use core::arch::x86_64::{__m256i, _mm256_i32gather_epi32};
-        let idx: __m256i = wide::bytemuck::cast(i);
-        // SAFETY: every lane of `i` is at most `words.len() - 1` (and
-        // below 2^31, so the gather's signed index is the same), so each
-        // 4-byte load at `words + 4 * i` reads one whole `[u8; 4]` of
-        // `words`; the gather has no alignment requirement and AVX2 is
-        // enabled (cfg).
-        let v = unsafe { _mm256_i32gather_epi32::<4>(words.as_ptr().cast::<i32>(), idx) };
-        return wide::bytemuck::cast(v);
+    #[cfg(target_arch = "x86_64")]
+    if v3.is_some() {
+        // SAFETY: an `Avx2` token exists only on a CPU with AVX2; every
+        // lane of `i` is at most `words.len() - 1` (the `min` above).
+        return unsafe { gather_words(words, i) };
     }
-    #[allow(unreachable_code)]
     let i = i.to_array();
     let w = |l: usize| i32::from_le_bytes(words[i[l] as usize]);
     i32x8::new([w(0), w(1), w(2), w(3), w(4), w(5), w(6), w(7)])
+}
+
+/// [`fetch_words`]' eight loads as one `vpgatherdd`.
+///
+/// # Safety
+/// Every lane of `i` is at most `words.len() - 1` and below 2^31, and the
+/// CPU has AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn gather_words(words: &[[u8; 4]], i: u32x8) -> i32x8 {
+    use core::arch::x86_64::{__m256i, _mm256_i32gather_epi32};
+    let idx: __m256i = wide::bytemuck::cast(i);
+    // SAFETY: the caller's contract: each 4-byte load at `words + 4 * i`
+    // reads one whole `[u8; 4]` of `words` (the signed index is the same
+    // below 2^31); the gather has no alignment requirement.
+    let v = unsafe { _mm256_i32gather_epi32::<4>(words.as_ptr().cast::<i32>(), idx) };
+    wide::bytemuck::cast(v)
 }
 
 /// The four texels of each lane's bilinear footprint (top-left,
@@ -2343,9 +2374,21 @@ fn fetch_words(words: &[[u8; 4]], i: i32x8) -> i32x8 {
 /// `vpgatherdq` instead of four 8-element `vpgatherdd`).  The gathers take
 /// lanes 0, 1, 4, 5 and 2, 3, 6, 7, so one in-lane shuffle per texel
 /// restores the lane order.  Needs `words.len() >= 2`.
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn fetch_pairs(words: &[[u8; 4]], i0: i32x8, i1: i32x8) -> [i32x8; 4] {
+fn fetch_pairs(_: Avx2, words: &[[u8; 4]], i0: i32x8, i1: i32x8) -> [i32x8; 4] {
+    // SAFETY: an `Avx2` token exists only on a CPU with AVX2.
+    unsafe { fetch_pairs_avx2(words, i0, i1) }
+}
+
+/// [`fetch_pairs`]' instructions.
+///
+/// # Safety
+/// The CPU has AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn fetch_pairs_avx2(words: &[[u8; 4]], i0: i32x8, i1: i32x8) -> [i32x8; 4] {
     use core::arch::x86_64::{
         __m256, __m256i, _mm256_castsi256_si128, _mm256_extracti128_si256, _mm256_i32gather_epi64,
         _mm256_permutevar8x32_epi32, _mm256_setr_epi32, _mm256_shuffle_ps,
@@ -2500,15 +2543,15 @@ fn wrap_linear_8x8(c: f32x8, len: i32x8, wrap: TexWrap) -> Option<(i32x8, i32x8,
 /// ("odd") of every texel, so each lerp filters two channels at once
 /// (llvmpipe's AoS 8-bit trick).
 #[inline(always)]
-fn filter_pairs(t: [i32x8; 4], wx: i32x8, wy: i32x8) -> (u16x16, u16x16) {
+fn filter_pairs(v3: Option<Avx2>, t: [i32x8; 4], wx: i32x8, wy: i32x8) -> (u16x16, u16x16) {
     let pairs = i32x8::splat(0x00ff_00ff);
     let even = |v: i32x8| -> u16x16 { wide::bytemuck::cast(v & pairs) };
     let odd = |v: i32x8| -> u16x16 { wide::bytemuck::cast((v >> 8_i32) & pairs) };
     let (wx, wy) = (both16(wx), both16(wy));
     let filter = |c: [u16x16; 4]| -> u16x16 {
-        let top = lerp8x16(c[0], c[1], wx);
-        let bottom = lerp8x16(c[2], c[3], wx);
-        lerp8x16(top, bottom, wy)
+        let top = lerp8x16(v3, c[0], c[1], wx);
+        let bottom = lerp8x16(v3, c[2], c[3], wx);
+        lerp8x16(v3, top, bottom, wy)
     };
     (
         filter([even(t[0]), even(t[1]), even(t[2]), even(t[3])]),
@@ -2595,13 +2638,42 @@ fn lerp8(a: i32, b: i32, w: i32) -> i32 {
 /// three instructions instead of six (llvmpipe's `lp_build_lerp` uses
 /// the same instruction for 8.8 weights).
 #[inline(always)]
-fn lerp8x16(a: u16x16, b: u16x16, w128: u16x16) -> u16x16 {
+fn lerp8x16(v3: Option<Avx2>, a: u16x16, b: u16x16, w128: u16x16) -> u16x16 {
+    #[cfg(target_arch = "x86_64")]
+    if v3.is_some() {
+        // SAFETY: an `Avx2` token exists only on a CPU with AVX2.
+        return unsafe { lerp8x16_avx2(a, b, w128) };
+    }
     let (a, b, w): (i16x16, i16x16, i16x16) = (
         wide::bytemuck::cast(a),
         wide::bytemuck::cast(b),
         wide::bytemuck::cast(w128),
     );
     wide::bytemuck::cast(a + (b - a).mul_scale_round(w))
+}
+
+/// [`lerp8x16`] in three AVX2 instructions (`vpsubw`, `vpmulhrsw`,
+/// `vpaddw`): `wide` built for baseline x86-64 emulates `mul_scale_round`
+/// on 128-bit halves with unpacks and 32-bit multiplies, which made the
+/// bilinear kernel 2.3x slower in a baseline build even inside the v3
+/// clone.
+///
+/// # Safety
+/// The CPU has AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn lerp8x16_avx2(a: u16x16, b: u16x16, w128: u16x16) -> u16x16 {
+    use core::arch::x86_64::{__m256i, _mm256_add_epi16, _mm256_mulhrs_epi16, _mm256_sub_epi16};
+    let (a, b, w): (__m256i, __m256i, __m256i) = (
+        wide::bytemuck::cast(a),
+        wide::bytemuck::cast(b),
+        wide::bytemuck::cast(w128),
+    );
+    wide::bytemuck::cast(_mm256_add_epi16(
+        a,
+        _mm256_mulhrs_epi16(_mm256_sub_epi16(b, a), w),
+    ))
 }
 
 /// [`lerp8`] on 8 lanes.
@@ -2884,6 +2956,43 @@ pub fn decode_f32(format: Format, px: &[u8]) -> [f32; 4] {
 // ----------------------------------------------------------------------
 // the lane-program ops
 
+/// [`QuadSampler::chunk`] compiled per SIMD level (ARCHITECTURE.md, "SIMD
+/// levels"): the bilinear kernels are 62 % of `postprocess`, and built for
+/// baseline x86-64 they ran 3.1x slower.
+#[multiversion(
+    targets("x86_64+avx2+fma+bmi1+bmi2+lzcnt+popcnt+f16c+movbe"),
+    attrs(allow(dead_code))
+)]
+fn chunk_simd<const RS: bool, const RT: bool, const LOD: u8>(
+    q: &QuadSampler<'_>,
+    file: &mut [Lanes],
+    regs: &ChunkRegs,
+    fallback: &mut Fallback<'_>,
+) {
+    let v3 = if multiversion::target::target_cfg_f!(target_feature = "avx2") {
+        // SAFETY: this clone runs only where AVX2 was detected (or the
+        // build requires it).
+        Some(unsafe { Avx2::new_unchecked() })
+    } else {
+        None
+    };
+    q.chunk_body::<RS, RT, LOD>(file, regs, fallback, v3)
+}
+
+/// [`QuadSampler::chunk_other`] compiled per SIMD level.
+#[multiversion(
+    targets("x86_64+avx2+fma+bmi1+bmi2+lzcnt+popcnt+f16c+movbe"),
+    attrs(allow(dead_code))
+)]
+fn chunk_other_simd(
+    q: &QuadSampler<'_>,
+    file: &mut [Lanes],
+    regs: &ChunkRegs,
+    fallback: &mut Fallback<'_>,
+) {
+    q.chunk_other_body(file, regs, fallback)
+}
+
 /// Runs a texture access for every group of a chunk.
 pub fn exec_texture(
     t: &TexOp,
@@ -3121,6 +3230,51 @@ pub fn exec_query(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The AVX2 forms of the chunk kernels' leaves give the portable
+    /// forms' bits, whatever this build's target features (the clone a
+    /// CPU runs is chosen at run time, so both must be right).
+    #[test]
+    fn simd_levels_agree() {
+        let Some(v3) = Avx2::detect() else {
+            return;
+        };
+        let mut x = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let words: Vec<[u8; 4]> = (0..97).map(|_| (next() as u32).to_le_bytes()).collect();
+        for _ in 0..2000 {
+            let byte16 = |r: u64| -> u16x16 {
+                u16x16::new(std::array::from_fn(|k| ((r >> (k * 4)) & 0xff) as u16))
+            };
+            let (a, b) = (byte16(next()), byte16(next()));
+            let w = both16(i32x8::new(std::array::from_fn(|_| (next() % 256) as i32)));
+            assert_eq!(
+                lerp8x16(None, a, b, w).to_array(),
+                lerp8x16(Some(v3), a, b, w).to_array()
+            );
+            let i = i32x8::new(std::array::from_fn(|_| (next() % 200) as i32 - 50));
+            assert_eq!(
+                fetch_words(None, &words, i).to_array(),
+                fetch_words(Some(v3), &words, i).to_array()
+            );
+            let i1 = i32x8::new(std::array::from_fn(|_| (next() % 96) as i32));
+            let pairs = fetch_pairs(v3, &words, i1, i1);
+            let one = i32x8::ONE;
+            assert_eq!(
+                pairs[0].to_array(),
+                fetch_words(None, &words, i1).to_array()
+            );
+            assert_eq!(
+                pairs[1].to_array(),
+                fetch_words(None, &words, i1 + one).to_array()
+            );
+        }
+    }
     use ferropipe_components::enums::Func;
     use ferropipe_components::resource::{ResourceLayout, ResourceTemplate};
     use ferropipe_components::view::SamplerViewDesc;

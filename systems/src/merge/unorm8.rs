@@ -40,7 +40,9 @@
 
 use ferropipe_components::enums::{BlendFactor, BlendFunc};
 use ferropipe_components::shader::{ILanes, Lanes, ULanes};
+use ferropipe_components::simd::Avx2;
 use ferropipe_components::state::RtBlendState;
+use multiversion::multiversion;
 
 use super::{ColorTarget, Quad, StoreGroup, TargetMemory};
 use crate::lanes::mask_lanes;
@@ -403,146 +405,126 @@ fn factor_source(f: BlendFactor, c: usize) -> (usize, bool) {
 /// packing wants), and everything below 0 saturates to 0.
 mod bytes {
     use ferropipe_components::shader::{ILanes, Lanes, ULanes};
+    use ferropipe_components::simd::Avx2;
 
-    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-    use safe_arch::{
-        add_i16_m256i, bitor_m256i, m256i, mul_i16_keep_low_m256i, pack_i16_to_u8_m256i,
-        pack_i32_to_u16_m256i, set_splat_i16_m256i, shr_imm_u16_m256i, shuffle_av_i8z_half_m256i,
-    };
-
-    /// Per-batch shuffle tables for one byte order.
+    /// Per-batch shuffle tables for one byte order: the byte positions for
+    /// the portable path, and the `vpshufb` tables the AVX2 path uses when
+    /// the running clone has it (ARCHITECTURE.md, "SIMD levels").
     #[derive(Clone, Copy, Debug)]
     pub(crate) struct Shuffles {
         /// Channel c of each pixel to the low byte of its dword.
-        #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-        unpack: [m256i; 4],
+        unpack: [[u8; 32]; 4],
         /// Channel-major bytes (after the packs) back to pixel order.
-        #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-        pack: m256i,
+        pack: [u8; 32],
         /// Pixels to [`Words`]: channels 0 and 1, channels 2 and 3.
-        #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-        unpack16: [m256i; 2],
+        unpack16: [[u8; 32]; 2],
         /// Words an absent channel reads (alpha 255) in the second vector.
-        #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-        absent_hi: m256i,
-        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+        absent_hi: [i16; 16],
+        /// `byte[c]`: the byte of the pixel holding channel c (255: absent).
         byte: [u8; 4],
     }
 
     /// `byte[c]`: the byte of the pixel holding RGBA channel c (255:
     /// absent; absent channels unpack as 0 and pack nothing).
     pub fn shuffles(byte: [u8; 4]) -> Shuffles {
-        #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-        {
-            let unpack = std::array::from_fn(|c| {
-                let mut idx = [0x80u8; 32];
-                if byte[c] != 255 {
-                    for half in 0..2 {
-                        for px in 0..4 {
-                            idx[half * 16 + px * 4] = (px * 4) as u8 + byte[c];
-                        }
-                    }
-                }
-                m256i::from(idx)
-            });
-            // After the packs a 128-bit half holds [c0 px0..3, c1 px0..3,
-            // c2 px0..3, c3 px0..3]; memory byte k of pixel px is the
-            // channel stored there.
+        let unpack = std::array::from_fn(|c| {
             let mut idx = [0x80u8; 32];
-            for half in 0..2 {
-                for px in 0..4 {
-                    for c in 0..4 {
-                        if byte[c] != 255 {
-                            idx[half * 16 + px * 4 + byte[c] as usize] = (c * 4 + px) as u8;
-                        }
+            if byte[c] != 255 {
+                for half in 0..2 {
+                    for px in 0..4 {
+                        idx[half * 16 + px * 4] = (px * 4) as u8 + byte[c];
                     }
                 }
             }
-            // Words: in each 128-bit half (pixels 4h..4h+3), words 0..3 hold
-            // the first channel of the four pixels, words 4..7 the second,
-            // the order `pack_i32_to_u16_m256i` leaves channels in.
-            let unpack16 = std::array::from_fn(|v| {
-                let mut w = [0x80u8; 32];
-                for half in 0..2 {
-                    for j in 0..8 {
-                        let c = 2 * v + j / 4;
-                        if byte[c] != 255 {
-                            w[half * 16 + 2 * j] = ((j % 4) * 4) as u8 + byte[c];
-                        }
+            idx
+        });
+        // After the packs a 128-bit half holds [c0 px0..3, c1 px0..3,
+        // c2 px0..3, c3 px0..3]; memory byte k of pixel px is the channel
+        // stored there.
+        let mut pack = [0x80u8; 32];
+        for half in 0..2 {
+            for px in 0..4 {
+                for c in 0..4 {
+                    if byte[c] != 255 {
+                        pack[half * 16 + px * 4 + byte[c] as usize] = (c * 4 + px) as u8;
                     }
                 }
-                m256i::from(w)
-            });
-            let mut absent = [0i16; 16];
-            if byte[3] == 255 {
-                for half in 0..2 {
-                    for j in 4..8 {
-                        absent[half * 8 + j] = 0xff;
-                    }
-                }
-            }
-            Shuffles {
-                unpack,
-                pack: m256i::from(idx),
-                unpack16,
-                absent_hi: m256i::from(absent),
             }
         }
-        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
-        Shuffles { byte }
+        // Words: in each 128-bit half (pixels 4h..4h+3), words 0..3 hold the
+        // first channel of the four pixels, words 4..7 the second, the
+        // order the dword->word pack leaves channels in.
+        let unpack16 = std::array::from_fn(|v| {
+            let mut w = [0x80u8; 32];
+            for half in 0..2 {
+                for j in 0..8 {
+                    let c = 2 * v + j / 4;
+                    if byte[c] != 255 {
+                        w[half * 16 + 2 * j] = ((j % 4) * 4) as u8 + byte[c];
+                    }
+                }
+            }
+            w
+        });
+        let mut absent_hi = [0i16; 16];
+        if byte[3] == 255 {
+            for half in 0..2 {
+                for j in 4..8 {
+                    absent_hi[half * 8 + j] = 0xff;
+                }
+            }
+        }
+        Shuffles {
+            unpack,
+            pack,
+            unpack16,
+            absent_hi,
+            byte,
+        }
     }
 
     /// Channel c of eight pixels as integers 0..=255 (0 when absent).
     #[inline(always)]
-    pub fn unpack(px: ULanes, t: &Shuffles, c: usize) -> ILanes {
-        #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-        {
-            let v = shuffle_av_i8z_half_m256i(m256i::from(px.to_array()), t.unpack[c]);
-            ILanes::new(<[i32; 8]>::from(v))
+    pub fn unpack(v3: Option<Avx2>, px: ULanes, t: &Shuffles, c: usize) -> ILanes {
+        #[cfg(target_arch = "x86_64")]
+        if v3.is_some() {
+            // SAFETY: an `Avx2` token exists only on a CPU with AVX2.
+            return unsafe { avx2::unpack(px, t, c) };
         }
-        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
-        {
-            if t.byte[c] == 255 {
-                return ILanes::ZERO;
-            }
-            let v = px.unbounded_shr_scalar(8 * t.byte[c] as u32) & ULanes::splat(0xff);
-            wide::bytemuck::cast(v)
+        if t.byte[c] == 255 {
+            return ILanes::ZERO;
         }
+        let v = px.unbounded_shr_scalar(8 * t.byte[c] as u32) & ULanes::splat(0xff);
+        wide::bytemuck::cast(v)
     }
 
     /// Packs four channels in [0, 1] (anything else is clamped, NaN to 0)
     /// into eight pixels; absent channels' bytes are 0.
     #[inline(always)]
-    pub fn pack(q: &[Lanes; 4], t: &Shuffles) -> ULanes {
+    pub fn pack(v3: Option<Avx2>, q: &[Lanes; 4], t: &Shuffles) -> ULanes {
         let k255 = Lanes::splat(255.0);
         // min(255, x): vminps returns its second operand (x) for NaN.
         let v = |c: usize| k255.fast_min(q[c] * k255).fast_round_int();
-        pack_ints(&[v(0), v(1), v(2), v(3)], t)
+        pack_ints(v3, &[v(0), v(1), v(2), v(3)], t)
     }
 
     /// Packs four channels of integers (at most 255; anything below 0
     /// saturates to 0) into eight pixels; absent channels' bytes are 0.
     #[inline(always)]
-    pub(crate) fn pack_ints(v: &[ILanes; 4], t: &Shuffles) -> ULanes {
-        #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-        {
-            let m = |c: usize| m256i::from(v[c].to_array());
-            let lo = pack_i32_to_u16_m256i(m(0), m(1));
-            let hi = pack_i32_to_u16_m256i(m(2), m(3));
-            let b = pack_i16_to_u8_m256i(lo, hi);
-            ULanes::new(<[u32; 8]>::from(shuffle_av_i8z_half_m256i(b, t.pack)))
+    pub(crate) fn pack_ints(v3: Option<Avx2>, v: &[ILanes; 4], t: &Shuffles) -> ULanes {
+        #[cfg(target_arch = "x86_64")]
+        if v3.is_some() {
+            // SAFETY: an `Avx2` token exists only on a CPU with AVX2.
+            return unsafe { avx2::pack_ints(v, t) };
         }
-        #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
-        {
-            let mut out = ULanes::ZERO;
-            for c in 0..4 {
-                if t.byte[c] != 255 {
-                    let x = v[c].max(ILanes::ZERO).cast_unsigned();
-                    out |= x.unbounded_shl_scalar(8 * t.byte[c] as u32);
-                }
+        let mut out = ULanes::ZERO;
+        for c in 0..4 {
+            if t.byte[c] != 255 {
+                let x = v[c].max(ILanes::ZERO).cast_unsigned();
+                out |= x.unbounded_shl_scalar(8 * t.byte[c] as u32);
             }
-            out
         }
+        out
     }
 
     /// Four channels of eight pixels as 16-bit words in two vectors
@@ -550,62 +532,111 @@ mod bytes {
     /// dword->word packs: the hot blend equations run on these, sixteen
     /// values per `vpmullw` (bytes times bytes fit in 16 bits, and
     /// `mul_norm`'s sums stay below 65,408).
-    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-    pub type Words = [m256i; 2];
+    #[cfg(target_arch = "x86_64")]
+    pub type Words = [core::arch::x86_64::__m256i; 2];
 
-    /// Byte values (0..=255) of four channels as [`Words`].
-    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-    #[inline(always)]
-    pub(crate) fn words_of_ints(v: &[ILanes; 4]) -> Words {
-        let m = |c: usize| m256i::from(v[c].to_array());
-        [
-            pack_i32_to_u16_m256i(m(0), m(1)),
-            pack_i32_to_u16_m256i(m(2), m(3)),
-        ]
-    }
+    /// The AVX2 forms.  Each is `#[target_feature(enable = "avx2")]`, so
+    /// it inlines into the x86-64-v3 clones that call it and nowhere else;
+    /// the intrinsics exist whatever the build's own target features.
+    ///
+    /// # Safety
+    /// Every function here needs a CPU with AVX2.
+    #[cfg(target_arch = "x86_64")]
+    pub(crate) mod avx2 {
+        use core::arch::x86_64::{
+            __m256i, _mm256_add_epi16, _mm256_mullo_epi16, _mm256_or_si256, _mm256_packus_epi16,
+            _mm256_packus_epi32, _mm256_set1_epi16, _mm256_shuffle_epi8, _mm256_srli_epi16,
+        };
 
-    /// One byte channel as both halves of a word vector (a factor shared
-    /// by two channels), or `a` beside `b`.
-    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-    #[inline(always)]
-    pub(crate) fn word_pair(a: ILanes, b: ILanes) -> m256i {
-        pack_i32_to_u16_m256i(m256i::from(a.to_array()), m256i::from(b.to_array()))
-    }
+        use super::{Shuffles, Words};
+        use ferropipe_components::shader::{ILanes, ULanes};
 
-    /// The pixels' channels as [`Words`] (absent channels 0, absent alpha
-    /// 255).
-    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-    #[inline(always)]
-    pub(crate) fn words_of_pixels(px: ULanes, t: &Shuffles) -> Words {
-        let p = m256i::from(px.to_array());
-        [
-            shuffle_av_i8z_half_m256i(p, t.unpack16[0]),
-            bitor_m256i(shuffle_av_i8z_half_m256i(p, t.unpack16[1]), t.absent_hi),
-        ]
-    }
+        #[inline(always)]
+        fn m(v: ILanes) -> __m256i {
+            wide::bytemuck::cast(v)
+        }
 
-    /// [`Words`] (at most 510; the byte pack saturates to 255) to pixels.
-    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-    #[inline(always)]
-    pub(crate) fn pack_words(w: &Words, t: &Shuffles) -> ULanes {
-        let b = pack_i16_to_u8_m256i(w[0], w[1]);
-        ULanes::new(<[u32; 8]>::from(shuffle_av_i8z_half_m256i(b, t.pack)))
-    }
+        #[inline(always)]
+        fn table(t: &[u8; 32]) -> __m256i {
+            wide::bytemuck::cast(*t)
+        }
 
-    /// `mul_norm` on words.
-    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-    #[inline(always)]
-    pub(crate) fn mul_norm_words(a: m256i, b: m256i) -> m256i {
-        let t = mul_i16_keep_low_m256i(a, b);
-        let t = add_i16_m256i(t, shr_imm_u16_m256i::<8>(t));
-        shr_imm_u16_m256i::<8>(add_i16_m256i(t, set_splat_i16_m256i(0x80)))
-    }
+        /// [`super::unpack`].
+        #[target_feature(enable = "avx2")]
+        #[inline]
+        pub(crate) fn unpack(px: ULanes, t: &Shuffles, c: usize) -> ILanes {
+            let v = _mm256_shuffle_epi8(wide::bytemuck::cast(px), table(&t.unpack[c]));
+            wide::bytemuck::cast(v)
+        }
 
-    /// Word-wise sum (the byte pack saturates it).
-    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-    #[inline(always)]
-    pub(crate) fn add_words(a: m256i, b: m256i) -> m256i {
-        add_i16_m256i(a, b)
+        /// [`super::pack_ints`]: two saturating dword->word packs, one
+        /// word->byte pack and one shuffle back into pixel order.
+        #[target_feature(enable = "avx2")]
+        #[inline]
+        pub(crate) fn pack_ints(v: &[ILanes; 4], t: &Shuffles) -> ULanes {
+            let lo = _mm256_packus_epi32(m(v[0]), m(v[1]));
+            let hi = _mm256_packus_epi32(m(v[2]), m(v[3]));
+            let b = _mm256_packus_epi16(lo, hi);
+            wide::bytemuck::cast(_mm256_shuffle_epi8(b, table(&t.pack)))
+        }
+
+        /// Byte values (0..=255) of four channels as [`Words`].
+        #[target_feature(enable = "avx2")]
+        #[inline]
+        pub(crate) fn words_of_ints(v: &[ILanes; 4]) -> Words {
+            [
+                _mm256_packus_epi32(m(v[0]), m(v[1])),
+                _mm256_packus_epi32(m(v[2]), m(v[3])),
+            ]
+        }
+
+        /// One byte channel as both halves of a word vector (a factor
+        /// shared by two channels), or `a` beside `b`.
+        #[target_feature(enable = "avx2")]
+        #[inline]
+        pub(crate) fn word_pair(a: ILanes, b: ILanes) -> __m256i {
+            _mm256_packus_epi32(m(a), m(b))
+        }
+
+        /// The pixels' channels as [`Words`] (absent channels 0, absent
+        /// alpha 255).
+        #[target_feature(enable = "avx2")]
+        #[inline]
+        pub(crate) fn words_of_pixels(px: ULanes, t: &Shuffles) -> Words {
+            let p: __m256i = wide::bytemuck::cast(px);
+            [
+                _mm256_shuffle_epi8(p, table(&t.unpack16[0])),
+                _mm256_or_si256(
+                    _mm256_shuffle_epi8(p, table(&t.unpack16[1])),
+                    wide::bytemuck::cast(t.absent_hi),
+                ),
+            ]
+        }
+
+        /// [`Words`] (at most 510; the byte pack saturates to 255) to
+        /// pixels.
+        #[target_feature(enable = "avx2")]
+        #[inline]
+        pub(crate) fn pack_words(w: &Words, t: &Shuffles) -> ULanes {
+            let b = _mm256_packus_epi16(w[0], w[1]);
+            wide::bytemuck::cast(_mm256_shuffle_epi8(b, table(&t.pack)))
+        }
+
+        /// `mul_norm` on words.
+        #[target_feature(enable = "avx2")]
+        #[inline]
+        pub(crate) fn mul_norm_words(a: __m256i, b: __m256i) -> __m256i {
+            let t = _mm256_mullo_epi16(a, b);
+            let t = _mm256_add_epi16(t, _mm256_srli_epi16::<8>(t));
+            _mm256_srli_epi16::<8>(_mm256_add_epi16(t, _mm256_set1_epi16(0x80)))
+        }
+
+        /// Word-wise sum (the byte pack saturates it).
+        #[target_feature(enable = "avx2")]
+        #[inline]
+        pub(crate) fn add_words(a: __m256i, b: __m256i) -> __m256i {
+            _mm256_add_epi16(a, b)
+        }
     }
 }
 
@@ -658,14 +689,36 @@ fn kernel_of(rt: &RtBlendState) -> Kernel {
 /// Stores a batch into an RGBA8-family target.  Groups that cannot take
 /// the two-row path (hanging off the surface) are pushed to `leftover`
 /// for the per-pixel store.
+#[multiversion(
+    targets("x86_64+avx2+fma+bmi1+bmi2+lzcnt+popcnt+f16c+movbe"),
+    attrs(allow(dead_code))
+)]
 pub(super) fn store_batch_unorm8(
+    plan: &Unorm8Plan,
+    b: &Unorm8Batch<'_>,
+    leftover: &mut Vec<usize>,
+) {
+    let v3 = if multiversion::target::target_cfg_f!(target_feature = "avx2") {
+        // SAFETY: this clone runs only where AVX2 was detected (or the
+        // build requires it).
+        Some(unsafe { Avx2::new_unchecked() })
+    } else {
+        None
+    };
+    store_batch_at(v3, plan, b, leftover)
+}
+
+/// [`store_batch_unorm8`] at one SIMD level: AVX2 with the token.
+#[inline(always)]
+fn store_batch_at(
+    v3: Option<Avx2>,
     plan: &Unorm8Plan,
     b: &Unorm8Batch<'_>,
     leftover: &mut Vec<usize>,
 ) {
     let sh = plan.shuffles;
     let Some(blend) = &plan.blend else {
-        return store_groups(plan, b, leftover, |s, _, _| bytes::pack(s, &sh));
+        return store_groups(plan, b, leftover, |s, _, _| bytes::pack(v3, s, &sh));
     };
     // The kernels are the table's operations for their factors (a factor
     // of ONE multiplies exactly), so every path writes the same bytes; with
@@ -673,52 +726,24 @@ pub(super) fn store_batch_unorm8(
     // (`vpmulld`) `blend_overdraw` took 44.6 ms against 31.0 ms for the
     // float blend before; on words it is at parity (0.96x the CPU time).
     let kernel = kernel_of(b.rt);
-    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-    {
-        use bytes::{Words, words_of_pixels};
-        use bytes::{add_words, mul_norm_words, pack_words, word_pair, words_of_ints};
-        let k255 = ILanes::splat(0xff);
-        let src_words = |s: &Quad| -> (Words, ILanes) {
-            let v = [
-                unit_to_byte(s[0]),
-                unit_to_byte(s[1]),
-                unit_to_byte(s[2]),
-                unit_to_byte(s[3]),
-            ];
-            (words_of_ints(&v), v[3])
-        };
+    #[cfg(target_arch = "x86_64")]
+    if v3.is_some() {
+        // SAFETY (each `word_kernels` call below): an `Avx2` token exists
+        // only on a CPU with AVX2.
         match kernel {
             Kernel::Over { alpha_one } => {
-                return store_groups(plan, b, leftover, |s, old, _| {
-                    let (ws, a) = src_words(s);
-                    let d = words_of_pixels(old, &sh);
-                    let fa = word_pair(a, a);
-                    let ia = word_pair(a ^ k255, a ^ k255);
-                    let fa_hi = if alpha_one { word_pair(a, k255) } else { fa };
-                    let out = [
-                        add_words(mul_norm_words(ws[0], fa), mul_norm_words(d[0], ia)),
-                        add_words(mul_norm_words(ws[1], fa_hi), mul_norm_words(d[1], ia)),
-                    ];
-                    pack_words(&out, &sh)
+                return store_groups(plan, b, leftover, |s, old, _| unsafe {
+                    word_kernels::over(s, old, &sh, alpha_one)
                 });
             }
             Kernel::Premultiplied => {
-                return store_groups(plan, b, leftover, |s, old, _| {
-                    let (ws, a) = src_words(s);
-                    let d = words_of_pixels(old, &sh);
-                    let ia = word_pair(a ^ k255, a ^ k255);
-                    let out = [
-                        add_words(ws[0], mul_norm_words(d[0], ia)),
-                        add_words(ws[1], mul_norm_words(d[1], ia)),
-                    ];
-                    pack_words(&out, &sh)
+                return store_groups(plan, b, leftover, |s, old, _| unsafe {
+                    word_kernels::premultiplied(s, old, &sh)
                 });
             }
             Kernel::Additive => {
-                return store_groups(plan, b, leftover, |s, old, _| {
-                    let (ws, _) = src_words(s);
-                    let d = words_of_pixels(old, &sh);
-                    pack_words(&[add_words(ws[0], d[0]), add_words(ws[1], d[1])], &sh)
+                return store_groups(plan, b, leftover, |s, old, _| unsafe {
+                    word_kernels::additive(s, old, &sh)
                 });
             }
             Kernel::Table => {}
@@ -726,7 +751,7 @@ pub(super) fn store_batch_unorm8(
     }
     let k255 = ILanes::splat(0xff);
     match kernel {
-        Kernel::Over { alpha_one } => store_bytes(plan, b, leftover, |s, d, _| {
+        Kernel::Over { alpha_one } => store_bytes(v3, plan, b, leftover, |s, d, _| {
             let a = s[3];
             let ia = a ^ k255;
             let alpha = if alpha_one { s[3] } else { mul_norm(s[3], a) };
@@ -737,7 +762,7 @@ pub(super) fn store_batch_unorm8(
                 add_sat(alpha, mul_norm(d[3], ia)),
             ]
         }),
-        Kernel::Premultiplied => store_bytes(plan, b, leftover, |s, d, _| {
+        Kernel::Premultiplied => store_bytes(v3, plan, b, leftover, |s, d, _| {
             let ia = s[3] ^ k255;
             [
                 add_sat(s[0], mul_norm(d[0], ia)),
@@ -746,7 +771,7 @@ pub(super) fn store_batch_unorm8(
                 add_sat(s[3], mul_norm(d[3], ia)),
             ]
         }),
-        Kernel::Additive => store_bytes(plan, b, leftover, |s, d, _| {
+        Kernel::Additive => store_bytes(v3, plan, b, leftover, |s, d, _| {
             [
                 add_sat(s[0], d[0]),
                 add_sat(s[1], d[1]),
@@ -763,7 +788,7 @@ pub(super) fn store_batch_unorm8(
             let n = b.groups.len();
             let zero = Lanes::ZERO;
             let one = Lanes::ONE;
-            store_bytes(plan, b, leftover, |src, dst, g| {
+            store_bytes(v3, plan, b, leftover, |src, dst, g| {
                 let src1: ByteQuad = match b.slot1 {
                     Some(s1) if blend.uses_src1 => std::array::from_fn(|c| {
                         unit_to_byte(b.outputs[(s1 * 4 + c) * n + g].fast_max(zero).fast_min(one))
@@ -776,10 +801,80 @@ pub(super) fn store_batch_unorm8(
     }
 }
 
+/// The common blend equations on 16-bit words (`bytes::Words`), AVX2 only.
+///
+/// # Safety
+/// Every function here needs a CPU with AVX2.
+#[cfg(target_arch = "x86_64")]
+mod word_kernels {
+    use super::bytes::Shuffles;
+    use super::bytes::Words;
+    use super::bytes::avx2::{
+        add_words, mul_norm_words, pack_words, word_pair, words_of_ints, words_of_pixels,
+    };
+    use super::{Quad, unit_to_byte};
+    use ferropipe_components::shader::{ILanes, ULanes};
+
+    /// The source's bytes as words, and its alpha bytes.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn src_words(s: &Quad) -> (Words, ILanes) {
+        let v = [
+            unit_to_byte(s[0]),
+            unit_to_byte(s[1]),
+            unit_to_byte(s[2]),
+            unit_to_byte(s[3]),
+        ];
+        (words_of_ints(&v), v[3])
+    }
+
+    /// [`super::Kernel::Over`].
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) fn over(s: &Quad, old: ULanes, sh: &Shuffles, alpha_one: bool) -> ULanes {
+        let k255 = ILanes::splat(0xff);
+        let (ws, a) = src_words(s);
+        let d = words_of_pixels(old, sh);
+        let fa = word_pair(a, a);
+        let ia = word_pair(a ^ k255, a ^ k255);
+        let fa_hi = if alpha_one { word_pair(a, k255) } else { fa };
+        let out = [
+            add_words(mul_norm_words(ws[0], fa), mul_norm_words(d[0], ia)),
+            add_words(mul_norm_words(ws[1], fa_hi), mul_norm_words(d[1], ia)),
+        ];
+        pack_words(&out, sh)
+    }
+
+    /// [`super::Kernel::Premultiplied`].
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) fn premultiplied(s: &Quad, old: ULanes, sh: &Shuffles) -> ULanes {
+        let k255 = ILanes::splat(0xff);
+        let (ws, a) = src_words(s);
+        let d = words_of_pixels(old, sh);
+        let ia = word_pair(a ^ k255, a ^ k255);
+        let out = [
+            add_words(ws[0], mul_norm_words(d[0], ia)),
+            add_words(ws[1], mul_norm_words(d[1], ia)),
+        ];
+        pack_words(&out, sh)
+    }
+
+    /// [`super::Kernel::Additive`].
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) fn additive(s: &Quad, old: ULanes, sh: &Shuffles) -> ULanes {
+        let (ws, _) = src_words(s);
+        let d = words_of_pixels(old, sh);
+        pack_words(&[add_words(ws[0], d[0]), add_words(ws[1], d[1])], sh)
+    }
+}
+
 /// [`store_groups`] with a blend closure `f(src, dst, group)` on bytes in
 /// 32-bit lanes.
 #[inline(always)]
 fn store_bytes(
+    v3: Option<Avx2>,
     plan: &Unorm8Plan,
     b: &Unorm8Batch<'_>,
     leftover: &mut Vec<usize>,
@@ -794,9 +889,9 @@ fn store_bytes(
             unit_to_byte(src[2]),
             unit_to_byte(src[3]),
         ];
-        let unpack = |c: usize| bytes::unpack(old, &sh, c) | absent[c];
+        let unpack = |c: usize| bytes::unpack(v3, old, &sh, c) | absent[c];
         let dst: ByteQuad = [unpack(0), unpack(1), unpack(2), unpack(3)];
-        bytes::pack_ints(&f(&s, &dst, g), &sh)
+        bytes::pack_ints(v3, &f(&s, &dst, g), &sh)
     })
 }
 
@@ -903,21 +998,35 @@ mod tests {
         let start: Vec<u8> = (0..32).map(|_| rng.next() as u8).collect();
         let group = StoreGroup { x: 0, y: 0, mask };
 
-        let mut fast = start.clone();
-        let t = target(&mut fast, format);
-        let plan = Unorm8Plan::new(rt, byte, rt.colormask, rt.blend_enable);
-        let batch = Unorm8Batch {
-            target: &t,
-            rt,
-            groups: &[group],
-            outputs: &outputs,
-            slot: 0,
-            slot1: Some(1),
-            cc,
-        };
-        let mut leftover = Vec::new();
-        store_batch_unorm8(&plan, &batch, &mut leftover);
-        assert!(leftover.is_empty());
+        // Both SIMD levels, whatever this build's target features: the
+        // portable kernels, and the AVX2 ones where the CPU has it.
+        let levels = [None, Avx2::detect()];
+        let mut fast = Vec::new();
+        for (level, v3) in levels.into_iter().enumerate() {
+            if level > 0 && v3.is_none() {
+                continue;
+            }
+            let mut bytes = start.clone();
+            let t = target(&mut bytes, format);
+            let plan = Unorm8Plan::new(rt, byte, rt.colormask, rt.blend_enable);
+            let batch = Unorm8Batch {
+                target: &t,
+                rt,
+                groups: &[group],
+                outputs: &outputs,
+                slot: 0,
+                slot1: Some(1),
+                cc,
+            };
+            let mut leftover = Vec::new();
+            store_batch_at(v3, &plan, &batch, &mut leftover);
+            assert!(leftover.is_empty());
+            if level == 0 {
+                fast = bytes;
+            } else {
+                assert_eq!(bytes, fast, "levels differ: {format} {rt:?} mask {mask:#x}");
+            }
+        }
 
         let mut general = start.clone();
         let t = target(&mut general, format);

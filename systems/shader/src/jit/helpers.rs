@@ -59,12 +59,17 @@ unsafe fn put(buf: *mut Lanes, i: usize, v: Lanes) {
 macro_rules! helper_fn {
     ($ty:ident :: $v:ident, $call:ident, [$($a:ident = $i:literal),*]) => {{
         extern "C" fn h(buf: *mut Lanes) {
+            #[multiversion::multiversion(targets("x86_64+avx2+fma+bmi1+bmi2+lzcnt+popcnt+f16c+movbe"), attrs(allow(dead_code)))]
+            unsafe fn run(buf: *mut Lanes) {
+                // SAFETY: `h`'s caller's contract.
+                unsafe {
+                    $( let $a = arg(buf, $i); )*
+                    put(buf, 0, lanemath::$call($ty::$v, $($a),*));
+                }
+            }
             // SAFETY: the generated code passes its 8-`Lanes` helper
             // buffer (`codegen::Gen::call_helper`).
-            unsafe {
-                $( let $a = arg(buf, $i); )*
-                put(buf, 0, lanemath::$call($ty::$v, $($a),*));
-            }
+            unsafe { run(buf) }
         }
         h
     }};
@@ -98,11 +103,19 @@ helper_table!(tri, TriOp, [a = 0, b = 1, c = 2] tri;
 
 /// `insertBits(e, newbits, offset, count)`.
 pub(super) extern "C" fn insert_bits(buf: *mut Lanes) {
-    // SAFETY: the generated code passes its 8-`Lanes` helper buffer.
-    unsafe {
-        let (e, n, o, c) = (arg(buf, 0), arg(buf, 1), arg(buf, 2), arg(buf, 3));
-        put(buf, 0, lanemath::insert_bits(e, n, o, c));
+    #[multiversion::multiversion(
+        targets("x86_64+avx2+fma+bmi1+bmi2+lzcnt+popcnt+f16c+movbe"),
+        attrs(allow(dead_code))
+    )]
+    unsafe fn run(buf: *mut Lanes) {
+        // SAFETY: `insert_bits`'s caller's contract.
+        unsafe {
+            let (e, n, o, c) = (arg(buf, 0), arg(buf, 1), arg(buf, 2), arg(buf, 3));
+            put(buf, 0, lanemath::insert_bits(e, n, o, c));
+        }
     }
+    // SAFETY: the generated code passes its 8-`Lanes` helper buffer.
+    unsafe { run(buf) }
 }
 
 macro_rules! packed_table {
@@ -111,9 +124,13 @@ macro_rules! packed_table {
         pub(super) fn $name(f: $ty) -> Helper {
             match f {
                 $( $ty::$v => {
-                    extern "C" fn h($buf: *mut Lanes) {
-                        let $f = $ty::$v;
-                        $body
+                    extern "C" fn h(buf: *mut Lanes) {
+                        #[multiversion::multiversion(targets("x86_64+avx2+fma+bmi1+bmi2+lzcnt+popcnt+f16c+movbe"), attrs(allow(dead_code)))]
+                        fn run($buf: *mut Lanes) {
+                            let $f = $ty::$v;
+                            $body
+                        }
+                        run(buf)
                     }
                     h
                 } )*
@@ -147,9 +164,17 @@ pub(super) fn deriv(axis: Axis, fine: bool) -> Helper {
     macro_rules! d {
         ($axis:expr, $fine:expr) => {{
             extern "C" fn h(buf: *mut Lanes) {
+                #[multiversion::multiversion(
+                    targets("x86_64+avx2+fma+bmi1+bmi2+lzcnt+popcnt+f16c+movbe"),
+                    attrs(allow(dead_code))
+                )]
+                unsafe fn run(buf: *mut Lanes) {
+                    // SAFETY: `h`'s caller's contract.
+                    unsafe { put(buf, 0, lanemath::deriv($axis, $fine, arg(buf, 0))) }
+                }
                 // SAFETY: the generated code passes its 8-`Lanes` helper
                 // buffer.
-                unsafe { put(buf, 0, lanemath::deriv($axis, $fine, arg(buf, 0))) }
+                unsafe { run(buf) }
             }
             h
         }};
@@ -174,6 +199,14 @@ pub(super) fn pow_run(n: usize) -> Helper {
     extern "C" fn h<const N: usize>(buf: *mut Lanes) {
         // SAFETY: the generated code passes its 8-`Lanes` helper buffer
         // (32-byte aligned) holding `2 N <= 8` operands.
+        unsafe { run::<N>(buf) }
+    }
+    #[multiversion::multiversion(
+        targets("x86_64+avx2+fma+bmi1+bmi2+lzcnt+popcnt+f16c+movbe"),
+        attrs(allow(dead_code))
+    )]
+    unsafe fn run<const N: usize>(buf: *mut Lanes) {
+        // SAFETY: `h`'s caller's contract.
         unsafe {
             let mut a = [Lanes::ZERO; N];
             let mut b = [Lanes::ZERO; N];
