@@ -4,33 +4,41 @@
 //! build's own target and once for x86-64-v3, the clone picked by CPUID on
 //! first call.  Inside a clone, hand-written AVX2 paths (gathers, byte
 //! shuffles, 16-bit multiplies that `wide` built for baseline x86-64 only
-//! emulates) are taken when the caller holds an [`Avx2`] token, which
-//! exists only where the CPU runs AVX2: a safe function cannot reach an
-//! AVX2 instruction on a CPU without it.
+//! emulates) are taken when the caller holds an [`X86V3`] token, which
+//! exists only where the CPU runs AVX2 and FMA: a safe function cannot
+//! reach one of their instructions on a CPU without them.
 
-/// Proof that the CPU runs AVX2 (and so `#[target_feature(enable =
-/// "avx2")]` functions may be called).  A zero-sized value: passed as
-/// `Option<Avx2>` down an inlined kernel whose root made it a constant,
+/// Proof that the CPU runs AVX2 and FMA, the part of x86-64-v3 the
+/// hand-written paths use, so `#[target_feature(enable = "avx2,fma")]`
+/// functions may be called.  A zero-sized value: passed as
+/// `Option<X86V3>` down an inlined kernel whose root made it a constant,
 /// the level's branches fold away.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Avx2(());
+pub struct X86V3(());
 
-impl Avx2 {
-    /// The token, when this CPU runs AVX2.
-    pub fn detect() -> Option<Avx2> {
+impl X86V3 {
+    /// The token, when this CPU runs AVX2 and FMA.
+    pub fn detect() -> Option<X86V3> {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            return Some(Avx2(()));
+        {
+            use std::arch::is_x86_feature_detected as has;
+            if has!("avx2") && has!("fma") {
+                return Some(X86V3(()));
+            }
         }
         None
     }
 
-    /// The token when the build itself requires AVX2 (`target-cpu` or
-    /// `target-feature`), for code outside the run-time dispatched
+    /// The token when the build itself requires AVX2 and FMA (`target-cpu`
+    /// or `target-feature`), for code outside the run-time dispatched
     /// kernels; `None` in a baseline build.
-    pub const fn of_build() -> Option<Avx2> {
-        if cfg!(all(target_arch = "x86_64", target_feature = "avx2")) {
-            Some(Avx2(()))
+    pub const fn of_build() -> Option<X86V3> {
+        if cfg!(all(
+            target_arch = "x86_64",
+            target_feature = "avx2",
+            target_feature = "fma"
+        )) {
+            Some(X86V3(()))
         } else {
             None
         }
@@ -39,22 +47,22 @@ impl Avx2 {
     /// The token without a check.
     ///
     /// # Safety
-    /// The CPU runs AVX2: for example, the caller is compiled with
-    /// `#[target_feature(enable = "avx2")]` (a `multiversion` clone runs
-    /// only after its dispatcher found the feature).
-    pub const unsafe fn new_unchecked() -> Avx2 {
-        Avx2(())
+    /// The CPU runs AVX2 and FMA: for example, the caller is the
+    /// `multiversion` clone for x86-64-v3 (it runs only after its
+    /// dispatcher found every feature of that target).
+    pub const unsafe fn new_unchecked() -> X86V3 {
+        X86V3(())
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::Avx2;
+    use super::X86V3;
 
     #[test]
     fn the_build_level_implies_the_cpu_level() {
-        if Avx2::of_build().is_some() {
-            assert!(Avx2::detect().is_some());
+        if X86V3::of_build().is_some() {
+            assert!(X86V3::detect().is_some());
         }
     }
 }

@@ -443,6 +443,10 @@ pub fn rasterize_tile(
 
 /// Rasterizes one bin entry of job `j` into the batch (flushing it when it
 /// fills or the state changes), with early depth when allowed.
+#[multiversion(
+    targets("x86_64+avx2+fma+bmi1+bmi2+lzcnt+popcnt+f16c+movbe"),
+    attrs(allow(dead_code))
+)]
 fn raster_entry(
     ctx: &TileContext<'_>,
     rect: &Rect,
@@ -749,6 +753,10 @@ impl PassedCount {
 
 /// Shades the batch (its groups' masks, `sample_offset`) and runs the
 /// merge: alpha test, alpha to coverage, late depth, counts, stores.
+#[multiversion(
+    targets("x86_64+avx2+fma+bmi1+bmi2+lzcnt+popcnt+f16c+movbe"),
+    attrs(allow(dead_code))
+)]
 fn shade_and_merge(
     ctx: &TileContext<'_>,
     batch: &mut FragBatch,

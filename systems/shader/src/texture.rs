@@ -63,7 +63,7 @@ use ferropipe_components::shader::{BoundTexture, LANES, Lanes, ShaderResources};
 use ferropipe_components::state::SamplerState;
 use std::cell::Cell;
 
-use ferropipe_components::simd::Avx2;
+use ferropipe_components::simd::X86V3;
 use multiversion::multiversion;
 use wide::{f32x8, i16x16, i32x8, u16x16, u32x8};
 
@@ -661,7 +661,7 @@ impl<'a> Texture<'a> {
             i32x8::new(t[2]),
             i32x8::new(t[3]),
         ];
-        let (e, o) = filter_pairs(Avx2::of_build(), t, wx, wy);
+        let (e, o) = filter_pairs(X86V3::of_build(), t, wx, wy);
         let (e, o): (i32x8, i32x8) = (wide::bytemuck::cast(e), wide::bytemuck::cast(o));
         let lo = i32x8::splat(0xffff);
         Some([e & lo, o & lo, e >> 16_i32, o >> 16_i32])
@@ -1737,13 +1737,13 @@ impl QuadSampler<'_> {
             ($k:expr; $($rs:literal $rt:literal)*) => {
                 match $k {
                     $( Kernel::Bilinear { lod: LOD_CONST, repeat_s: $rs, repeat_t: $rt } =>
-                        self.group::<$rs, $rt, LOD_CONST>(coord, Avx2::of_build()),
+                        self.group::<$rs, $rt, LOD_CONST>(coord, X86V3::of_build()),
                        Kernel::Bilinear { lod: LOD_ILOG2, repeat_s: $rs, repeat_t: $rt } =>
-                        self.group::<$rs, $rt, LOD_ILOG2>(coord, Avx2::of_build()),
+                        self.group::<$rs, $rt, LOD_ILOG2>(coord, X86V3::of_build()),
                        Kernel::Bilinear { lod: LOD_LINEAR, repeat_s: $rs, repeat_t: $rt } =>
-                        self.group::<$rs, $rt, LOD_LINEAR>(coord, Avx2::of_build()),
+                        self.group::<$rs, $rt, LOD_LINEAR>(coord, X86V3::of_build()),
                        Kernel::Bilinear { repeat_s: $rs, repeat_t: $rt, .. } =>
-                        self.group::<$rs, $rt, LOD_GENERAL>(coord, Avx2::of_build()), )*
+                        self.group::<$rs, $rt, LOD_GENERAL>(coord, X86V3::of_build()), )*
                     Kernel::Other => self.sample_channels(coord),
                 }
             };
@@ -1833,8 +1833,8 @@ impl QuadSampler<'_> {
             // mip blend runs on the channel pairs too.
             let w = |q: &LevelChoice| ((q.weight * 256.0) as i32).clamp(0, 255);
             let w = both16(halves(w(&quads[0]), w(&quads[1])));
-            even = lerp8x16(Avx2::of_build(), even, e1, w);
-            odd = lerp8x16(Avx2::of_build(), odd, o1, w);
+            even = lerp8x16(X86V3::of_build(), even, e1, w);
+            odd = lerp8x16(X86V3::of_build(), odd, o1, w);
         }
         let (even, odd): (i32x8, i32x8) = (wide::bytemuck::cast(even), wide::bytemuck::cast(odd));
         // Channel k of the stored texel is byte k: even / odd words hold
@@ -2001,7 +2001,7 @@ impl QuadSampler<'_> {
             fetch(w, r1 + x0)?,
             fetch(w, r1 + x1)?,
         ];
-        Some(filter_pairs(Avx2::of_build(), t, wx, wy))
+        Some(filter_pairs(X86V3::of_build(), t, wx, wy))
     }
 }
 
@@ -2140,7 +2140,7 @@ impl QuadSampler<'_> {
         file: &mut [Lanes],
         regs: &ChunkRegs,
         fallback: &mut Fallback<'_>,
-        v3: Option<Avx2>,
+        v3: Option<X86V3>,
     ) {
         let identity = self.identity_swizzle();
         for g in 0..regs.groups {
@@ -2163,7 +2163,7 @@ impl QuadSampler<'_> {
     fn group<const RS: bool, const RT: bool, const LOD: u8>(
         &self,
         coord: &[Lanes; 3],
-        v3: Option<Avx2>,
+        v3: Option<X86V3>,
     ) -> Option<[Lanes; 4]> {
         let (cx, cy) = (coord[0], coord[1]);
         let (even, odd) = if LOD == LOD_CONST {
@@ -2238,7 +2238,7 @@ impl QuadSampler<'_> {
         lv: &LaneLevels,
         cx: f32x8,
         cy: f32x8,
-        v3: Option<Avx2>,
+        v3: Option<X86V3>,
     ) -> Option<(u16x16, u16x16)> {
         let wrap = |r: bool| {
             if r {
@@ -2331,7 +2331,7 @@ fn scaled_8x8(c: f32x8, len: i32x8) -> Option<(i32x8, i32x8)> {
 /// the unchecked loads in bounds whatever they pass (one instruction
 /// for 8 lanes, no branch; it never changes a valid index).
 #[inline(always)]
-fn fetch_words(v3: Option<Avx2>, words: &[[u8; 4]], i: i32x8) -> i32x8 {
+fn fetch_words(v3: Option<X86V3>, words: &[[u8; 4]], i: i32x8) -> i32x8 {
     let Some(max) = words.len().checked_sub(1) else {
         return i32x8::ZERO;
     };
@@ -2340,7 +2340,7 @@ fn fetch_words(v3: Option<Avx2>, words: &[[u8; 4]], i: i32x8) -> i32x8 {
     let i = i.min(max);
     #[cfg(target_arch = "x86_64")]
     if v3.is_some() {
-        // SAFETY: an `Avx2` token exists only on a CPU with AVX2; every
+        // SAFETY: an `X86V3` token exists only on a CPU with AVX2 and FMA; every
         // lane of `i` is at most `words.len() - 1` (the `min` above).
         return unsafe { gather_words(words, i) };
     }
@@ -2376,8 +2376,8 @@ unsafe fn gather_words(words: &[[u8; 4]], i: u32x8) -> i32x8 {
 /// restores the lane order.  Needs `words.len() >= 2`.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn fetch_pairs(_: Avx2, words: &[[u8; 4]], i0: i32x8, i1: i32x8) -> [i32x8; 4] {
-    // SAFETY: an `Avx2` token exists only on a CPU with AVX2.
+fn fetch_pairs(_: X86V3, words: &[[u8; 4]], i0: i32x8, i1: i32x8) -> [i32x8; 4] {
+    // SAFETY: an `X86V3` token exists only on a CPU with AVX2 and FMA.
     unsafe { fetch_pairs_avx2(words, i0, i1) }
 }
 
@@ -2543,7 +2543,7 @@ fn wrap_linear_8x8(c: f32x8, len: i32x8, wrap: TexWrap) -> Option<(i32x8, i32x8,
 /// ("odd") of every texel, so each lerp filters two channels at once
 /// (llvmpipe's AoS 8-bit trick).
 #[inline(always)]
-fn filter_pairs(v3: Option<Avx2>, t: [i32x8; 4], wx: i32x8, wy: i32x8) -> (u16x16, u16x16) {
+fn filter_pairs(v3: Option<X86V3>, t: [i32x8; 4], wx: i32x8, wy: i32x8) -> (u16x16, u16x16) {
     let pairs = i32x8::splat(0x00ff_00ff);
     let even = |v: i32x8| -> u16x16 { wide::bytemuck::cast(v & pairs) };
     let odd = |v: i32x8| -> u16x16 { wide::bytemuck::cast((v >> 8_i32) & pairs) };
@@ -2638,10 +2638,10 @@ fn lerp8(a: i32, b: i32, w: i32) -> i32 {
 /// three instructions instead of six (llvmpipe's `lp_build_lerp` uses
 /// the same instruction for 8.8 weights).
 #[inline(always)]
-fn lerp8x16(v3: Option<Avx2>, a: u16x16, b: u16x16, w128: u16x16) -> u16x16 {
+fn lerp8x16(v3: Option<X86V3>, a: u16x16, b: u16x16, w128: u16x16) -> u16x16 {
     #[cfg(target_arch = "x86_64")]
     if v3.is_some() {
-        // SAFETY: an `Avx2` token exists only on a CPU with AVX2.
+        // SAFETY: an `X86V3` token exists only on a CPU with AVX2 and FMA.
         return unsafe { lerp8x16_avx2(a, b, w128) };
     }
     let (a, b, w): (i16x16, i16x16, i16x16) = (
@@ -2969,10 +2969,13 @@ fn chunk_simd<const RS: bool, const RT: bool, const LOD: u8>(
     regs: &ChunkRegs,
     fallback: &mut Fallback<'_>,
 ) {
-    let v3 = if multiversion::target::target_cfg_f!(target_feature = "avx2") {
-        // SAFETY: this clone runs only where AVX2 was detected (or the
+    let v3 = if multiversion::target::target_cfg_f!(all(
+        target_feature = "avx2",
+        target_feature = "fma"
+    )) {
+        // SAFETY: this clone runs only where AVX2 and FMA were detected (or the
         // build requires it).
-        Some(unsafe { Avx2::new_unchecked() })
+        Some(unsafe { X86V3::new_unchecked() })
     } else {
         None
     };
@@ -3236,7 +3239,7 @@ mod tests {
     /// CPU runs is chosen at run time, so both must be right).
     #[test]
     fn simd_levels_agree() {
-        let Some(v3) = Avx2::detect() else {
+        let Some(v3) = X86V3::detect() else {
             return;
         };
         let mut x = 0x2545_f491_4f6c_dd1d_u64;

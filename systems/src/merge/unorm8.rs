@@ -40,7 +40,7 @@
 
 use ferropipe_components::enums::{BlendFactor, BlendFunc};
 use ferropipe_components::shader::{ILanes, Lanes, ULanes};
-use ferropipe_components::simd::Avx2;
+use ferropipe_components::simd::X86V3;
 use ferropipe_components::state::RtBlendState;
 use multiversion::multiversion;
 
@@ -405,7 +405,7 @@ fn factor_source(f: BlendFactor, c: usize) -> (usize, bool) {
 /// packing wants), and everything below 0 saturates to 0.
 mod bytes {
     use ferropipe_components::shader::{ILanes, Lanes, ULanes};
-    use ferropipe_components::simd::Avx2;
+    use ferropipe_components::simd::X86V3;
 
     /// Per-batch shuffle tables for one byte order: the byte positions for
     /// the portable path, and the `vpshufb` tables the AVX2 path uses when
@@ -485,10 +485,10 @@ mod bytes {
 
     /// Channel c of eight pixels as integers 0..=255 (0 when absent).
     #[inline(always)]
-    pub fn unpack(v3: Option<Avx2>, px: ULanes, t: &Shuffles, c: usize) -> ILanes {
+    pub fn unpack(v3: Option<X86V3>, px: ULanes, t: &Shuffles, c: usize) -> ILanes {
         #[cfg(target_arch = "x86_64")]
         if v3.is_some() {
-            // SAFETY: an `Avx2` token exists only on a CPU with AVX2.
+            // SAFETY: an `X86V3` token exists only on a CPU with AVX2 and FMA.
             return unsafe { avx2::unpack(px, t, c) };
         }
         if t.byte[c] == 255 {
@@ -501,7 +501,7 @@ mod bytes {
     /// Packs four channels in [0, 1] (anything else is clamped, NaN to 0)
     /// into eight pixels; absent channels' bytes are 0.
     #[inline(always)]
-    pub fn pack(v3: Option<Avx2>, q: &[Lanes; 4], t: &Shuffles) -> ULanes {
+    pub fn pack(v3: Option<X86V3>, q: &[Lanes; 4], t: &Shuffles) -> ULanes {
         let k255 = Lanes::splat(255.0);
         // min(255, x): vminps returns its second operand (x) for NaN.
         let v = |c: usize| k255.fast_min(q[c] * k255).fast_round_int();
@@ -511,10 +511,10 @@ mod bytes {
     /// Packs four channels of integers (at most 255; anything below 0
     /// saturates to 0) into eight pixels; absent channels' bytes are 0.
     #[inline(always)]
-    pub(crate) fn pack_ints(v3: Option<Avx2>, v: &[ILanes; 4], t: &Shuffles) -> ULanes {
+    pub(crate) fn pack_ints(v3: Option<X86V3>, v: &[ILanes; 4], t: &Shuffles) -> ULanes {
         #[cfg(target_arch = "x86_64")]
         if v3.is_some() {
-            // SAFETY: an `Avx2` token exists only on a CPU with AVX2.
+            // SAFETY: an `X86V3` token exists only on a CPU with AVX2 and FMA.
             return unsafe { avx2::pack_ints(v, t) };
         }
         let mut out = ULanes::ZERO;
@@ -698,10 +698,13 @@ pub(super) fn store_batch_unorm8(
     b: &Unorm8Batch<'_>,
     leftover: &mut Vec<usize>,
 ) {
-    let v3 = if multiversion::target::target_cfg_f!(target_feature = "avx2") {
-        // SAFETY: this clone runs only where AVX2 was detected (or the
+    let v3 = if multiversion::target::target_cfg_f!(all(
+        target_feature = "avx2",
+        target_feature = "fma"
+    )) {
+        // SAFETY: this clone runs only where AVX2 and FMA were detected (or the
         // build requires it).
-        Some(unsafe { Avx2::new_unchecked() })
+        Some(unsafe { X86V3::new_unchecked() })
     } else {
         None
     };
@@ -711,7 +714,7 @@ pub(super) fn store_batch_unorm8(
 /// [`store_batch_unorm8`] at one SIMD level: AVX2 with the token.
 #[inline(always)]
 fn store_batch_at(
-    v3: Option<Avx2>,
+    v3: Option<X86V3>,
     plan: &Unorm8Plan,
     b: &Unorm8Batch<'_>,
     leftover: &mut Vec<usize>,
@@ -728,7 +731,7 @@ fn store_batch_at(
     let kernel = kernel_of(b.rt);
     #[cfg(target_arch = "x86_64")]
     if v3.is_some() {
-        // SAFETY (each `word_kernels` call below): an `Avx2` token exists
+        // SAFETY (each `word_kernels` call below): an `X86V3` token exists
         // only on a CPU with AVX2.
         match kernel {
             Kernel::Over { alpha_one } => {
@@ -874,7 +877,7 @@ mod word_kernels {
 /// 32-bit lanes.
 #[inline(always)]
 fn store_bytes(
-    v3: Option<Avx2>,
+    v3: Option<X86V3>,
     plan: &Unorm8Plan,
     b: &Unorm8Batch<'_>,
     leftover: &mut Vec<usize>,
@@ -1000,7 +1003,7 @@ mod tests {
 
         // Both SIMD levels, whatever this build's target features: the
         // portable kernels, and the AVX2 ones where the CPU has it.
-        let levels = [None, Avx2::detect()];
+        let levels = [None, X86V3::detect()];
         let mut fast = Vec::new();
         for (level, v3) in levels.into_iter().enumerate() {
             if level > 0 && v3.is_none() {

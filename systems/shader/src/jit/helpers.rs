@@ -10,6 +10,7 @@
 //! the op's own ~5-40 ns for the functions routed here.
 
 use ferropipe_components::shader::Lanes;
+use ferropipe_components::simd::X86V3;
 
 use crate::ir::{Axis, BinOp, PackFn, TriOp, UnOp, UnpackFn};
 use crate::lanemath;
@@ -57,14 +58,23 @@ unsafe fn put(buf: *mut Lanes, i: usize, v: Lanes) {
 }
 
 macro_rules! helper_fn {
-    ($ty:ident :: $v:ident, $call:ident, [$($a:ident = $i:literal),*]) => {{
+    ($ty:ident :: $v:ident, $call:ident ($($tok:ident)?), [$($a:ident = $i:literal),*]) => {{
         extern "C" fn h(buf: *mut Lanes) {
             #[multiversion::multiversion(targets("x86_64+avx2+fma+bmi1+bmi2+lzcnt+popcnt+f16c+movbe"), attrs(allow(dead_code)))]
             unsafe fn run(buf: *mut Lanes) {
                 // SAFETY: `h`'s caller's contract.
                 unsafe {
+                    $(
+                        let $tok = if multiversion::target::target_cfg_f!(all(target_feature = "avx2", target_feature = "fma")) {
+                            // SAFETY: this clone runs only where AVX2
+                            // was detected (or the build requires it).
+                            Some(X86V3::new_unchecked())
+                        } else {
+                            None
+                        };
+                    )?
                     $( let $a = arg(buf, $i); )*
-                    put(buf, 0, lanemath::$call($ty::$v, $($a),*));
+                    put(buf, 0, lanemath::$call($($tok,)? $ty::$v, $($a),*));
                 }
             }
             // SAFETY: the generated code passes its 8-`Lanes` helper
@@ -76,29 +86,29 @@ macro_rules! helper_fn {
 }
 
 macro_rules! helper_table {
-    ($name:ident, $ty:ident, $args:tt $call:ident; $($v:ident)*) => {
+    ($name:ident, $ty:ident, $args:tt $call:ident $tok:tt; $($v:ident)*) => {
         /// The helper of each op of the family.
         pub(super) fn $name(f: $ty) -> Helper {
             match f {
-                $( $ty::$v => helper_fn!($ty::$v, $call, $args), )*
+                $( $ty::$v => helper_fn!($ty::$v, $call $tok, $args), )*
             }
         }
     };
 }
 
-helper_table!(un, UnOp, [a = 0] un;
+helper_table!(un, UnOp, [a = 0] un();
     FNeg FAbs FFloor FCeil FTrunc FRound FFract FSqrt FInvSqrt FSin FCos FTan FAsin
     FAcos FAtan FSinh FCosh FTanh FAsinh FAcosh FAtanh FExp FExp2 FLog FLog2 FSign
     FSaturate FIsNan FIsInf FFrexpMant FFrexpExp FQuantizeF16 F2S F2U S2F U2F INeg SAbs
     SSign Not CountOneBits ReverseBits SFirstLeadingBit UFirstLeadingBit
     FirstTrailingBit CountLeadingZeros CountTrailingZeros);
 
-helper_table!(bin, BinOp, [a = 0, b = 1] bin;
+helper_table!(bin, BinOp, [a = 0, b = 1] bin_at(v3);
     FAdd FSub FMul FDiv FRem FMin FMax FPow FAtan2 FStep FLdexp FEq FNe FLt FLe FGt
     FGe IAdd ISub IMul SDiv SRem UDiv URem IEq INe SLt SLe SGt SGe ULt ULe UGt UGe And
     Or Xor AndNot Shl ShrS ShrU SMin SMax UMin UMax);
 
-helper_table!(tri, TriOp, [a = 0, b = 1, c = 2] tri;
+helper_table!(tri, TriOp, [a = 0, b = 1, c = 2] tri();
     FFma FMix FClamp SClamp UClamp FSmoothStep Select SExtractBits UExtractBits);
 
 /// `insertBits(e, newbits, offset, count)`.
@@ -214,9 +224,19 @@ pub(super) fn pow_run(n: usize) -> Helper {
                 a[i] = arg(buf, 2 * i);
                 b[i] = arg(buf, 2 * i + 1);
             }
+            let v3 = if multiversion::target::target_cfg_f!(all(
+                target_feature = "avx2",
+                target_feature = "fma"
+            )) {
+                // SAFETY: this clone runs only where AVX2 and FMA were detected (or
+                // the build requires it).
+                Some(X86V3::new_unchecked())
+            } else {
+                None
+            };
             let mut r = [Lanes::ZERO; N];
             for i in 0..N {
-                r[i] = lanemath::pow(a[i], b[i]);
+                r[i] = lanemath::pow_at(v3, a[i], b[i]);
             }
             for (i, v) in r.into_iter().enumerate() {
                 put(buf, i, v);
