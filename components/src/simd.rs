@@ -44,14 +44,17 @@ impl X86V3 {
         }
     }
 
-    /// The token without a check.
+    /// The token in a `multiversion` clone: `has` is the clone's
+    /// `multiversion::target::target_cfg_f!(all(target_feature = "avx2",
+    /// target_feature = "fma"))`, written in the clone's own body (the
+    /// macro is resolved per clone there), so it is a constant and the
+    /// kernel's level branches fold.
     ///
     /// # Safety
-    /// The CPU runs AVX2 and FMA: for example, the caller is the
-    /// `multiversion` clone for x86-64-v3 (it runs only after its
-    /// dispatcher found every feature of that target).
-    pub const unsafe fn new_unchecked() -> X86V3 {
-        X86V3(())
+    /// `has` is true only where the CPU runs AVX2 and FMA, as that
+    /// expression is.
+    pub const unsafe fn in_clone(has: bool) -> Option<X86V3> {
+        if has { Some(X86V3(())) } else { None }
     }
 }
 

@@ -2969,15 +2969,13 @@ fn chunk_simd<const RS: bool, const RT: bool, const LOD: u8>(
     regs: &ChunkRegs,
     fallback: &mut Fallback<'_>,
 ) {
-    let v3 = if multiversion::target::target_cfg_f!(all(
-        target_feature = "avx2",
-        target_feature = "fma"
-    )) {
-        // SAFETY: this clone runs only where AVX2 and FMA were detected (or the
-        // build requires it).
-        Some(unsafe { X86V3::new_unchecked() })
-    } else {
-        None
+    // SAFETY: the expression is true only in the x86-64-v3 clone (run
+    // where the CPU has those features) or in a build that requires them.
+    let v3 = unsafe {
+        X86V3::in_clone(multiversion::target::target_cfg_f!(all(
+            target_feature = "avx2",
+            target_feature = "fma"
+        )))
     };
     q.chunk_body::<RS, RT, LOD>(file, regs, fallback, v3)
 }

@@ -698,15 +698,13 @@ pub(super) fn store_batch_unorm8(
     b: &Unorm8Batch<'_>,
     leftover: &mut Vec<usize>,
 ) {
-    let v3 = if multiversion::target::target_cfg_f!(all(
-        target_feature = "avx2",
-        target_feature = "fma"
-    )) {
-        // SAFETY: this clone runs only where AVX2 and FMA were detected (or the
-        // build requires it).
-        Some(unsafe { X86V3::new_unchecked() })
-    } else {
-        None
+    // SAFETY: the expression is true only in the x86-64-v3 clone (run
+    // where the CPU has those features) or in a build that requires them.
+    let v3 = unsafe {
+        X86V3::in_clone(multiversion::target::target_cfg_f!(all(
+            target_feature = "avx2",
+            target_feature = "fma"
+        )))
     };
     store_batch_at(v3, plan, b, leftover)
 }

@@ -65,13 +65,12 @@ macro_rules! helper_fn {
                 // SAFETY: `h`'s caller's contract.
                 unsafe {
                     $(
-                        let $tok = if multiversion::target::target_cfg_f!(all(target_feature = "avx2", target_feature = "fma")) {
-                            // SAFETY: this clone runs only where AVX2
-                            // was detected (or the build requires it).
-                            Some(X86V3::new_unchecked())
-                        } else {
-                            None
-                        };
+                        // SAFETY: the expression is true only in the
+                        // x86-64-v3 clone (run where the CPU has those
+                        // features) or in a build that requires them.
+                        let $tok = X86V3::in_clone(multiversion::target::target_cfg_f!(
+                            all(target_feature = "avx2", target_feature = "fma")
+                        ));
                     )?
                     $( let $a = arg(buf, $i); )*
                     put(buf, 0, lanemath::$call($($tok,)? $ty::$v, $($a),*));
@@ -224,16 +223,12 @@ pub(super) fn pow_run(n: usize) -> Helper {
                 a[i] = arg(buf, 2 * i);
                 b[i] = arg(buf, 2 * i + 1);
             }
-            let v3 = if multiversion::target::target_cfg_f!(all(
+            // SAFETY: the expression is true only in the x86-64-v3 clone
+            // (run where the CPU has those features) or in a build that requires them.
+            let v3 = X86V3::in_clone(multiversion::target::target_cfg_f!(all(
                 target_feature = "avx2",
                 target_feature = "fma"
-            )) {
-                // SAFETY: this clone runs only where AVX2 and FMA were detected (or
-                // the build requires it).
-                Some(X86V3::new_unchecked())
-            } else {
-                None
-            };
+            )));
             let mut r = [Lanes::ZERO; N];
             for i in 0..N {
                 r[i] = lanemath::pow_at(v3, a[i], b[i]);
