@@ -285,7 +285,7 @@ fn emit_vertices(
         // Bit k of lane l: plane k rejects vertex l (d < 0 or NaN).
         let mut m = ULanes::ZERO;
         let mut set = |d: Lanes, bit: u32| {
-            let out: ULanes = wide::bytemuck::cast(!d.simd_ge(zero));
+            let out: ULanes = bytemuck::cast(!d.simd_ge(zero));
             m |= out & ULanes::splat(1 << bit);
         };
         let (gbx, gby) = (Lanes::splat(planes.gbx), Lanes::splat(planes.gby));
@@ -317,7 +317,7 @@ fn emit_vertices(
             set(d, (FRUSTUM_PLANES + k) as u32);
         }
         let finite = |v: Lanes| v.is_finite();
-        let valid: ULanes = wide::bytemuck::cast(finite(x) & finite(y) & finite(z) & finite(w));
+        let valid: ULanes = bytemuck::cast(finite(x) & finite(y) & finite(z) & finite(w));
         m |= !valid & ULanes::splat(BIT_INVALID);
         let inv_w = Lanes::ONE / w;
         let wx = x * inv_w * Lanes::splat(vp.scale[0]) + Lanes::splat(vp.translate[0]);
@@ -411,7 +411,7 @@ fn transpose8(v: [Lanes; LANES]) -> [Lanes; LANES] {
     #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
     {
         use safe_arch::{m256, permute2z_m256, shuffle_m256, unpack_hi_m256, unpack_lo_m256};
-        let r: [m256; LANES] = v.map(wide::bytemuck::cast);
+        let r: [m256; LANES] = v.map(bytemuck::cast);
         let t0 = unpack_lo_m256(r[0], r[1]);
         let t1 = unpack_hi_m256(r[0], r[1]);
         let t2 = unpack_lo_m256(r[2], r[3]);
@@ -438,7 +438,7 @@ fn transpose8(v: [Lanes; LANES]) -> [Lanes; LANES] {
             permute2z_m256::<0x31>(u2, u6),
             permute2z_m256::<0x31>(u3, u7),
         ]
-        .map(wide::bytemuck::cast)
+        .map(bytemuck::cast)
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
     {

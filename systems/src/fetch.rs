@@ -978,19 +978,19 @@ fn gather_prefix(
         let ids = i32x8::new(std::array::from_fn(|l| chunk[l] as i32));
         let addr = i32x8::splat(base as i32) + i32x8::splat(stride as i32) * ids;
         let word = |k: usize| -> i32x8 {
-            let a: __m256i = wide::bytemuck::cast(addr + i32x8::splat(4 * k as i32));
+            let a: __m256i = bytemuck::cast(addr + i32x8::splat(4 * k as i32));
             // SAFETY: each lane reads the 4 bytes at `bytes + addr + 4k`,
             // k < n_bytes / 4 (`words`), and `addr + n_bytes <= end <=
             // bytes.len()` for every lane (checked above); the gather has
             // no alignment requirement and AVX2 is enabled (cfg).
             let v = unsafe { _mm256_i32gather_epi32::<1>(bytes.as_ptr().cast::<i32>(), a) };
-            wide::bytemuck::cast(v)
+            bytemuck::cast(v)
         };
         let to_f = |v: i32x8| v.round_float();
         let v: [f32x8; 4] = match w {
             WordDecode::F32(n) => std::array::from_fn(|c| {
                 if c < n as usize {
-                    wide::bytemuck::cast(word(c))
+                    bytemuck::cast(word(c))
                 } else {
                     f32x8::splat(f32::from_bits(default_bits(false)[c]))
                 }
@@ -1052,7 +1052,7 @@ fn fill_default(rows: &mut [Lanes], groups: usize, integer: bool) {
 /// A lane buffer as a flat float slice (`LANES` floats per register).
 #[inline]
 pub(crate) fn lanes_as_flat_mut(v: &mut [Lanes]) -> &mut [f32] {
-    wide::bytemuck::cast_slice_mut(v)
+    bytemuck::cast_slice_mut(v)
 }
 
 #[cfg(test)]

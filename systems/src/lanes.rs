@@ -22,7 +22,7 @@ pub const MAX_BATCH_GROUPS: usize = 64;
 pub(crate) fn mask_lanes(mask: u8) -> Lanes {
     const BITS: ILanes = ILanes::new([1, 2, 4, 8, 16, 32, 64, 128]);
     let m = (ILanes::splat(mask as i32) & BITS).simd_eq(BITS);
-    wide::bytemuck::cast(m)
+    bytemuck::cast(m)
 }
 
 /// Grows (never shrinks) a lane buffer to `n` registers.

@@ -249,7 +249,7 @@ impl TargetMemory {
                 std::ptr::read_unaligned(self.ptr.add(rows.1) as *const [u64; 2]),
             )
         };
-        wide::bytemuck::cast([r0[0], r1[0], r0[1], r1[1]])
+        bytemuck::cast([r0[0], r1[0], r0[1], r1[1]])
     }
 
     /// Stores the 32-bit pixels of a 4x2 group given in lane order.
@@ -258,7 +258,7 @@ impl TargetMemory {
     /// As [`Self::load_group32`].
     #[inline]
     unsafe fn store_group32(&self, rows: (usize, usize), px: [u32; LANES]) {
-        let q: [u64; 4] = wide::bytemuck::cast(px);
+        let q: [u64; 4] = bytemuck::cast(px);
         // SAFETY: both 16-byte rows lie inside the storage (group_rows32)
         // and belong to this tile job.
         unsafe {
@@ -995,7 +995,7 @@ pub fn clear_color(target: &ColorTarget, rect: (i32, i32, i32, i32), value: &Cle
 /// clear of a 64-pixel row is a few vector stores), others via `pack.rs`.
 #[inline]
 fn fill_pixels(pixel: &[u8], row: &mut [u8]) {
-    if let ([a, b, c, d], Ok(words)) = (pixel, wide::bytemuck::try_cast_slice_mut::<u8, u32>(row)) {
+    if let ([a, b, c, d], Ok(words)) = (pixel, bytemuck::try_cast_slice_mut::<u8, u32>(row)) {
         words.fill(u32::from_ne_bytes([*a, *b, *c, *d]));
     } else {
         pack::fill_row(pixel, row);

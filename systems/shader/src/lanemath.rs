@@ -22,22 +22,22 @@ use crate::ir::{Axis, BinOp, PackFn, TriOp, UnOp, UnpackFn};
 /// Integer view of a register.
 #[inline(always)]
 pub fn as_i(v: Lanes) -> ILanes {
-    wide::bytemuck::cast(v)
+    bytemuck::cast(v)
 }
 /// Unsigned view of a register.
 #[inline(always)]
 pub fn as_u(v: Lanes) -> ULanes {
-    wide::bytemuck::cast(v)
+    bytemuck::cast(v)
 }
 /// Register from an integer view.
 #[inline(always)]
 pub fn from_i(v: ILanes) -> Lanes {
-    wide::bytemuck::cast(v)
+    bytemuck::cast(v)
 }
 /// Register from an unsigned view.
 #[inline(always)]
 pub fn from_u(v: ULanes) -> Lanes {
-    wide::bytemuck::cast(v)
+    bytemuck::cast(v)
 }
 /// A register holding the same bits in every lane.
 #[inline(always)]
@@ -383,8 +383,8 @@ mod pow_avx2 {
     #[target_feature(enable = "avx2,fma")]
     #[inline]
     pub(super) unsafe fn pow(x: Lanes, y: Lanes) -> Lanes {
-        let (x, y): (__m256, __m256) = (wide::bytemuck::cast(x), wide::bytemuck::cast(y));
-        wide::bytemuck::cast(exp2(_mm256_mul_ps(y, log2(x))))
+        let (x, y): (__m256, __m256) = (bytemuck::cast(x), bytemuck::cast(y));
+        bytemuck::cast(exp2(_mm256_mul_ps(y, log2(x))))
     }
 
     #[target_feature(enable = "avx2,fma")]

@@ -662,7 +662,7 @@ impl<'a> Texture<'a> {
             i32x8::new(t[3]),
         ];
         let (e, o) = filter_pairs(X86V3::of_build(), t, wx, wy);
-        let (e, o): (i32x8, i32x8) = (wide::bytemuck::cast(e), wide::bytemuck::cast(o));
+        let (e, o): (i32x8, i32x8) = (bytemuck::cast(e), bytemuck::cast(o));
         let lo = i32x8::splat(0xffff);
         Some([e & lo, o & lo, e >> 16_i32, o >> 16_i32])
     }
@@ -1836,7 +1836,7 @@ impl QuadSampler<'_> {
             even = lerp8x16(X86V3::of_build(), even, e1, w);
             odd = lerp8x16(X86V3::of_build(), odd, o1, w);
         }
-        let (even, odd): (i32x8, i32x8) = (wide::bytemuck::cast(even), wide::bytemuck::cast(odd));
+        let (even, odd): (i32x8, i32x8) = (bytemuck::cast(even), bytemuck::cast(odd));
         // Channel k of the stored texel is byte k: even / odd words hold
         // bytes 0 and 2 / 1 and 3 in their low / high 16 bits.
         let lo = i32x8::splat(0xffff);
@@ -1976,13 +1976,13 @@ impl QuadSampler<'_> {
             #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
             {
                 use core::arch::x86_64::{__m256i, _mm256_i32gather_epi32};
-                let idx: __m256i = wide::bytemuck::cast(i);
+                let idx: __m256i = bytemuck::cast(i);
                 // SAFETY: every lane of `i` is in `0..words.len()` (checked
                 // just above), so each 4-byte load at `words + 4 * i` reads
                 // one whole `[u8; 4]` of `words`; the gather has no
                 // alignment requirement and AVX2 is enabled (cfg).
                 let v = unsafe { _mm256_i32gather_epi32::<4>(words.as_ptr().cast::<i32>(), idx) };
-                return Some(wide::bytemuck::cast(v));
+                return Some(bytemuck::cast(v));
             }
             #[allow(unreachable_code)]
             let i = i.to_array();
@@ -2299,7 +2299,7 @@ impl QuadSampler<'_> {
 /// byte `k` in channel `k`, `v / 255`.
 #[inline(always)]
 fn channels_f32(even: u16x16, odd: u16x16) -> [Lanes; 4] {
-    let (even, odd): (i32x8, i32x8) = (wide::bytemuck::cast(even), wide::bytemuck::cast(odd));
+    let (even, odd): (i32x8, i32x8) = (bytemuck::cast(even), bytemuck::cast(odd));
     let lo = i32x8::splat(0xffff);
     let scale = f32x8::splat(1.0 / 255.0);
     let to_f = |v: i32x8| v.round_float() * scale;
@@ -2336,7 +2336,7 @@ fn fetch_words(v3: Option<X86V3>, words: &[[u8; 4]], i: i32x8) -> i32x8 {
         return i32x8::ZERO;
     };
     let max = u32x8::splat(max.min(i32::MAX as usize) as u32);
-    let i: u32x8 = wide::bytemuck::cast(i);
+    let i: u32x8 = bytemuck::cast(i);
     let i = i.min(max);
     #[cfg(target_arch = "x86_64")]
     if v3.is_some() {
@@ -2359,12 +2359,12 @@ fn fetch_words(v3: Option<X86V3>, words: &[[u8; 4]], i: i32x8) -> i32x8 {
 #[inline]
 unsafe fn gather_words(words: &[[u8; 4]], i: u32x8) -> i32x8 {
     use core::arch::x86_64::{__m256i, _mm256_i32gather_epi32};
-    let idx: __m256i = wide::bytemuck::cast(i);
+    let idx: __m256i = bytemuck::cast(i);
     // SAFETY: the caller's contract: each 4-byte load at `words + 4 * i`
     // reads one whole `[u8; 4]` of `words` (the signed index is the same
     // below 2^31); the gather has no alignment requirement.
     let v = unsafe { _mm256_i32gather_epi32::<4>(words.as_ptr().cast::<i32>(), idx) };
-    wide::bytemuck::cast(v)
+    bytemuck::cast(v)
 }
 
 /// The four texels of each lane's bilinear footprint (top-left,
@@ -2396,8 +2396,8 @@ unsafe fn fetch_pairs_avx2(words: &[[u8; 4]], i0: i32x8, i1: i32x8) -> [i32x8; 4
     // the last index whose 8 bytes are inside `words`
     let max = u32x8::splat((words.len().min(i32::MAX as usize) - 2) as u32);
     let row = |i: i32x8| -> (i32x8, i32x8) {
-        let i: u32x8 = wide::bytemuck::cast(i);
-        let i: __m256i = wide::bytemuck::cast(i.min(max));
+        let i: u32x8 = bytemuck::cast(i);
+        let i: __m256i = bytemuck::cast(i.min(max));
         let p = words.as_ptr().cast::<i64>();
         // SAFETY: AVX2 is enabled (cfg), so the intrinsics exist; the
         // permute and shuffles only move register lanes.  Every lane of
@@ -2409,13 +2409,13 @@ unsafe fn fetch_pairs_avx2(words: &[[u8; 4]], i0: i32x8, i1: i32x8) -> [i32x8; 4
             let i = _mm256_permutevar8x32_epi32(i, _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7));
             let lo = _mm256_i32gather_epi64::<4>(p, _mm256_castsi256_si128(i));
             let hi = _mm256_i32gather_epi64::<4>(p, _mm256_extracti128_si256::<1>(i));
-            let (lo, hi): (__m256, __m256) = (wide::bytemuck::cast(lo), wide::bytemuck::cast(hi));
+            let (lo, hi): (__m256, __m256) = (bytemuck::cast(lo), bytemuck::cast(hi));
             (
                 _mm256_shuffle_ps::<0b10_00_10_00>(lo, hi),
                 _mm256_shuffle_ps::<0b11_01_11_01>(lo, hi),
             )
         };
-        (wide::bytemuck::cast(left), wide::bytemuck::cast(right))
+        (bytemuck::cast(left), bytemuck::cast(right))
     };
     let (tl, tr) = row(i0);
     let (bl, br) = row(i1);
@@ -2430,10 +2430,10 @@ unsafe fn fetch_pairs_avx2(words: &[[u8; 4]], i0: i32x8, i1: i32x8) -> [i32x8; 4
 /// code; `None` when a lane's LOD is NaN (the scalar casts differ there).
 #[inline(always)]
 fn linear_lods(rho2: f32x8, first: i32, last: i32) -> Option<(i32x8, i32x8, i32x8)> {
-    let bits: i32x8 = wide::bytemuck::cast(rho2);
+    let bits: i32x8 = bytemuck::cast(rho2);
     let e = ((bits >> 23_i32) & i32x8::splat(0xff)) - i32x8::splat(127);
     let m: f32x8 =
-        wide::bytemuck::cast((bits & i32x8::splat(0x007f_ffff)) | i32x8::splat(127 << 23));
+        bytemuck::cast((bits & i32x8::splat(0x007f_ffff)) | i32x8::splat(127 << 23));
     let lod = f32x8::splat(0.5) * (e.round_float() + (m - f32x8::ONE));
     if !lod.simd_eq(lod).all() {
         return None;
@@ -2465,7 +2465,7 @@ fn halves(a: i32, b: i32) -> i32x8 {
 /// [`lerp8x16`] takes it: times 128 (at most 32640, so it fits `i16`).
 #[inline(always)]
 fn both16(w: i32x8) -> u16x16 {
-    wide::bytemuck::cast((w | (w << 16_i32)) << 7_i32)
+    bytemuck::cast((w | (w << 16_i32)) << 7_i32)
 }
 
 /// Squared `rho` of each quad in all its lanes, for a 2D view: exactly
@@ -2500,7 +2500,7 @@ fn rho2_quads(coord: &[Lanes; 3], size: [f32; 2]) -> f32x8 {
 /// bitmask of minified lanes (`rho2 > 1`).
 #[inline(always)]
 fn ilog2_levels(rho2: f32x8, first: i32, last: i32) -> (i32x8, u32) {
-    let bits: i32x8 = wide::bytemuck::cast(rho2);
+    let bits: i32x8 = bytemuck::cast(rho2);
     let e = ((bits >> 23_i32) & i32x8::splat(0xff)) - i32x8::splat(127);
     let ipart = (e + i32x8::ONE) >> 1_i32;
     let level = (i32x8::splat(first) + ipart)
@@ -2545,8 +2545,8 @@ fn wrap_linear_8x8(c: f32x8, len: i32x8, wrap: TexWrap) -> Option<(i32x8, i32x8,
 #[inline(always)]
 fn filter_pairs(v3: Option<X86V3>, t: [i32x8; 4], wx: i32x8, wy: i32x8) -> (u16x16, u16x16) {
     let pairs = i32x8::splat(0x00ff_00ff);
-    let even = |v: i32x8| -> u16x16 { wide::bytemuck::cast(v & pairs) };
-    let odd = |v: i32x8| -> u16x16 { wide::bytemuck::cast((v >> 8_i32) & pairs) };
+    let even = |v: i32x8| -> u16x16 { bytemuck::cast(v & pairs) };
+    let odd = |v: i32x8| -> u16x16 { bytemuck::cast((v >> 8_i32) & pairs) };
     let (wx, wy) = (both16(wx), both16(wy));
     let filter = |c: [u16x16; 4]| -> u16x16 {
         let top = lerp8x16(v3, c[0], c[1], wx);
@@ -2645,11 +2645,11 @@ fn lerp8x16(v3: Option<X86V3>, a: u16x16, b: u16x16, w128: u16x16) -> u16x16 {
         return unsafe { lerp8x16_avx2(a, b, w128) };
     }
     let (a, b, w): (i16x16, i16x16, i16x16) = (
-        wide::bytemuck::cast(a),
-        wide::bytemuck::cast(b),
-        wide::bytemuck::cast(w128),
+        bytemuck::cast(a),
+        bytemuck::cast(b),
+        bytemuck::cast(w128),
     );
-    wide::bytemuck::cast(a + (b - a).mul_scale_round(w))
+    bytemuck::cast(a + (b - a).mul_scale_round(w))
 }
 
 /// [`lerp8x16`] in three AVX2 instructions (`vpsubw`, `vpmulhrsw`,
@@ -2666,11 +2666,11 @@ fn lerp8x16(v3: Option<X86V3>, a: u16x16, b: u16x16, w128: u16x16) -> u16x16 {
 unsafe fn lerp8x16_avx2(a: u16x16, b: u16x16, w128: u16x16) -> u16x16 {
     use core::arch::x86_64::{__m256i, _mm256_add_epi16, _mm256_mulhrs_epi16, _mm256_sub_epi16};
     let (a, b, w): (__m256i, __m256i, __m256i) = (
-        wide::bytemuck::cast(a),
-        wide::bytemuck::cast(b),
-        wide::bytemuck::cast(w128),
+        bytemuck::cast(a),
+        bytemuck::cast(b),
+        bytemuck::cast(w128),
     );
-    wide::bytemuck::cast(_mm256_add_epi16(
+    bytemuck::cast(_mm256_add_epi16(
         a,
         _mm256_mulhrs_epi16(_mm256_sub_epi16(b, a), w),
     ))

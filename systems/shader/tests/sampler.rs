@@ -292,7 +292,7 @@ fn render(scene: &Path) -> (u32, u32, Vec<u8>) {
                         fc[2 * groups + g] = f32x8::splat(0.5);
                         fc[3 * groups + g] = f32x8::splat(1.0);
                     }
-                    let all: Lanes = wide::bytemuck::cast(wide::u32x8::splat(!0));
+                    let all: Lanes = bytemuck::cast(wide::u32x8::splat(!0));
                     let mut mask = vec![all; groups];
                     let mut out = vec![f32x8::ZERO; 4 * groups];
                     let mut io = FragmentIo {

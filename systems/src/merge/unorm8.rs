@@ -304,7 +304,7 @@ pub(super) fn unit_to_norm(width: NormWidth, x: Lanes) -> ILanes {
         NormWidth::W8 => unit_to_byte(x),
         NormWidth::W16 => {
             let t = x * Lanes::splat(65535.0 / 65536.0) + Lanes::splat(128.0);
-            wide::bytemuck::cast::<Lanes, ILanes>(t) & ILanes::splat(0xffff)
+            bytemuck::cast::<Lanes, ILanes>(t) & ILanes::splat(0xffff)
         }
     }
 }
@@ -495,7 +495,7 @@ mod bytes {
             return ILanes::ZERO;
         }
         let v = px.unbounded_shr_scalar(8 * t.byte[c] as u32) & ULanes::splat(0xff);
-        wide::bytemuck::cast(v)
+        bytemuck::cast(v)
     }
 
     /// Packs four channels in [0, 1] (anything else is clamped, NaN to 0)
@@ -553,20 +553,20 @@ mod bytes {
 
         #[inline(always)]
         fn m(v: ILanes) -> __m256i {
-            wide::bytemuck::cast(v)
+            bytemuck::cast(v)
         }
 
         #[inline(always)]
         fn table(t: &[u8; 32]) -> __m256i {
-            wide::bytemuck::cast(*t)
+            bytemuck::cast(*t)
         }
 
         /// [`super::unpack`].
         #[target_feature(enable = "avx2")]
         #[inline]
         pub(crate) fn unpack(px: ULanes, t: &Shuffles, c: usize) -> ILanes {
-            let v = _mm256_shuffle_epi8(wide::bytemuck::cast(px), table(&t.unpack[c]));
-            wide::bytemuck::cast(v)
+            let v = _mm256_shuffle_epi8(bytemuck::cast(px), table(&t.unpack[c]));
+            bytemuck::cast(v)
         }
 
         /// [`super::pack_ints`]: two saturating dword->word packs, one
@@ -577,7 +577,7 @@ mod bytes {
             let lo = _mm256_packus_epi32(m(v[0]), m(v[1]));
             let hi = _mm256_packus_epi32(m(v[2]), m(v[3]));
             let b = _mm256_packus_epi16(lo, hi);
-            wide::bytemuck::cast(_mm256_shuffle_epi8(b, table(&t.pack)))
+            bytemuck::cast(_mm256_shuffle_epi8(b, table(&t.pack)))
         }
 
         /// Byte values (0..=255) of four channels as [`Words`].
@@ -603,12 +603,12 @@ mod bytes {
         #[target_feature(enable = "avx2")]
         #[inline]
         pub(crate) fn words_of_pixels(px: ULanes, t: &Shuffles) -> Words {
-            let p: __m256i = wide::bytemuck::cast(px);
+            let p: __m256i = bytemuck::cast(px);
             [
                 _mm256_shuffle_epi8(p, table(&t.unpack16[0])),
                 _mm256_or_si256(
                     _mm256_shuffle_epi8(p, table(&t.unpack16[1])),
-                    wide::bytemuck::cast(t.absent_hi),
+                    bytemuck::cast(t.absent_hi),
                 ),
             ]
         }
@@ -619,7 +619,7 @@ mod bytes {
         #[inline]
         pub(crate) fn pack_words(w: &Words, t: &Shuffles) -> ULanes {
             let b = _mm256_packus_epi16(w[0], w[1]);
-            wide::bytemuck::cast(_mm256_shuffle_epi8(b, table(&t.pack)))
+            bytemuck::cast(_mm256_shuffle_epi8(b, table(&t.pack)))
         }
 
         /// `mul_norm` on words.
@@ -938,7 +938,7 @@ fn store_groups(
             ULanes::ZERO
         };
         let new = f(&src, old, g);
-        let lane_mask: ULanes = wide::bytemuck::cast(mask_lanes(grp.mask));
+        let lane_mask: ULanes = bytemuck::cast(mask_lanes(grp.mask));
         let w = lane_mask & ULanes::splat(write_bits);
         let out = (new & w) | (old & !w);
         // SAFETY: as above.

@@ -233,7 +233,7 @@ pub fn run_lanes_on(
     let lanes = groups * LANES;
     let lane_vec = |f: &dyn Fn(usize) -> u32| -> Vec<Lanes> {
         (0..groups)
-            .map(|g| wide::bytemuck::cast(u32x8::new(std::array::from_fn(|l| f(g * LANES + l)))))
+            .map(|g| bytemuck::cast(u32x8::new(std::array::from_fn(|l| f(g * LANES + l)))))
             .collect()
     };
     let mut lane_inputs = vec![f32x8::ZERO; info.inputs.len() * 4 * groups];
@@ -276,7 +276,7 @@ pub fn run_lanes_on(
         for c in 0..4 {
             fc.extend(lane_vec(&|lane| inputs(Leaf::FragCoord, c, lane)));
         }
-        let mut mask = vec![wide::bytemuck::cast::<u32x8, Lanes>(u32x8::splat(!0)); groups];
+        let mut mask = vec![bytemuck::cast::<u32x8, Lanes>(u32x8::splat(!0)); groups];
         let mut io = FragmentIo {
             groups,
             inputs: &lane_inputs,
@@ -286,7 +286,7 @@ pub fn run_lanes_on(
         };
         FragmentShader::run(shader, &res, &mut io);
         for (g, m) in mask.iter().enumerate() {
-            let bits = wide::bytemuck::cast::<Lanes, u32x8>(*m).to_array();
+            let bits = bytemuck::cast::<Lanes, u32x8>(*m).to_array();
             for l in 0..LANES {
                 killed[g * LANES + l] = bits[l] == 0;
             }
@@ -298,7 +298,7 @@ pub fn run_lanes_on(
                 (0..lanes)
                     .map(|lane| {
                         let v = outputs[(slot * 4 + c) * groups + lane / LANES];
-                        wide::bytemuck::cast::<Lanes, u32x8>(v).to_array()[lane % LANES]
+                        bytemuck::cast::<Lanes, u32x8>(v).to_array()[lane % LANES]
                     })
                     .collect()
             })
