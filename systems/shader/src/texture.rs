@@ -2432,8 +2432,7 @@ unsafe fn fetch_pairs_avx2(words: &[[u8; 4]], i0: i32x8, i1: i32x8) -> [i32x8; 4
 fn linear_lods(rho2: f32x8, first: i32, last: i32) -> Option<(i32x8, i32x8, i32x8)> {
     let bits: i32x8 = bytemuck::cast(rho2);
     let e = ((bits >> 23_i32) & i32x8::splat(0xff)) - i32x8::splat(127);
-    let m: f32x8 =
-        bytemuck::cast((bits & i32x8::splat(0x007f_ffff)) | i32x8::splat(127 << 23));
+    let m: f32x8 = bytemuck::cast((bits & i32x8::splat(0x007f_ffff)) | i32x8::splat(127 << 23));
     let lod = f32x8::splat(0.5) * (e.round_float() + (m - f32x8::ONE));
     if !lod.simd_eq(lod).all() {
         return None;
@@ -2644,11 +2643,8 @@ fn lerp8x16(v3: Option<X86V3>, a: u16x16, b: u16x16, w128: u16x16) -> u16x16 {
         // SAFETY: an `X86V3` token exists only on a CPU with AVX2 and FMA.
         return unsafe { lerp8x16_avx2(a, b, w128) };
     }
-    let (a, b, w): (i16x16, i16x16, i16x16) = (
-        bytemuck::cast(a),
-        bytemuck::cast(b),
-        bytemuck::cast(w128),
-    );
+    let (a, b, w): (i16x16, i16x16, i16x16) =
+        (bytemuck::cast(a), bytemuck::cast(b), bytemuck::cast(w128));
     bytemuck::cast(a + (b - a).mul_scale_round(w))
 }
 
@@ -2665,11 +2661,8 @@ fn lerp8x16(v3: Option<X86V3>, a: u16x16, b: u16x16, w128: u16x16) -> u16x16 {
 #[inline]
 unsafe fn lerp8x16_avx2(a: u16x16, b: u16x16, w128: u16x16) -> u16x16 {
     use core::arch::x86_64::{__m256i, _mm256_add_epi16, _mm256_mulhrs_epi16, _mm256_sub_epi16};
-    let (a, b, w): (__m256i, __m256i, __m256i) = (
-        bytemuck::cast(a),
-        bytemuck::cast(b),
-        bytemuck::cast(w128),
-    );
+    let (a, b, w): (__m256i, __m256i, __m256i) =
+        (bytemuck::cast(a), bytemuck::cast(b), bytemuck::cast(w128));
     bytemuck::cast(_mm256_add_epi16(
         a,
         _mm256_mulhrs_epi16(_mm256_sub_epi16(b, a), w),

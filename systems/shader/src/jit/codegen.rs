@@ -31,6 +31,9 @@ use super::{JitError, Module, RegionCtx};
 use crate::ir::{BinOp, EXEC, InputSrc, LaneProgram, Op, Reg, TriOp, UnOp};
 
 const LANES_BYTES: i64 = 32;
+/// Most sources a dynamically indexed [`Op::Extract`] / [`Op::Insert`]
+/// compiles to selects for (the interpreter's bound for its select chain).
+const MAX_SELECT_CHAIN: usize = 16;
 const F4: Type = types::F32X4;
 const I4: Type = types::I32X4;
 const PTR: Type = types::I64;
@@ -49,6 +52,12 @@ pub(super) fn supported(op: &Op) -> bool {
         | Op::Deriv { .. }
         | Op::StoreOutput { .. } => true,
         Op::LoadInput { src, .. } => !matches!(src, InputSrc::Compute(_)),
+        // a select chain per source, as the interpreter's (which gathers
+        // per lane past 16: the same values, more code than it is worth)
+        Op::Extract { srcs, .. } => (1..=MAX_SELECT_CHAIN).contains(&srcs.len()),
+        Op::Insert { dsts, srcs, .. } => {
+            (1..=MAX_SELECT_CHAIN).contains(&dsts.len().min(srcs.len()))
+        }
         _ => false,
     }
 }
@@ -783,6 +792,62 @@ impl Gen<'_, '_> {
                 let p = self.b.ins().iadd(base, off);
                 self.b.ins().store(flags(), v[0], p, 0);
                 self.b.ins().store(flags(), v[1], p, 16);
+            }
+            Op::Extract { d, index, srcs } => {
+                // d = srcs[min(index, n - 1)] (unsigned), as `exec::extract`
+                let idx = self.get(*index);
+                let last = self.isplat(srcs.len() as i32 - 1);
+                let mut v = [idx[0], idx[1]];
+                for h in 0..2 {
+                    let i = self.i(idx[h]);
+                    let c = self.b.ins().umin(i, last);
+                    let mut r = self.get(srcs[0])[h];
+                    for (k, src) in srcs.iter().enumerate().skip(1) {
+                        let x = self.get(*src)[h];
+                        let kk = self.isplat(k as i32);
+                        let hit = self.b.ins().icmp(IntCC::Equal, c, kk);
+                        r = self.pick(hit, x, r);
+                    }
+                    v[h] = r;
+                }
+                self.set(*d, v);
+            }
+            Op::Insert {
+                dsts,
+                srcs,
+                index,
+                value,
+                masked,
+            } => {
+                // dsts[k] = (min(index, n - 1) == k [&& EXEC]) ? value :
+                // srcs[k], in k order, as `exec::insert`; EXEC's sign bits
+                // select (when they are all set the mask changes nothing,
+                // the interpreter's `exec_full` shortcut)
+                let n = dsts.len().min(srcs.len());
+                let (idx, val) = (self.get(*index), self.get(*value));
+                let exec = if *masked { Some(self.get(EXEC)) } else { None };
+                let last = self.isplat(n as i32 - 1);
+                let c = [0, 1].map(|h| {
+                    let i = self.i(idx[h]);
+                    self.b.ins().umin(i, last)
+                });
+                for k in 0..n {
+                    let old = self.get(srcs[k]);
+                    let kk = self.isplat(k as i32);
+                    let v = [0, 1].map(|h| {
+                        let hit = self.b.ins().icmp(IntCC::Equal, c[h], kk);
+                        match exec {
+                            Some(e) => {
+                                let ei = self.i(e[h]);
+                                let m = self.b.ins().band(hit, ei);
+                                let m = self.f(m);
+                                self.blend(m, val[h], old[h])
+                            }
+                            None => self.pick(hit, val[h], old[h]),
+                        }
+                    });
+                    self.set(dsts[k], v);
+                }
             }
             other => unreachable!("unsupported op in a region: {other:?}"),
         }

@@ -633,6 +633,42 @@ mod tests {
         );
     }
 
+    /// Dynamically indexed reads and writes (`array[i]` on a local,
+    /// matrix columns): indices 0, 1, 5, 31 and huge among the inputs, so
+    /// each source is hit and the clamp to the last one too.
+    #[test]
+    fn extract_and_insert_match_the_interpreter() {
+        let v = Reg::v;
+        for srcs in [
+            vec![A, C],
+            vec![A, C, v(4)],
+            vec![A, C, v(4), v(6), v(7), v(8)],
+        ] {
+            for index in [B, v(4)] {
+                check(Op::Extract {
+                    d: D,
+                    index,
+                    srcs: srcs.clone().into(),
+                });
+            }
+        }
+        for masked in [false, true] {
+            for (dsts, srcs) in [
+                (vec![D, v(6), v(7)], vec![A, C, v(4)]),
+                (vec![D, v(6), v(7), v(8)], vec![D, v(6), v(7), v(8)]),
+                (vec![D, v(6)], vec![v(6), D]),
+            ] {
+                check(Op::Insert {
+                    dsts: dsts.into(),
+                    srcs: srcs.into(),
+                    index: B,
+                    value: A,
+                    masked,
+                });
+            }
+        }
+    }
+
     #[test]
     fn regions_split_at_unsupported_ops_and_jump_targets() {
         let mov = || Op::Mov { d: A, a: B };
