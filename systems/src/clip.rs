@@ -26,6 +26,7 @@
 
 use ferropipe_components::batch::{ClippedPrim, ClippedPrims, GUARD_BAND, PrimKind, VertexBatch};
 use ferropipe_components::shader::{Interpolation, LANES, Lanes, ULanes};
+use ferropipe_components::simd::X86V3;
 use ferropipe_components::state::ViewportState;
 use multiversion::multiversion;
 
@@ -151,7 +152,16 @@ pub fn clip_segment(
     let base = (out.verts.len() / stride.max(1)) as u32;
     out.verts.reserve(n * stride);
     scratch.masks.clear();
+    // SAFETY: the expression is true only in the x86-64-v3 clone (run
+    // where the CPU has those features) or in a build that requires them.
+    let v3 = unsafe {
+        X86V3::in_clone(multiversion::target::target_cfg_f!(all(
+            target_feature = "avx2",
+            target_feature = "fma"
+        )))
+    };
     emit_vertices(
+        v3,
         &seg.batch,
         ds,
         pos_slot,
@@ -261,7 +271,10 @@ fn load_records(
 /// (1 / w) * scale + translate`, user planes summed left to right), so the
 /// bits agree; building a record per vertex and testing planes in a loop
 /// was ~13 % of tiny_tris_1m.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn emit_vertices(
+    v3: Option<X86V3>,
     b: &VertexBatch,
     ds: &DerivedState,
     pos_slot: usize,
@@ -348,7 +361,7 @@ fn emit_vertices(
                     cols[o + c] = Lanes::splat(v);
                 }
             }
-            let lo = transpose8(std::array::from_fn(|j| cols[j]));
+            let lo = transpose8(v3, std::array::from_fn(|j| cols[j]));
             for (l, r) in lo.iter().enumerate().take(live) {
                 let r = r.to_array();
                 let v = &mut verts[l * stride..(l + 1) * stride];
@@ -360,7 +373,7 @@ fn emit_vertices(
                 }
             }
             if stride > LANES {
-                let hi = transpose8(std::array::from_fn(|j| cols[LANES + j]));
+                let hi = transpose8(v3, std::array::from_fn(|j| cols[LANES + j]));
                 for (l, r) in hi.iter().enumerate().take(live) {
                     let r = r.to_array();
                     let v = &mut verts[l * stride + LANES..(l + 1) * stride];
@@ -405,46 +418,59 @@ fn emit_vertices(
 }
 
 /// Transposes 8 lanes of 8: `out[l]` holds lane `l` of each input in
-/// order (AVX2 unpacks and lane permutes; element moves only).
+/// order (with the token, AVX2 unpacks and lane permutes; element moves
+/// only).
 #[inline(always)]
-fn transpose8(v: [Lanes; LANES]) -> [Lanes; LANES] {
-    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-    {
-        use safe_arch::{m256, permute2z_m256, shuffle_m256, unpack_hi_m256, unpack_lo_m256};
-        let r: [m256; LANES] = v.map(bytemuck::cast);
-        let t0 = unpack_lo_m256(r[0], r[1]);
-        let t1 = unpack_hi_m256(r[0], r[1]);
-        let t2 = unpack_lo_m256(r[2], r[3]);
-        let t3 = unpack_hi_m256(r[2], r[3]);
-        let t4 = unpack_lo_m256(r[4], r[5]);
-        let t5 = unpack_hi_m256(r[4], r[5]);
-        let t6 = unpack_lo_m256(r[6], r[7]);
-        let t7 = unpack_hi_m256(r[6], r[7]);
-        let u0 = shuffle_m256::<0x44>(t0, t2);
-        let u1 = shuffle_m256::<0xee>(t0, t2);
-        let u2 = shuffle_m256::<0x44>(t1, t3);
-        let u3 = shuffle_m256::<0xee>(t1, t3);
-        let u4 = shuffle_m256::<0x44>(t4, t6);
-        let u5 = shuffle_m256::<0xee>(t4, t6);
-        let u6 = shuffle_m256::<0x44>(t5, t7);
-        let u7 = shuffle_m256::<0xee>(t5, t7);
-        [
-            permute2z_m256::<0x20>(u0, u4),
-            permute2z_m256::<0x20>(u1, u5),
-            permute2z_m256::<0x20>(u2, u6),
-            permute2z_m256::<0x20>(u3, u7),
-            permute2z_m256::<0x31>(u0, u4),
-            permute2z_m256::<0x31>(u1, u5),
-            permute2z_m256::<0x31>(u2, u6),
-            permute2z_m256::<0x31>(u3, u7),
-        ]
-        .map(bytemuck::cast)
+fn transpose8(v3: Option<X86V3>, v: [Lanes; LANES]) -> [Lanes; LANES] {
+    #[cfg(target_arch = "x86_64")]
+    if v3.is_some() {
+        // SAFETY: an `X86V3` token exists only on a CPU with AVX2 and FMA.
+        return unsafe { transpose8_avx(v) };
     }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
-    {
-        let a = v.map(|x| x.to_array());
-        std::array::from_fn(|l| Lanes::new(std::array::from_fn(|k| a[k][l])))
-    }
+    let _ = v3;
+    let a = v.map(|x| x.to_array());
+    std::array::from_fn(|l| Lanes::new(std::array::from_fn(|k| a[k][l])))
+}
+
+/// [`transpose8`]'s instructions.
+///
+/// # Safety
+/// The CPU has AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+#[inline]
+unsafe fn transpose8_avx(v: [Lanes; LANES]) -> [Lanes; LANES] {
+    use core::arch::x86_64::{
+        __m256, _mm256_permute2f128_ps, _mm256_shuffle_ps, _mm256_unpackhi_ps, _mm256_unpacklo_ps,
+    };
+    let r: [__m256; LANES] = v.map(bytemuck::cast);
+    let t0 = _mm256_unpacklo_ps(r[0], r[1]);
+    let t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    let t2 = _mm256_unpacklo_ps(r[2], r[3]);
+    let t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    let t4 = _mm256_unpacklo_ps(r[4], r[5]);
+    let t5 = _mm256_unpackhi_ps(r[4], r[5]);
+    let t6 = _mm256_unpacklo_ps(r[6], r[7]);
+    let t7 = _mm256_unpackhi_ps(r[6], r[7]);
+    let u0 = _mm256_shuffle_ps::<0x44>(t0, t2);
+    let u1 = _mm256_shuffle_ps::<0xee>(t0, t2);
+    let u2 = _mm256_shuffle_ps::<0x44>(t1, t3);
+    let u3 = _mm256_shuffle_ps::<0xee>(t1, t3);
+    let u4 = _mm256_shuffle_ps::<0x44>(t4, t6);
+    let u5 = _mm256_shuffle_ps::<0xee>(t4, t6);
+    let u6 = _mm256_shuffle_ps::<0x44>(t5, t7);
+    let u7 = _mm256_shuffle_ps::<0xee>(t5, t7);
+    [
+        _mm256_permute2f128_ps::<0x20>(u0, u4),
+        _mm256_permute2f128_ps::<0x20>(u1, u5),
+        _mm256_permute2f128_ps::<0x20>(u2, u6),
+        _mm256_permute2f128_ps::<0x20>(u3, u7),
+        _mm256_permute2f128_ps::<0x31>(u0, u4),
+        _mm256_permute2f128_ps::<0x31>(u1, u5),
+        _mm256_permute2f128_ps::<0x31>(u2, u6),
+        _mm256_permute2f128_ps::<0x31>(u3, u7),
+    ]
+    .map(bytemuck::cast)
 }
 
 /// Builds the clip-space record of VS-output vertex `v`:
@@ -744,7 +770,16 @@ mod tests {
                 ..Default::default()
             };
             let mut fast_masks = Vec::new();
-            emit_vertices(&b, &ds, pos_slot, &planes, &vp, &mut fast, &mut fast_masks);
+            emit_vertices(
+                X86V3::detect(),
+                &b,
+                &ds,
+                pos_slot,
+                &planes,
+                &vp,
+                &mut fast,
+                &mut fast_masks,
+            );
 
             let mut slow = ClippedPrims {
                 stride: ds.stride,
@@ -783,10 +818,12 @@ mod tests {
     fn transpose8_moves_lane_l_of_input_k_to_lane_k_of_output_l() {
         let v: [Lanes; LANES] =
             std::array::from_fn(|k| Lanes::new(std::array::from_fn(|l| (10 * k + l) as f32)));
-        let t = transpose8(v);
-        for (l, row) in t.iter().enumerate() {
-            let want: [f32; LANES] = std::array::from_fn(|k| (10 * k + l) as f32);
-            assert_eq!(row.to_array(), want, "output {l}");
+        for v3 in [None, X86V3::detect()] {
+            let t = transpose8(v3, v);
+            for (l, row) in t.iter().enumerate() {
+                let want: [f32; LANES] = std::array::from_fn(|k| (10 * k + l) as f32);
+                assert_eq!(row.to_array(), want, "output {l} ({v3:?})");
+            }
         }
     }
 }

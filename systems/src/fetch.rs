@@ -26,6 +26,7 @@ use ferropipe_components::enums::PrimType;
 use ferropipe_components::format::{ChannelType, Format, FormatDesc};
 use ferropipe_components::pack;
 use ferropipe_components::shader::{LANES, Lanes, ScalarKind, ShaderInfo};
+use ferropipe_components::simd::X86V3;
 use multiversion::multiversion;
 
 use crate::lanes::resize_lanes;
@@ -710,6 +711,14 @@ pub fn fetch_segment(
     vs: &ShaderInfo,
     buffers: &[BufferView<'_>],
 ) {
+    // SAFETY: the expression is true only in the x86-64-v3 clone (run
+    // where the CPU has those features) or in a build that requires them.
+    let v3 = unsafe {
+        X86V3::in_clone(multiversion::target::target_cfg_f!(all(
+            target_feature = "avx2",
+            target_feature = "fma"
+        )))
+    };
     let count = seg.vids.len();
     let groups = count.div_ceil(LANES).max(1);
     let batch = &mut seg.batch;
@@ -792,7 +801,7 @@ pub fn fetch_segment(
                 let n = (n as usize).min(4);
                 let defaults = default_bits(false).map(f32::from_bits);
                 let words = words_of(WordDecode::F32(n as u8));
-                decode_rows(src, words, |px| {
+                decode_rows(v3, src, words, |px| {
                     let mut v = defaults;
                     for (c, d) in v.iter_mut().enumerate().take(n) {
                         if let Some(b) = px.get(4 * c..4 * c + 4) {
@@ -806,7 +815,7 @@ pub fn fetch_segment(
                 let n = (n as usize).min(4);
                 const K: f32 = 1.0 / 255.0;
                 let words = (n == 4).then_some(WordDecode::Unorm8x4).and_then(words_of);
-                decode_rows(src, words, |px| {
+                decode_rows(v3, src, words, |px| {
                     // RGBA8 colours, the common case, without the loop.
                     if let (4, &[r, g, b, a, ..]) = (n, px) {
                         return [r as f32 * K, g as f32 * K, b as f32 * K, a as f32 * K];
@@ -820,7 +829,7 @@ pub fn fetch_segment(
             }
             Decode::Unorm16(n) => {
                 let words = (n == 2).then_some(WordDecode::Unorm16x2).and_then(words_of);
-                decode_rows(src, words, |px| {
+                decode_rows(v3, src, words, |px| {
                     // Two-channel positions and texture coordinates first.
                     if let (2, &[x0, x1, y0, y1, ..]) = (n, px) {
                         let ch = |lo, hi| u16::from_le_bytes([lo, hi]) as f32 / 65535.0;
@@ -830,7 +839,9 @@ pub fn fetch_segment(
                 });
             }
             Decode::Generic(d) => {
-                decode_rows(src, None, |px| decode_generic(d, px).map(f32::from_bits));
+                decode_rows(v3, src, None, |px| {
+                    decode_generic(d, px).map(f32::from_bits)
+                });
             }
         }
         // Padding lanes repeat vertex 0 so shaders never see garbage.
@@ -872,6 +883,7 @@ struct ElementRows<'a, A> {
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn decode_rows(
+    v3: Option<X86V3>,
     src: ElementRows<'_, impl Fn(i64) -> Option<usize>>,
     words: Option<(WordDecode, u64, u64)>,
     decode: impl Fn(&[u8]) -> [f32; 4],
@@ -896,9 +908,16 @@ fn decode_rows(
     let n3 = count.min(r3.len());
     let r3 = &mut r3[..n3];
     let start = match words {
-        Some((w, base, stride)) if n3 == count => {
-            gather_prefix(&mut [r0, r1, r2, r3], vids, base, stride, bytes, n_bytes, w)
-        }
+        Some((w, base, stride)) if n3 == count => gather_prefix(
+            v3,
+            &mut [r0, r1, r2, r3],
+            vids,
+            base,
+            stride,
+            bytes,
+            n_bytes,
+            w,
+        ),
         _ => 0,
     };
     for (i, &vid) in vids[..count].iter().enumerate().skip(start) {
@@ -943,8 +962,35 @@ impl WordDecode {
 /// to float conversions followed by the same multiply (`* (1 / 255)`) or
 /// division (`/ 65535`).  The scalar loop decoded and scattered one
 /// element at a time: ~50 instructions per element of tiny_tris_1m.
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+#[inline]
+#[allow(clippy::too_many_arguments)]
 fn gather_prefix(
+    v3: Option<X86V3>,
+    rows: &mut [&mut [f32]; 4],
+    vids: &[i64],
+    base: u64,
+    stride: u64,
+    bytes: &[u8],
+    n_bytes: usize,
+    w: WordDecode,
+) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if v3.is_some() {
+        // SAFETY: an `X86V3` token exists only on a CPU with AVX2 and FMA.
+        return unsafe { gather_prefix_avx2(rows, vids, base, stride, bytes, n_bytes, w) };
+    }
+    // without AVX2 every vertex takes the scalar loop
+    let _ = (v3, rows, vids, base, stride, bytes, n_bytes, w);
+    0
+}
+
+/// [`gather_prefix`] with AVX2.
+///
+/// # Safety
+/// The CPU has AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn gather_prefix_avx2(
     rows: &mut [&mut [f32]; 4],
     vids: &[i64],
     base: u64,
@@ -982,7 +1028,8 @@ fn gather_prefix(
             // SAFETY: each lane reads the 4 bytes at `bytes + addr + 4k`,
             // k < n_bytes / 4 (`words`), and `addr + n_bytes <= end <=
             // bytes.len()` for every lane (checked above); the gather has
-            // no alignment requirement and AVX2 is enabled (cfg).
+            // no alignment requirement and AVX2 is enabled (the caller's
+            // contract).
             let v = unsafe { _mm256_i32gather_epi32::<1>(bytes.as_ptr().cast::<i32>(), a) };
             bytemuck::cast(v)
         };
@@ -1024,20 +1071,6 @@ fn gather_prefix(
         done += LANES;
     }
     done
-}
-
-/// Without AVX2 every vertex takes the scalar loop.
-#[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
-fn gather_prefix(
-    _rows: &mut [&mut [f32]; 4],
-    _vids: &[i64],
-    _base: u64,
-    _stride: u64,
-    _bytes: &[u8],
-    _n_bytes: usize,
-    _w: WordDecode,
-) -> usize {
-    0
 }
 
 fn fill_default(rows: &mut [Lanes], groups: usize, integer: bool) {
@@ -1243,6 +1276,7 @@ mod tests {
                 unreachable!()
             };
             let done = gather_prefix(
+                X86V3::detect(),
                 &mut [&mut r0[..], &mut r1[..], &mut r2[..], &mut r3[..]],
                 &vids,
                 base,
@@ -1251,7 +1285,7 @@ mod tests {
                 n_bytes,
                 w,
             );
-            if cfg!(all(target_arch = "x86_64", target_feature = "avx2")) {
+            if X86V3::detect().is_some() {
                 assert_eq!(done, 32, "{f}: the in-range runs, not the last");
             }
             for (i, &vid) in vids[..done].iter().enumerate() {
