@@ -908,16 +908,7 @@ fn decode_rows(
     let n3 = count.min(r3.len());
     let r3 = &mut r3[..n3];
     let start = match words {
-        Some((w, base, stride)) if n3 == count => gather_prefix(
-            v3,
-            &mut [r0, r1, r2, r3],
-            vids,
-            base,
-            stride,
-            bytes,
-            n_bytes,
-            w,
-        ),
+        Some(w) if n3 == count => gather_prefix(v3, &mut [r0, r1, r2, r3], vids, w, bytes, n_bytes),
         _ => 0,
     };
     for (i, &vid) in vids[..count].iter().enumerate().skip(start) {
@@ -962,25 +953,23 @@ impl WordDecode {
 /// to float conversions followed by the same multiply (`* (1 / 255)`) or
 /// division (`/ 65535`).  The scalar loop decoded and scattered one
 /// element at a time: ~50 instructions per element of tiny_tris_1m.
+/// `words` is the decode, the first element's byte offset and the stride.
 #[inline]
-#[allow(clippy::too_many_arguments)]
 fn gather_prefix(
     v3: Option<X86V3>,
     rows: &mut [&mut [f32]; 4],
     vids: &[i64],
-    base: u64,
-    stride: u64,
+    words: (WordDecode, u64, u64),
     bytes: &[u8],
     n_bytes: usize,
-    w: WordDecode,
 ) -> usize {
     #[cfg(target_arch = "x86_64")]
     if v3.is_some() {
         // SAFETY: an `X86V3` token exists only on a CPU with AVX2 and FMA.
-        return unsafe { gather_prefix_avx2(rows, vids, base, stride, bytes, n_bytes, w) };
+        return unsafe { gather_prefix_avx2(rows, vids, words, bytes, n_bytes) };
     }
     // without AVX2 every vertex takes the scalar loop
-    let _ = (v3, rows, vids, base, stride, bytes, n_bytes, w);
+    let _ = (v3, rows, vids, words, bytes, n_bytes);
     0
 }
 
@@ -993,11 +982,9 @@ fn gather_prefix(
 unsafe fn gather_prefix_avx2(
     rows: &mut [&mut [f32]; 4],
     vids: &[i64],
-    base: u64,
-    stride: u64,
+    (w, base, stride): (WordDecode, u64, u64),
     bytes: &[u8],
     n_bytes: usize,
-    w: WordDecode,
 ) -> usize {
     use core::arch::x86_64::{__m256i, _mm256_i32gather_epi32};
     use wide::{f32x8, i32x8};
@@ -1279,11 +1266,9 @@ mod tests {
                 X86V3::detect(),
                 &mut [&mut r0[..], &mut r1[..], &mut r2[..], &mut r3[..]],
                 &vids,
-                base,
-                stride,
+                (w, base, stride),
                 &bytes,
                 n_bytes,
-                w,
             );
             if X86V3::detect().is_some() {
                 assert_eq!(done, 32, "{f}: the in-range runs, not the last");
