@@ -8,6 +8,12 @@
 //! helper reads them all and writes its results from the start of the same
 //! buffer (one `Lanes`, or four for `unpack`).  A call costs ~2 ns against
 //! the op's own ~5-40 ns for the functions routed here.
+//!
+//! Each helper's body is a `multiversion` function (ARCHITECTURE.md, "SIMD
+//! width and levels"): in a baseline build the helper runs its x86-64-v3
+//! clone where the CPU has it, and `pow` takes the level token.  The
+//! dispatch is one atomic load and an indirect call per helper call, and
+//! none in a v3 build.
 
 use ferropipe_components::shader::Lanes;
 use ferropipe_components::simd::X86V3;
