@@ -347,7 +347,7 @@ fn pipeline_stages(c: &mut Criterion) {
         ..Default::default()
     };
     let grid = TileGrid::new(W, H);
-    let topo = Topology::new(info.mode, ds.flatshade_first);
+    let topo = Topology::new(info.mode, ds.setup.flatshade_first);
     let parts = job_parts(&info, topo);
     let no_resources = ShaderResources::default();
 
@@ -373,7 +373,7 @@ fn pipeline_stages(c: &mut Criterion) {
             assemble_part(*part, &info, topo, index, &mut dedup, &mut segs, &mut used);
             segs.truncate(used);
             for seg in &mut segs {
-                fetch_segment(seg, &info, &ds.fetch, &ds.vs_info, &buffers);
+                fetch_segment(seg, &info, &ds.fetch.elements, &ds.shade.vs_info, &buffers);
             }
             segs
         })
@@ -397,7 +397,7 @@ fn pipeline_stages(c: &mut Criterion) {
     g.bench_function("fetch_segment", |b| {
         b.iter(|| {
             for seg in jobs.iter_mut().flatten() {
-                fetch_segment(seg, &info, &ds.fetch, &ds.vs_info, &buffers);
+                fetch_segment(seg, &info, &ds.fetch.elements, &ds.shade.vs_info, &buffers);
             }
         })
     });
@@ -405,14 +405,14 @@ fn pipeline_stages(c: &mut Criterion) {
 
     // ---- Vertex shading ---------------------------------------------------
     for seg in jobs.iter_mut().flatten() {
-        shade::shade_batch(&mut seg.batch, ds, &no_resources);
+        shade::shade_batch(&mut seg.batch, &ds.shade, &ds.block.vs, &no_resources);
     }
     let mut g = c.benchmark_group("vertex_shading");
     g.throughput(Throughput::Elements(vertices as u64));
     g.bench_function("shade_batch", |b| {
         b.iter(|| {
             for seg in jobs.iter_mut().flatten() {
-                shade::shade_batch(&mut seg.batch, ds, &no_resources);
+                shade::shade_batch(&mut seg.batch, &ds.shade, &ds.block.vs, &no_resources);
             }
         })
     });

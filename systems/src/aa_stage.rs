@@ -85,7 +85,7 @@ fn emit_quad(
 ) {
     let (src, offset, aa) = quad;
     let s = clipped.stride;
-    let a = 4 + 4 * ds.aa.map_or(0, |aa| aa.attr);
+    let a = 4 + 4 * ds.link.aa.map_or(0, |aa| aa.attr);
     QUAD.with(|q| {
         let mut q = q.borrow_mut();
         q.stride = s;
@@ -125,7 +125,7 @@ pub fn aaline(
     ds: &DerivedState,
     triangle: impl FnMut(&ClippedPrims, &ClippedPrim),
 ) {
-    let Some(hw) = ds.aa.and_then(|aa| aa.line_half_width) else {
+    let Some(hw) = ds.link.aa.and_then(|aa| aa.line_half_width) else {
         return;
     };
     let s = clipped.stride;
@@ -183,7 +183,7 @@ pub fn aapoint(
     ds: &DerivedState,
     triangle: impl FnMut(&ClippedPrims, &ClippedPrim),
 ) {
-    let Some(aa) = ds.aa else { return };
+    let Some(aa) = ds.link.aa else { return };
     let Some(fixed) = aa.point_radius else { return };
     let radius = if aa.point_size_per_vertex {
         0.5 * prim.point_size

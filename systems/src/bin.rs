@@ -73,7 +73,7 @@ pub fn bin_prims(
         // Entries whose fragment shader has side effects must run even
         // under a later opaque entry: they are never skipped, as counted
         // ones.
-        let counted_flag = if counted(p.command) || ds.fs_info.writes_memory {
+        let counted_flag = if counted(p.command) || ds.link.fs_info.writes_memory {
             bin_flags::COUNTED
         } else {
             0
@@ -104,7 +104,7 @@ pub fn bin_prims(
                 // never a whole-tile entry (raster tests every sample).
                 if edge_mask == 0 && bbox.contains(&tile_rect) && p.ms == 0 {
                     flags |= bin_flags::FULL_TILE;
-                    if ds.opaque && counted_flag == 0 {
+                    if ds.tiles.opaque && counted_flag == 0 {
                         flags |= bin_flags::OPAQUE;
                     }
                 }
@@ -165,7 +165,7 @@ pub(crate) fn order_prims_by_tile(
             let mut p = prims.prims[old];
             let np = states
                 .get(p.state as usize)
-                .map_or(0, |ds| ds.planes_per_prim);
+                .map_or(0, |ds| ds.link.planes_per_prim);
             let start = (p.planes as usize).min(prims.planes.len());
             let end = (start + np).min(prims.planes.len());
             p.planes = scratch.planes.len() as u32;

@@ -24,14 +24,17 @@
 //! Culling by facing and zero area happens in setup on the fixed-point area,
 //! as in llvmpipe, so clipped fans and unclipped triangles cull alike.
 
+pub mod plan;
+
 use ferropipe_components::batch::{ClippedPrim, ClippedPrims, GUARD_BAND, PrimKind, VertexBatch};
 use ferropipe_components::shader::{Interpolation, LANES, Lanes, ULanes};
 use ferropipe_components::simd::X86V3;
 use ferropipe_components::state::ViewportState;
 use multiversion::multiversion;
 
-use crate::derived::{ClipPlane, DerivedState};
+use crate::derived::DerivedState;
 use crate::fetch::Segment;
+use plan::ClipPlane;
 
 /// Smallest `w` a clipped vertex may have.
 pub(crate) const W_MIN: f32 = 1e-6;
@@ -127,7 +130,7 @@ pub fn clip_segment(
     scratch: &mut ClipScratch,
     counters: &mut ClipCounters,
 ) {
-    let Some(pos_slot) = ds.pos_slot else {
+    let Some(pos_slot) = ds.shade.pos_slot else {
         // No position output: nothing can be rasterized.
         return;
     };
@@ -135,7 +138,7 @@ pub fn clip_segment(
     let stride = ds.stride;
     out.stride = stride;
     let rast = &ds.block.rasterizer;
-    let vp = crate::derived::window_viewport(&ds.block.viewports[0], rast.half_pixel_center);
+    let vp = crate::lanes::window_viewport(&ds.block.viewports[0], rast.half_pixel_center);
     // Guard band in NDC: keep |window x| <= GUARD_BAND.
     let gbx = ((GUARD_BAND - vp.translate[0].abs()) / vp.scale[0].abs().max(1e-30)).max(1.0);
     let gby = ((GUARD_BAND - vp.translate[1].abs()) / vp.scale[1].abs().max(1e-30)).max(1.0);
@@ -143,9 +146,9 @@ pub fn clip_segment(
         gbx,
         gby,
         halfz: rast.clip_halfz,
-        near: ds.clip_near,
-        far: ds.clip_far,
-        n_user: ds.clip_planes.len(),
+        near: ds.clip.near,
+        far: ds.clip.far,
+        n_user: ds.clip.planes.len(),
     };
     // 1. Clip codes and window-space vertices (AoS) for every vertex.
     let n = batch.count;
@@ -198,7 +201,7 @@ pub fn clip_segment(
             continue;
         }
         let provoking = p.provoking as u32 + base;
-        let point_size = match (seg.kind, ds.psize_slot) {
+        let point_size = match (seg.kind, ds.shade.psize_slot) {
             (PrimKind::Point, Some(s)) if rast.point_size_per_vertex => batch.output(s, 0, idx[0]),
             _ => point_size_default,
         };
@@ -317,7 +320,7 @@ fn emit_vertices(
         set(w - x, 8);
         set(y + w, 9);
         set(w - y, 10);
-        for (k, plane) in ds.clip_planes.iter().enumerate() {
+        for (k, plane) in ds.clip.planes.iter().enumerate() {
             let d = match *plane {
                 ClipPlane::User(u) => {
                     Lanes::splat(u[0]) * x
@@ -349,12 +352,12 @@ fn emit_vertices(
         let mut cols = [Lanes::ZERO; 2 * LANES];
         if stride <= cols.len() {
             cols[..4].copy_from_slice(&[wx, wy, wz, inv_w]);
-            for (a, &slot) in ds.attrs.iter().enumerate() {
+            for (a, &slot) in ds.link.attrs.iter().enumerate() {
                 for c in 0..4 {
                     cols[4 + 4 * a + c] = row(slot, c, g);
                 }
             }
-            if let Some(aa) = ds.aa {
+            if let Some(aa) = ds.link.aa {
                 // The smooth-primitive varying, as in `emit_vertex`.
                 let o = 4 + 4 * aa.attr;
                 for (c, &v) in crate::aa_state::AA_NEUTRAL.iter().enumerate() {
@@ -399,7 +402,7 @@ fn emit_vertices(
             v[2] = wz[l];
             v[3] = iw[l];
         }
-        for (a, &slot) in ds.attrs.iter().enumerate() {
+        for (a, &slot) in ds.link.attrs.iter().enumerate() {
             for c in 0..4 {
                 let vals = row(slot, c, g).to_array();
                 for l in 0..live {
@@ -407,7 +410,7 @@ fn emit_vertices(
                 }
             }
         }
-        if let Some(aa) = ds.aa {
+        if let Some(aa) = ds.link.aa {
             let o = 4 + 4 * aa.attr;
             for l in 0..live {
                 verts[l * stride + o..l * stride + o + 4]
@@ -480,14 +483,14 @@ fn load_record(b: &VertexBatch, ds: &DerivedState, pos_slot: usize, v: usize, re
         rec[c] = b.output(pos_slot, c, v);
     }
     let mut k = 4;
-    for plane in &ds.clip_planes {
+    for plane in &ds.clip.planes {
         rec[k] = match *plane {
             ClipPlane::User(u) => u[0] * rec[0] + u[1] * rec[1] + u[2] * rec[2] + u[3] * rec[3],
             ClipPlane::Distance { slot, comp } => b.output(slot, comp, v),
         };
         k += 1;
     }
-    for &slot in &ds.attrs {
+    for &slot in &ds.link.attrs {
         for c in 0..4 {
             rec[k] = b.output(slot, c, v);
             k += 1;
@@ -507,10 +510,10 @@ fn emit_vertex(rec: &[f32], ds: &DerivedState, vp: &ViewportState, out: &mut Cli
     out.verts
         .push(rec[2] * inv_w * vp.scale[2] + vp.translate[2]);
     out.verts.push(inv_w);
-    let a0 = 4 + ds.clip_planes.len();
+    let a0 = 4 + ds.clip.planes.len();
     out.verts
-        .extend_from_slice(&rec[a0..a0 + 4 * ds.attrs.len()]);
-    if ds.aa.is_some() {
+        .extend_from_slice(&rec[a0..a0 + 4 * ds.link.attrs.len()]);
+    if ds.link.aa.is_some() {
         // The smooth-primitive varying (aa_stage.rs), set by setup for
         // smooth lines and points.
         out.verts.extend_from_slice(&crate::aa_state::AA_NEUTRAL);
@@ -525,7 +528,7 @@ fn lerp_record(a: &[f32], b: &[f32], t: f32, ds: &DerivedState, out: &mut [f32])
     for i in 0..out.len() {
         out[i] = a[i] + t * (b[i] - a[i]);
     }
-    let a0 = 4 + ds.clip_planes.len();
+    let a0 = 4 + ds.clip.planes.len();
     let (wa, wb) = (a[3], b[3]);
     let denom = wa + t * (wb - wa);
     let s = if denom > 0.0 && wa > 0.0 && wb > 0.0 {
@@ -533,7 +536,7 @@ fn lerp_record(a: &[f32], b: &[f32], t: f32, ds: &DerivedState, out: &mut [f32])
     } else {
         t
     };
-    for (k, interp) in ds.attr_interp.iter().enumerate() {
+    for (k, interp) in ds.link.attr_interp.iter().enumerate() {
         if *interp == Interpolation::Linear {
             for c in 0..4 {
                 let i = a0 + 4 * k + c;
@@ -556,7 +559,7 @@ fn clip_line(
     scratch: &mut ClipScratch,
     prim: &mut ClippedPrim,
 ) -> bool {
-    let rec_len = 4 + planes.n_user + 4 * ds.attrs.len();
+    let rec_len = 4 + planes.n_user + 4 * ds.link.attrs.len();
     load_records(seg, ds, pos_slot, &idx[..1], rec_len, &mut scratch.rec_a);
     load_records(seg, ds, pos_slot, &idx[1..2], rec_len, &mut scratch.rec_b);
     let (mut t0, mut t1) = (0.0f32, 1.0f32);
@@ -614,7 +617,7 @@ fn clip_triangle(
     scratch: &mut ClipScratch,
     prim: ClippedPrim,
 ) -> u64 {
-    let rec_len = 4 + planes.n_user + 4 * ds.attrs.len();
+    let rec_len = 4 + planes.n_user + 4 * ds.link.attrs.len();
     // Polygon as a list of records in rec_a; each plane clips into rec_b.
     let ClipScratch {
         rec_a,
@@ -732,10 +735,10 @@ mod tests {
                 ..Default::default()
             });
             let ds = DerivedState::new(Arc::new(setup.block));
-            let pos_slot = ds.pos_slot.unwrap();
+            let pos_slot = ds.shade.pos_slot.unwrap();
             let count = 1 + next() as usize % 20;
             let groups = count.div_ceil(LANES);
-            let slots = ds.vs_info.outputs.len();
+            let slots = ds.shade.vs_info.outputs.len();
             let outputs = (0..slots * 4 * groups)
                 .map(|_| {
                     Lanes::new(std::array::from_fn(|_| match next() % 16 {
@@ -755,14 +758,14 @@ mod tests {
                 instance_id: Vec::new(),
                 outputs,
             };
-            let vp = crate::derived::window_viewport(&ds.block.viewports[0], true);
+            let vp = crate::lanes::window_viewport(&ds.block.viewports[0], true);
             let planes = Planes {
                 gbx: 3.0,
                 gby: 5.0,
                 halfz: ds.block.rasterizer.clip_halfz,
-                near: ds.clip_near,
-                far: ds.clip_far,
-                n_user: ds.clip_planes.len(),
+                near: ds.clip.near,
+                far: ds.clip.far,
+                n_user: ds.clip.planes.len(),
             };
             assert_eq!(planes.n_user, 2);
             let mut fast = ClippedPrims {
@@ -785,7 +788,7 @@ mod tests {
                 stride: ds.stride,
                 ..Default::default()
             };
-            let rec_len = 4 + planes.n_user + 4 * ds.attrs.len();
+            let rec_len = 4 + planes.n_user + 4 * ds.link.attrs.len();
             let mut rec = vec![0f32; rec_len];
             for v in 0..count {
                 load_record(&b, &ds, pos_slot, v, &mut rec);

@@ -18,15 +18,14 @@
 //! (`flatshade_first`) or last vertex of each emitted triangle, which is all
 //! setup needs to know.
 
-use ferropipe_components::batch::{
-    EDGE_FLAGS_ALL, PrimKind, RESET_STIPPLE, StateBlock, VertexBatch,
-};
+use ferropipe_components::batch::{EDGE_FLAGS_ALL, PrimKind, RESET_STIPPLE, VertexBatch};
 use ferropipe_components::draw::DrawInfo;
 use ferropipe_components::enums::PrimType;
 use ferropipe_components::format::{ChannelType, Format, FormatDesc};
 use ferropipe_components::pack;
 use ferropipe_components::shader::{LANES, Lanes, ScalarKind, ShaderInfo};
 use ferropipe_components::simd::X86V3;
+use ferropipe_components::state::VertexElement;
 use multiversion::multiversion;
 
 use crate::lanes::resize_lanes;
@@ -595,33 +594,47 @@ pub struct ElementFetch {
     pub bytes: u32,
 }
 
-/// Plans the fetch of every VS input slot of `block`.
-pub(crate) fn plan_elements(block: &StateBlock, vs: &ShaderInfo) -> Vec<ElementFetch> {
-    vs.inputs
-        .iter()
-        .map(|input| {
-            let Some(el) = block.velems.get(input.location as usize) else {
-                return ElementFetch {
-                    buffer: None,
-                    src_offset: 0,
-                    instance_divisor: 0,
-                    format: Format::R32G32B32A32_FLOAT,
-                    decode: Decode::F32(0),
-                    bytes: 0,
+/// What the fetch stage derives from the vertex elements and the vertex
+/// shader's inputs (draw's `draw_pt_fetch_prepare`): per VS input slot,
+/// which element feeds it and how its bytes decode.  Cached with the rest
+/// of a block's plans (plans.rs).
+#[derive(Clone, Debug, Default)]
+pub struct FetchPlan {
+    /// Per VS input slot, how it is fetched.
+    pub elements: Vec<ElementFetch>,
+}
+
+impl FetchPlan {
+    /// The plan of `velems` feeding a vertex shader with interface `vs`.
+    pub fn derive(velems: &[VertexElement], vs: &ShaderInfo) -> Self {
+        let elements = vs
+            .inputs
+            .iter()
+            .map(|input| {
+                let Some(el) = velems.get(input.location as usize) else {
+                    return ElementFetch {
+                        buffer: None,
+                        src_offset: 0,
+                        instance_divisor: 0,
+                        format: Format::R32G32B32A32_FLOAT,
+                        decode: Decode::F32(0),
+                        bytes: 0,
+                    };
                 };
-            };
-            let desc = el.src_format.desc();
-            let decode = classify_decode(desc);
-            ElementFetch {
-                buffer: Some(el.vertex_buffer_index),
-                src_offset: el.src_offset,
-                instance_divisor: el.instance_divisor,
-                format: el.src_format,
-                decode,
-                bytes: desc.block_bytes,
-            }
-        })
-        .collect()
+                let desc = el.src_format.desc();
+                let decode = classify_decode(desc);
+                ElementFetch {
+                    buffer: Some(el.vertex_buffer_index),
+                    src_offset: el.src_offset,
+                    instance_divisor: el.instance_divisor,
+                    format: el.src_format,
+                    decode,
+                    bytes: desc.block_bytes,
+                }
+            })
+            .collect();
+        FetchPlan { elements }
+    }
 }
 
 fn classify_decode(d: &'static FormatDesc) -> Decode {

@@ -17,9 +17,10 @@ use ferropipe_components::shader::{
 };
 use multiversion::multiversion;
 
-use crate::derived::{DerivedState, FsInputSource};
+use crate::derived::DerivedState;
 pub use crate::lanes::MAX_BATCH_GROUPS;
 use crate::lanes::{mask_lanes, resize_lanes};
+use crate::setup::link::FsInputSource;
 
 /// One covered 4x2 group awaiting shading.
 #[derive(Clone, Copy, Debug, Default)]
@@ -183,7 +184,7 @@ pub(crate) fn sample_depth(
     s: usize,
 ) -> Lanes {
     let (dx, dy) = group_offsets(g, p);
-    let (ox, oy) = ds.ms_offsets.map_or((0, 0), |o| o[s]);
+    let (ox, oy) = ds.tiles.ms_offsets.map_or((0, 0), |o| o[s]);
     let k = 1.0 / 256.0;
     let (dx, dy) = (
         dx + Lanes::splat(ox as f32 * k),
@@ -201,7 +202,7 @@ pub(crate) fn sample_depth(
 pub(crate) fn clamp_depth(ds: &DerivedState, viewport: u8, z: Lanes) -> Lanes {
     let z = z.max(Lanes::ZERO).min(Lanes::ONE);
     if ds.merge.depth_clamp {
-        let (lo, hi) = ds.depth_range[viewport as usize];
+        let (lo, hi) = ds.tiles.depth_range[viewport as usize];
         z.max(Lanes::splat(lo)).min(Lanes::splat(hi))
     } else {
         z
@@ -224,18 +225,18 @@ pub fn shade_batch(
     if n == 0 {
         return;
     }
-    let n_in = ds.fs_inputs.len();
+    let n_in = ds.link.fs_inputs.len();
     resize_lanes(&mut batch.inputs, n_in * 4 * n);
     resize_lanes(&mut batch.frag_coord, 4 * n);
     resize_lanes(&mut batch.masks, n);
-    resize_lanes(&mut batch.outputs, ds.fs_info.outputs.len() * 4 * n);
-    if !ds.fs_writes_all_outputs {
+    resize_lanes(&mut batch.outputs, ds.link.fs_info.outputs.len() * 4 * n);
+    if !ds.link.fs_writes_all_outputs {
         batch.outputs.iter_mut().for_each(|l| *l = Lanes::ZERO);
     }
 
-    let needs_fc =
-        ds.fs_info.frag_coord_mask != 0 || ds.fs_inputs.contains(&FsInputSource::FragCoord);
-    let needs_w = ds.fs_inputs.iter().any(|s| {
+    let needs_fc = ds.link.fs_info.frag_coord_mask != 0
+        || ds.link.fs_inputs.contains(&FsInputSource::FragCoord);
+    let needs_w = ds.link.fs_inputs.iter().any(|s| {
         matches!(
             s,
             FsInputSource::Attr {
@@ -312,7 +313,7 @@ pub fn shade_batch(
                     clamp_depth(ds, prim.viewport, eval_plane(&planes[0], dx, dy));
             }
         }
-        for (s, src) in ds.fs_inputs.iter().enumerate() {
+        for (s, src) in ds.link.fs_inputs.iter().enumerate() {
             for c in 0..4 {
                 if let FsInputSource::Attr { read, .. } = *src
                     && read & (1 << c) == 0
@@ -380,9 +381,9 @@ pub fn shade_batch(
             mask: masks,
             outputs,
         };
-        ds.fs.run(resources, &mut io);
+        ds.link.fs.run(resources, &mut io);
     }
-    if ds.fs_info.uses_discard {
+    if ds.link.fs_info.uses_discard {
         let mut killed = 0u32;
         for (g, grp) in batch.groups.iter_mut().enumerate() {
             let kept = grp.mask & batch.masks[g].to_bitmask() as u8;

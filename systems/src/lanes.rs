@@ -1,5 +1,6 @@
 //! Lane and tile helpers every stage may use: lane-register buffers and
-//! masks, pixel rectangles, the scene's tile grid, and cache prefetch.
+//! masks, pixel rectangles, the scene's tile grid, cache prefetch, and the
+//! framebuffer and viewport geometry the clip, setup and tile plans share.
 //!
 //! The leaf of `ferropipe-systems`: this file imports no stage, so any stage
 //! may import it without tying itself to another (before it existed, setup
@@ -10,7 +11,9 @@
 //! tile constants).
 
 use ferropipe_components::batch::{Plane, SetupPrim, SetupPrims, TILE_SIZE};
+use ferropipe_components::draw::FramebufferState;
 use ferropipe_components::shader::{ILanes, Lanes};
+use ferropipe_components::state::ViewportState;
 
 /// Groups per fragment batch (8 lanes each: 512 pixels, two 16x16 blocks):
 /// raster fills batches, fragment and merge run them, and the smooth
@@ -148,4 +151,71 @@ pub(crate) fn prefetch(p: *const u8) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = p;
+}
+
+// ---------------------------------------------------------------------------
+// Framebuffer and viewport geometry (read by the clip, setup and tile plans)
+
+/// The standard 4x sample positions (D3D / llvmpipe's `lp_sample_pos_4x`:
+/// (0.375, 0.125), (0.875, 0.375), (0.125, 0.625), (0.625, 0.875) in the
+/// pixel), as offsets from the pixel centre in 1/256 pixel: exact in the
+/// 8-bit fixed point.
+pub(crate) const STANDARD_4X: [(i64, i64); 4] = [(-32, -96), (96, -32), (-96, 32), (32, 96)];
+
+/// Samples per pixel of a framebuffer's colour buffers.
+pub(crate) fn fb_samples(fb: &FramebufferState) -> u32 {
+    fb.cbufs
+        .iter()
+        .flatten()
+        .map(|s| s.resource.templ.samples())
+        .max()
+        .unwrap_or(1)
+        .max(fb.samples.max(1))
+}
+
+/// The viewport transform setup sees: `half_pixel_center` off (pixel
+/// centres at integer coordinates, D3D9) is the same picture as centres at
+/// +0.5 with every window position moved by +0.5 (rasterizer.rst; the
+/// llvmpipe reference tool renders it exactly so).  Shifting the geometry
+/// rather than the sample grid keeps every rule that measures from pixel
+/// centres — the fill rule, the lines' diamond-exit test, point and
+/// sprite placement — consistent with the shifted centres.
+pub(crate) fn window_viewport(vp: &ViewportState, half_pixel_center: bool) -> ViewportState {
+    let mut vp = *vp;
+    if !half_pixel_center {
+        vp.translate[0] += 0.5;
+        vp.translate[1] += 0.5;
+    }
+    vp
+}
+
+/// The pixels whose sample lies inside the viewport rectangle, with the
+/// fill rule's tie-breaking: a sample exactly on the left (top) edge is
+/// inside, on the right (bottom) edge outside, or top/bottom swapped under
+/// `bottom_edge_rule`.  This is the coverage a triangle clipped to the
+/// view volume's x/y planes would have at those edges.
+pub(crate) fn viewport_pixels(
+    vp: &ViewportState,
+    pixel_offset: f32,
+    bottom_edge_rule: bool,
+) -> Rect {
+    let lim = 32768.0f32;
+    let span = |t: f32, s: f32| {
+        let (a, b) = (t - s.abs(), t + s.abs());
+        let (a, b) = (a - pixel_offset, b - pixel_offset);
+        (a.clamp(-lim, lim), b.clamp(-lim, lim))
+    };
+    let (x0, x1) = span(vp.translate[0], vp.scale[0]);
+    let (y0, y1) = span(vp.translate[1], vp.scale[1]);
+    let (ry0, ry1) = if bottom_edge_rule {
+        (y0.floor() as i32 + 1, y1.floor() as i32 + 1)
+    } else {
+        (y0.ceil() as i32, y1.ceil() as i32)
+    };
+    Rect {
+        x0: x0.ceil() as i32,
+        x1: x1.ceil() as i32,
+        y0: ry0,
+        y1: ry1,
+    }
 }

@@ -14,12 +14,16 @@
 //! end holds the resources' write locks for the whole pass and every tile
 //! job touches only its own 64x64 pixels, so the writes never alias.
 
-use ferropipe_components::batch::{ClearValue, StateBlock};
+use ferropipe_components::batch::ClearValue;
+use ferropipe_components::draw::FramebufferState;
 use ferropipe_components::enums::{BlendFactor, BlendFunc, ClearFlags, Func, LogicOp, StencilOp};
 use ferropipe_components::format::{ChannelType, Format, FormatDesc, FormatKind};
 use ferropipe_components::pack;
 use ferropipe_components::shader::{FRAG_LANE_X, FRAG_LANE_Y, LANES, Lanes, Semantic, ShaderInfo};
-use ferropipe_components::state::{MAX_COLOR_BUFS, RtBlendState, StencilState};
+use ferropipe_components::state::{
+    BlendColor, BlendState, DepthStencilAlphaState, MAX_COLOR_BUFS, RasterizerState, RtBlendState,
+    StencilRef, StencilState,
+};
 use ferropipe_components::view::Surface;
 use multiversion::multiversion;
 
@@ -458,10 +462,19 @@ pub struct MergePlan {
 }
 
 impl MergePlan {
-    /// Resolves `block`'s depth, stencil, alpha, blend and store state for fragment shader `fs`.
-    pub fn new(block: &StateBlock, fs: &ShaderInfo) -> MergePlan {
-        let dsa = &*block.dsa;
-        let fb = &*block.framebuffer;
+    /// Resolves the depth, stencil, alpha, blend and store state for
+    /// fragment shader `fs`: the depth/stencil/alpha and blend CSOs, the
+    /// framebuffer's formats, the stencil reference and blend colour, and
+    /// the rasterizer's `clamp_fragment_color` and `depth_clamp`.
+    pub fn derive(
+        dsa: &DepthStencilAlphaState,
+        blend: &BlendState,
+        fb: &FramebufferState,
+        rast: &RasterizerState,
+        stencil_ref: &StencilRef,
+        blend_color: &BlendColor,
+        fs: &ShaderInfo,
+    ) -> MergePlan {
         let zs = fb
             .zsbuf
             .as_ref()
@@ -481,7 +494,7 @@ impl MergePlan {
             writemask: s.writemask,
             reference: r,
         };
-        let refs = block.stencil_ref.ref_value;
+        let refs = stencil_ref.ref_value;
         let front = face(&dsa.stencil[0], refs[0]);
         let back = if dsa.stencil[1].enabled {
             face(&dsa.stencil[1], refs[1])
@@ -492,7 +505,6 @@ impl MergePlan {
         let alpha_test = dsa
             .alpha_enabled
             .then_some((dsa.alpha_func, dsa.alpha_ref_value));
-        let blend = &*block.blend;
         let mut rts = Vec::with_capacity(fb.cbufs.len());
         for (i, cb) in fb.cbufs.iter().enumerate().take(MAX_COLOR_BUFS) {
             let color_slot = |src: u8| {
@@ -539,9 +551,9 @@ impl MergePlan {
             alpha_test,
             rts,
             logicop: blend.logicop_enable.then_some(blend.logicop_func),
-            clamp_fragment_color: block.rasterizer.clamp_fragment_color,
-            blend_color: block.blend_color.color,
-            depth_clamp: block.rasterizer.depth_clamp,
+            clamp_fragment_color: rast.clamp_fragment_color,
+            blend_color: blend_color.color,
+            depth_clamp: rast.depth_clamp,
         }
     }
 
@@ -554,6 +566,17 @@ impl MergePlan {
                 rt.slot.is_some() && !rt.blend.blend_enable && rt.blend.colormask & 0xf == 0xf
             })
     }
+}
+
+/// Whether `format` is one the merge stage can write (used by the façade's
+/// draw validation to reject the rest with a typed error).
+pub fn render_target_supported(format: Format) -> bool {
+    ColorFormat::classify(format).is_some()
+}
+
+/// Whether `format` is a depth/stencil format the merge stage handles.
+pub fn depth_target_supported(format: Format) -> bool {
+    DepthFormat::classify(format).is_some()
 }
 
 // ---------------------------------------------------------------------------

@@ -314,7 +314,7 @@ mod tests {
         assert!(!same_shape_inputs(&base, &rast));
         let next = plans.shape(&rast);
         assert!(!Arc::ptr_eq(&first, &next), "rasterizer");
-        assert_eq!(next.cull_face, Face::Back);
+        assert_eq!(next.setup.cull_face, Face::Back);
         assert_eq!(plans.counts().shapes, 3);
     }
 }

@@ -24,6 +24,8 @@
 //! separate data types ([`Coverage`] → [`FragBatch`] → merge); only the
 //! scheduling is fused.
 
+pub mod plan;
+
 use multiversion::multiversion;
 use std::sync::Mutex;
 
@@ -465,7 +467,7 @@ fn raster_entry(
         flush_batch(ctx, batch, stats);
         batch.state = Some(p.state);
     }
-    let multisampled = ds.fb_samples > 1;
+    let multisampled = ds.tiles.fb_samples > 1;
     let mut sample_masks: Vec<[u8; MS_SAMPLES]> = Vec::new();
     if p.ms != 0 {
         cover_samples(
@@ -487,7 +489,7 @@ fn raster_entry(
         // set_sample_mask: samples whose bit is clear are never written.
         for (c, m) in coverage.iter_mut().zip(sample_masks.iter_mut()) {
             for (s, sm) in m.iter_mut().enumerate() {
-                if ds.sample_mask & (1 << s) == 0 {
+                if ds.tiles.sample_mask & (1 << s) == 0 {
                     *sm = 0;
                 }
             }
@@ -515,7 +517,7 @@ fn raster_entry(
     }
     // Polygon stipple: a fragment mask after the invocation count, as
     // llvmpipe's stipple (a kill in the shader) counts them.
-    if let Some(st) = &ds.poly_stipple
+    if let Some(st) = &ds.tiles.poly_stipple
         && p.kind == PrimKind::Triangle
     {
         for (i, c) in coverage.iter_mut().enumerate() {
@@ -531,7 +533,7 @@ fn raster_entry(
         prim: e.prim,
     };
     let planes = &job.prims.planes[p.planes as usize..];
-    let early = ds.early_depth && ds.uses_depth_stencil();
+    let early = ds.tiles.early_depth && ds.uses_depth_stencil();
     let mut pi = batch.push_prim(prim_ref);
     if !early && !multisampled {
         // No per-group test before shading: groups go to the batch in
@@ -655,7 +657,7 @@ fn flush_batch(ctx: &TileContext<'_>, batch: &mut FragBatch, stats: &mut Vec<Til
         return;
     }
     let ds = &ctx.states[state as usize];
-    if let (true, Some(offsets)) = (ds.sample_shading, ds.ms_offsets) {
+    if let (true, Some(offsets)) = (ds.tiles.sample_shading, ds.tiles.ms_offsets) {
         // Sample shading: the batch once per sample, each pass covering
         // only that sample, interpolated and shaded at its position.
         let union: Vec<u8> = batch.groups.iter().map(|g| g.mask).collect();
@@ -763,7 +765,7 @@ fn shade_and_merge(
     ds: &DerivedState,
     stats: &mut Vec<TileCount>,
 ) {
-    let early = ds.early_depth && ds.uses_depth_stencil();
+    let early = ds.tiles.early_depth && ds.uses_depth_stencil();
     let state = batch.state.unwrap_or_default();
     shade_batch(
         batch,
@@ -775,20 +777,19 @@ fn shade_and_merge(
     let mut stores = std::mem::take(&mut batch.stores);
     stores.clear();
     let alpha = ds.merge.alpha_test.is_some();
-    let depth_out = ds.fs_info.output_slot(Semantic::Depth);
+    let depth_out = ds.link.fs_info.output_slot(Semantic::Depth);
     let late_depth = if early || !ds.uses_depth_stencil() {
         None
     } else {
         ctx.targets.depth.as_ref()
     };
     // Alpha to coverage / alpha to one act with multisample rasterization
-    // only (GL's rule, which the llvmpipe references follow); sample s of
-    // 4 survives where colour 0's alpha > s / 4.
-    let multisample = ds.ms_offsets.is_some();
+    // only (`TilesPlan::alpha_to_coverage`); sample s of 4 survives where
+    // colour 0's alpha > s / 4.
     let color0 = ds.merge.rts.first().and_then(|rt| rt.slot);
-    let a2c = multisample && ds.block.blend.alpha_to_coverage;
+    let a2c = ds.tiles.alpha_to_coverage;
     let mut passed_count = PassedCount::default();
-    let simple = !alpha && !a2c && late_depth.is_none() && ds.fb_samples <= 1;
+    let simple = !alpha && !a2c && late_depth.is_none() && ds.tiles.fb_samples <= 1;
     // Nothing can remove lanes after shading: the groups are the stores.
     let groups: &[FragGroup] = if simple { &[] } else { &batch.groups };
     if simple {
@@ -829,7 +830,11 @@ fn shade_and_merge(
             // A shader that writes depth replaces the interpolated value.
             let written =
                 depth_out.map(|slot| clamp_depth(ds, p.viewport, batch.outputs[slot * 4 * n + g]));
-            if let Some(sm) = batch.sample_masks.get_mut(g).filter(|_| ds.fb_samples > 1) {
+            if let Some(sm) = batch
+                .sample_masks
+                .get_mut(g)
+                .filter(|_| ds.tiles.fb_samples > 1)
+            {
                 sm.iter_mut().for_each(|m| *m &= mask);
                 mask = test_sample_planes(ds, dt, grp, p, planes, sm, written);
             } else {
@@ -839,7 +844,11 @@ fn shade_and_merge(
         }
         if !early {
             // Occlusion counts samples (lanes on a single-sampled buffer).
-            let passed: u32 = match batch.sample_masks.get(g).filter(|_| ds.fb_samples > 1) {
+            let passed: u32 = match batch
+                .sample_masks
+                .get(g)
+                .filter(|_| ds.tiles.fb_samples > 1)
+            {
                 Some(sm) => sm.iter().map(|m| (m & mask).count_ones()).sum(),
                 None => mask.count_ones(),
             };
@@ -852,7 +861,7 @@ fn shade_and_merge(
         });
     }
     passed_count.finish(stats);
-    if multisample && ds.block.blend.alpha_to_one {
+    if ds.tiles.alpha_to_one {
         for rt in &ds.merge.rts {
             if let Some(slot) = rt.slot {
                 let at = (slot * 4 + 3) * n;
@@ -860,11 +869,11 @@ fn shade_and_merge(
             }
         }
     }
-    if ds.fb_samples > 1 {
+    if ds.tiles.fb_samples > 1 {
         // Colour is shaded once per pixel and stored to each sample plane
         // the sample covers (llvmpipe without sample shading).
         let mut per_sample = Vec::with_capacity(stores.len());
-        for s in 0..ds.fb_samples.min(MS_SAMPLES as u32) {
+        for s in 0..ds.tiles.fb_samples.min(MS_SAMPLES as u32) {
             per_sample.clear();
             per_sample.extend(
                 stores

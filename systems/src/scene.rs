@@ -390,7 +390,7 @@ fn plan_job(
             }
             Command::Draw { state, info } => {
                 let ds = &states[*state as usize];
-                let topo = Topology::new(info.mode, ds.flatshade_first);
+                let topo = Topology::new(info.mode, ds.setup.flatshade_first);
                 if planner.runs_for != Some(ci) {
                     plan_runs(info, ds, locks, planner);
                     planner.runs_for = Some(ci);
@@ -421,7 +421,7 @@ fn plan_job(
                             // A stippled line strip or loop is never split
                             // across jobs: its stipple counter runs through
                             // the whole run in one job's setup.
-                            let whole = ds.line_stipple.is_some()
+                            let whole = ds.setup.line_stipple.is_some()
                                 && matches!(
                                     info.mode,
                                     PrimType::LineStrip
@@ -576,7 +576,7 @@ pub(crate) fn fetch_vertices(
                     continue;
                 };
                 let ds = &states[part.state as usize];
-                let topo = Topology::new(info.mode, ds.flatshade_first);
+                let topo = Topology::new(info.mode, ds.setup.flatshade_first);
                 let ib = &ds.block.index_buffer;
                 let index = if info.indexed {
                     Some(IndexSource {
@@ -600,7 +600,7 @@ pub(crate) fn fetch_vertices(
                     }));
                 }
                 for seg in &mut segments[first_new..*used] {
-                    fetch_segment(seg, info, &ds.fetch, &ds.vs_info, &buffers);
+                    fetch_segment(seg, info, &ds.fetch.elements, &ds.shade.vs_info, &buffers);
                 }
             }
         });
@@ -663,7 +663,7 @@ pub(crate) fn shade_vertices(
                     .map(|(_, p)| p.resources())
                     .unwrap_or_default();
                 let seg = &mut job.segments[si];
-                shade_batch(&mut seg.batch, ds, &res);
+                shade_batch(&mut seg.batch, &ds.shade, &ds.block.vs, &res);
                 let cmd = seg.part.command;
                 let count = seg.batch.count as u64;
                 job.count(cmd, |c| c.vs_invocations += count);

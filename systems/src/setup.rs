@@ -33,6 +33,9 @@
 //! value.  Gradients are computed from the snapped positions, so they agree
 //! with the coverage and never divide by a zero area.
 
+pub mod link;
+pub mod plan;
+
 use ferropipe_components::batch::{
     ClippedPrim, ClippedPrims, FIXED_ONE, FIXED_ORDER, GUARD_BAND, MAX_EDGES, MS_SAMPLES, Plane,
     PrimKind, RESET_STIPPLE, SetupPrim, SetupPrims,
@@ -41,8 +44,9 @@ use ferropipe_components::enums::{Face, PolygonMode, SpriteCoordMode};
 use ferropipe_components::shader::{Interpolation, LANES, Lanes};
 use multiversion::multiversion;
 
-use crate::derived::{DerivedState, FsInputSource, PlaneChunk, PlanePlan};
+use crate::derived::DerivedState;
 use crate::lanes::Rect;
+use link::{FsInputSource, PlaneChunk, PlanePlan};
 
 /// Largest point size (llvmpipe's `LP_MAX_POINT_WIDTH`).
 pub(crate) const MAX_POINT_WIDTH: f32 = 255.0;
@@ -117,16 +121,16 @@ fn prim_edges<const N: usize>(
     y: &[i32; N],
     out: &mut SetupPrims,
 ) -> ([(i32, i32, i64); N], u32) {
-    let Some(offsets) = ds.ms_offsets else {
-        let mut edges = polygon_edges(x, y, ds.bottom_edge_rule);
+    let Some(offsets) = ds.tiles.ms_offsets else {
+        let mut edges = polygon_edges(x, y, ds.setup.bottom_edge_rule);
         conservative_dilate(ds, &mut edges);
         return (edges, 0);
     };
-    if ds.conservative.is_some() {
+    if ds.setup.conservative.is_some() {
         // Conservative rasterization covers every sample of a pixel the
         // primitive touches (GL_NV_conservative_raster, D3D's full
         // coverage): each sample's edge constant is the pixel's, dilated.
-        let mut edges = polygon_edges(x, y, ds.bottom_edge_rule);
+        let mut edges = polygon_edges(x, y, ds.setup.bottom_edge_rule);
         conservative_dilate(ds, &mut edges);
         let mut per_sample = [[0i64; MAX_EDGES]; MS_SAMPLES];
         for sample in per_sample.iter_mut() {
@@ -140,7 +144,7 @@ fn prim_edges<const N: usize>(
     let mut per_sample = [[0i64; MAX_EDGES]; MS_SAMPLES];
     let edges = std::array::from_fn(|e| {
         let j = (e + 1) % N;
-        let (a, b, c) = edge_full(x[e], y[e], x[j], y[j], ds.bottom_edge_rule);
+        let (a, b, c) = edge_full(x[e], y[e], x[j], y[j], ds.setup.bottom_edge_rule);
         let mut most = i64::MIN;
         for (s, &(dx, dy)) in offsets.iter().enumerate() {
             let cs = ceil_fixed(c + a as i64 * dx + b as i64 * dy);
@@ -159,7 +163,7 @@ fn prim_edges<const N: usize>(
 /// pixel-centre bounding box: one more pixel on every side.
 fn ms_grow(ds: &DerivedState, bb: Rect) -> Rect {
     // (A conservative box is already exact: every sample of its pixels.)
-    if ds.ms_offsets.is_none() || ds.conservative.is_some() {
+    if ds.tiles.ms_offsets.is_none() || ds.setup.conservative.is_some() {
         return bb;
     }
     Rect {
@@ -197,16 +201,16 @@ pub fn setup_prims(clipped: &ClippedPrims, states: &[DerivedState], out: &mut Se
     };
     for prim in &clipped.prims {
         let ds = &states[prim.state as usize];
-        if ds.rasterizer_discard {
+        if ds.setup.rasterizer_discard {
             continue;
         }
         let before = out.prims.len();
         match prim.kind {
-            PrimKind::Triangle if ds.unfilled => {
+            PrimKind::Triangle if ds.setup.unfilled => {
                 setup_unfilled(clipped, prim, ds, out, &mut scratch, &mut stipple);
                 last_tri = None;
             }
-            PrimKind::Triangle if ds.aa.is_some_and(|aa| aa.poly_smooth) => {
+            PrimKind::Triangle if ds.link.aa.is_some_and(|aa| aa.poly_smooth) => {
                 setup_triangle_as(clipped, prim, ds, out, TriMode::PolySmooth);
                 kept += (out.prims.len() > before) as u64;
                 last_tri = None;
@@ -219,7 +223,7 @@ pub fn setup_prims(clipped: &ClippedPrims, states: &[DerivedState], out: &mut Se
                 last_tri = match (corners, last_tri) {
                     // (Conservative edges are dilated and multisampled ones
                     // carry per-sample records: no rectangle merge.)
-                    _ if ds.conservative.is_some() || ds.ms_offsets.is_some() => None,
+                    _ if ds.setup.conservative.is_some() || ds.tiles.ms_offsets.is_some() => None,
                     // Half of an axis-aligned rectangle has a right angle
                     // on the axes: a corner sharing x with one vertex and
                     // y with another.  Random triangles fail this at once
@@ -236,7 +240,7 @@ pub fn setup_prims(clipped: &ClippedPrims, states: &[DerivedState], out: &mut Se
                     _ => None,
                 };
             }
-            PrimKind::Line if ds.line_stipple.is_some() => {
+            PrimKind::Line if ds.setup.line_stipple.is_some() => {
                 if prim.edge_flags & RESET_STIPPLE != 0 {
                     stipple.counter = 0;
                 }
@@ -252,7 +256,7 @@ pub fn setup_prims(clipped: &ClippedPrims, states: &[DerivedState], out: &mut Se
                 last_tri = None;
             }
         }
-        if prim.kind != PrimKind::Triangle || ds.unfilled {
+        if prim.kind != PrimKind::Triangle || ds.setup.unfilled {
             kept += (out.prims.len() > before) as u64;
         }
     }
@@ -278,7 +282,7 @@ fn setup_unfilled(
     scratch: &mut ClippedPrims,
     stipple: &mut Stipple,
 ) {
-    let off = ds.pixel_offset;
+    let off = ds.setup.pixel_offset;
     let v = [
         vertex(clipped, prim.v[0]),
         vertex(clipped, prim.v[1]),
@@ -289,11 +293,11 @@ fn setup_unfilled(
     let (x, y) = ([sx(0), sx(1), sx(2)], [sy(0), sy(1), sy(2)]);
     let area = (x[0] - x[1]) * (y[2] - y[0]) - (x[2] - x[0]) * (y[0] - y[1]);
     // draw's cull stage drops zero-area triangles when culling is on.
-    if area == 0 && ds.cull_face != Face::None {
+    if area == 0 && ds.setup.cull_face != Face::None {
         return;
     }
-    let front = (area > 0) == ds.front_ccw;
-    let culled = match ds.cull_face {
+    let front = (area > 0) == ds.setup.front_ccw;
+    let culled = match ds.setup.cull_face {
         Face::None => false,
         Face::Front => front,
         Face::Back => !front,
@@ -311,7 +315,7 @@ fn setup_unfilled(
     if matches!(mode, PolygonMode::Fill | PolygonMode::FillRectangle) {
         let as_ = if mode == PolygonMode::FillRectangle {
             TriMode::Rectangle
-        } else if ds.aa.is_some_and(|aa| aa.poly_smooth) {
+        } else if ds.link.aa.is_some_and(|aa| aa.poly_smooth) {
             TriMode::PolySmooth
         } else {
             TriMode::Fill
@@ -320,8 +324,8 @@ fn setup_unfilled(
         return;
     }
     let offset = match mode {
-        PolygonMode::Line => ds.offset_line,
-        _ => ds.offset_point,
+        PolygonMode::Line => ds.setup.offset_line,
+        _ => ds.setup.offset_point,
     };
     // Copies: v0, v1, v2, provoking (indices 0..4), z offset applied.
     let stride = clipped.stride;
@@ -356,7 +360,7 @@ fn setup_unfilled(
             for (a, b, flag) in [(2, 0, 2), (0, 1, 0), (1, 2, 1)] {
                 if prim.edge_flags & (1 << flag) != 0 {
                     let line = sub(a, b, PrimKind::Line);
-                    if ds.line_stipple.is_some() {
+                    if ds.setup.line_stipple.is_some() {
                         stipple_line(scratch, &line, ds, out, front, stipple);
                     } else {
                         setup_line(scratch, &line, ds, out, front);
@@ -396,7 +400,7 @@ fn stipple_line(
     front: bool,
     st: &mut Stipple,
 ) {
-    let Some((pattern, factor)) = ds.line_stipple else {
+    let Some((pattern, factor)) = ds.setup.line_stipple else {
         return;
     };
     let a = vertex(clipped, prim.v[0]);
@@ -509,7 +513,7 @@ fn merge_rectangle(
     // before the corners: a mesh of screen-aligned cells with varying
     // depth or attributes (textured_mesh) passes the right-angle filter on
     // every triangle, and its depth plane already tells them apart.
-    let np = ds.planes_per_prim;
+    let np = ds.link.planes_per_prim;
     let (qa, qb) = (pa.planes as usize, pb.planes as usize);
     if out.planes.len() < qb + np {
         return false;
@@ -573,7 +577,11 @@ fn merge_rectangle(
     }
     // Counter-clockwise (y down): top-left, bottom-left, bottom-right,
     // top-right; the fill rule's bias comes out of `edge` as for triangles.
-    let edges = polygon_edges(&[x0, x0, x1, x1], &[y0, y1, y1, y0], ds.bottom_edge_rule);
+    let edges = polygon_edges(
+        &[x0, x0, x1, x1],
+        &[y0, y1, y1, y0],
+        ds.setup.bottom_edge_rule,
+    );
     let bbox = (
         pa.x0.min(pb.x0),
         pa.y0.min(pb.y0),
@@ -736,11 +744,11 @@ impl PlanePlan {
 }
 
 fn clip_bbox(ds: &DerivedState, viewport: u8, r: Rect) -> Rect {
-    ds.draw_regions[viewport as usize].intersect(&r)
+    ds.setup.draw_regions[viewport as usize].intersect(&r)
 }
 
 fn clip_tri_bbox(ds: &DerivedState, viewport: u8, r: Rect) -> Rect {
-    ds.tri_regions[viewport as usize].intersect(&r)
+    ds.setup.tri_regions[viewport as usize].intersect(&r)
 }
 
 /// A set-up record for `prim` over `bbox`, with `edges` filled in and its
@@ -809,7 +817,7 @@ fn polygon_edges<const N: usize>(
 /// along it, dilated, and the box bounds the ends.  Points and lines
 /// (setup_point, setup_line) dilate their squares and rectangles alike.
 fn conservative_dilate<const N: usize>(ds: &DerivedState, edges: &mut [(i32, i32, i64); N]) {
-    if let Some(r) = ds.conservative {
+    if let Some(r) = ds.setup.conservative {
         dilate_edges(r, edges);
     }
 }
@@ -898,9 +906,9 @@ fn setup_triangle_as(
     let conservative = if poly_smooth {
         Some(POLY_SMOOTH_DILATE)
     } else {
-        ds.conservative.filter(|_| !smooth)
+        ds.setup.conservative.filter(|_| !smooth)
     };
-    let off = ds.pixel_offset;
+    let off = ds.setup.pixel_offset;
     let mut vi = prim.v;
     let mut x = [0i32; 3];
     let mut y = [0i32; 3];
@@ -922,6 +930,7 @@ fn setup_triangle_as(
     // there draws nothing; degenerate only at 1/256 pixel is drawn as a
     // pre-snap degenerate triangle (it is thinner than 1/256 pixel).
     let fine = ds
+        .setup
         .conservative_fine_snap
         .filter(|_| !smooth)
         .map(|bits| fine_snapped_area(clipped, &vi, off, bits));
@@ -929,7 +938,7 @@ fn setup_triangle_as(
         return None;
     }
     let degenerate = area == 0;
-    let pre_snap = (ds.conservative_pre_snap || fine.is_some()) && !smooth;
+    let pre_snap = (ds.setup.conservative_pre_snap || fine.is_some()) && !smooth;
     if degenerate && !pre_snap {
         return None;
     }
@@ -937,9 +946,9 @@ fn setup_triangle_as(
     let front = if smooth {
         !ccw
     } else {
-        !degenerate && ccw == ds.front_ccw
+        !degenerate && ccw == ds.setup.front_ccw
     };
-    let culled = match ds.cull_face {
+    let culled = match ds.setup.cull_face {
         _ if smooth => false,
         Face::None => false,
         Face::Front => front,
@@ -952,14 +961,18 @@ fn setup_triangle_as(
     if !ccw && !degenerate {
         // Make the triangle counter-clockwise, keeping the provoking
         // vertex's position (llvmpipe's rotate_fixed_position_*).
-        let (i, j) = if ds.flatshade_first { (1, 2) } else { (0, 1) };
+        let (i, j) = if ds.setup.flatshade_first {
+            (1, 2)
+        } else {
+            (0, 1)
+        };
         vi.swap(i, j);
         x.swap(i, j);
         y.swap(i, j);
     }
 
     // Bounding box (llvmpipe's rounding; y depends on the fill convention).
-    let adj = ds.bottom_edge_rule as i32;
+    let adj = ds.setup.bottom_edge_rule as i32;
     let mut bb = Rect {
         x0: x.iter().min().copied().unwrap_or(0) >> FIXED_ORDER,
         y0: (y.iter().min().copied().unwrap_or(0) + adj) >> FIXED_ORDER,
@@ -988,7 +1001,7 @@ fn setup_triangle_as(
         }
     } else if poly_smooth {
         // (Single-sampled: multisample rasterization turns it off.)
-        let mut edges = polygon_edges(&x, &y, ds.bottom_edge_rule);
+        let mut edges = polygon_edges(&x, &y, ds.setup.bottom_edge_rule);
         dilate_edges(POLY_SMOOTH_DILATE, &mut edges);
         new_prim(prim, PrimKind::Triangle, front, &bbox, &edges, out)
     } else {
@@ -1039,7 +1052,7 @@ fn setup_triangle_as(
         inv_det: Lanes::splat(1.0 / det),
     };
     let first_plane = out.planes.len();
-    let plan = &ds.tri_planes[usize::from(!(front || smooth))];
+    let plan = &ds.link.tri_planes[usize::from(!(front || smooth))];
     let tail = |i: u32| {
         clipped
             .verts
@@ -1053,13 +1066,13 @@ fn setup_triangle_as(
         &mut out.planes,
     );
     // Polygon offset: a constant shift of the depth plane.
-    if let Some(o) = ds.offset_tri.as_ref().filter(|_| !smooth)
+    if let Some(o) = ds.setup.offset_tri.as_ref().filter(|_| !smooth)
         && let Some(zp) = out.planes.get_mut(first_plane)
     {
         let (dzdx, dzdy) = offset_slopes(&v).unwrap_or((zp.dadx, zp.dady));
         zp.a0 += o.zoffset(dzdx, dzdy, [v[0][2], v[1][2], v[2][2]]);
     }
-    if poly_smooth && let Some(aa) = &ds.aa {
+    if poly_smooth && let Some(aa) = &ds.link.aa {
         crate::aa_state::polygon_planes(
             aa,
             &mut out.planes[first_plane..],
@@ -1134,7 +1147,7 @@ fn push_flat_planes(ds: &DerivedState, pv: &[f32], out: &mut SetupPrims) {
     };
     out.planes.push(flat(pv[2]));
     out.planes.push(flat(pv[3]));
-    for src in &ds.fs_inputs {
+    for src in &ds.link.fs_inputs {
         match *src {
             FsInputSource::Attr { back, interp, .. } => {
                 let o = 4 + 4 * back;
@@ -1199,7 +1212,7 @@ fn push_axis_planes(
     out.planes.push(plane(v1[2], v2[2]));
     out.planes.push(plane(v1[3], v2[3]));
     let sprite_enable = ds.block.rasterizer.sprite_coord_enable;
-    for src in &ds.fs_inputs {
+    for src in &ds.link.fs_inputs {
         match *src {
             FsInputSource::Attr {
                 front,
@@ -1286,7 +1299,7 @@ fn setup_line(
     out: &mut SetupPrims,
     front: bool,
 ) {
-    if ds.aa.is_some_and(|aa| aa.line_half_width.is_some()) {
+    if ds.link.aa.is_some_and(|aa| aa.line_half_width.is_some()) {
         // line_smooth: draw's aaline stage.
         crate::aa_stage::aaline(clipped, prim, ds, |q, tri| {
             setup_smooth_triangle(q, tri, ds, out)
@@ -1294,7 +1307,7 @@ fn setup_line(
         return;
     }
     let rast = &ds.block.rasterizer;
-    let off = ds.pixel_offset;
+    let off = ds.setup.pixel_offset;
     let mut v1 = vertex(clipped, prim.v[0]);
     let mut v2 = vertex(clipped, prim.v[1]);
     let (o1, o2) = (v1, v2);
@@ -1313,7 +1326,7 @@ fn setup_line(
     let ys: [i32; 4];
     let grad: Box<dyn Fn(f32, f32) -> (f32, f32)>;
     // Conservative rasterization covers what the line's rectangle touches.
-    if rast.line_rectangular || ds.conservative.is_some() {
+    if rast.line_rectangular || ds.setup.conservative.is_some() {
         let scale = (rast.line_width * 0.5) / len2.sqrt();
         let tx = snap(-dy * scale);
         let ty = snap(dx * scale);
@@ -1491,12 +1504,12 @@ fn setup_line(
         }
     }
 
-    let adj = ds.bottom_edge_rule as i32;
+    let adj = ds.setup.bottom_edge_rule as i32;
     let minx = *xs.iter().min().unwrap_or(&0);
     let maxx = *xs.iter().max().unwrap_or(&0);
     let miny = *ys.iter().min().unwrap_or(&0);
     let maxy = *ys.iter().max().unwrap_or(&0);
-    let bb = match ds.conservative {
+    let bb = match ds.setup.conservative {
         Some(r) => conservative_bbox(&xs, &ys, r),
         None => Rect {
             x0: (minx + FIXED_ONE - 1) >> FIXED_ORDER,
@@ -1538,7 +1551,7 @@ fn setup_point(
     out: &mut SetupPrims,
     front: bool,
 ) {
-    if ds.aa.is_some_and(|aa| aa.point_radius.is_some()) {
+    if ds.link.aa.is_some_and(|aa| aa.point_radius.is_some()) {
         // point_smooth: draw's aapoint stage.
         crate::aa_stage::aapoint(clipped, prim, ds, |q, tri| {
             setup_smooth_triangle(q, tri, ds, out)
@@ -1546,22 +1559,23 @@ fn setup_point(
         return;
     }
     let rast = &ds.block.rasterizer;
-    let off = ds.pixel_offset;
+    let off = ds.setup.pixel_offset;
     let v0 = vertex(clipped, prim.v[0]);
     let mut size = prim.point_size;
     if size.is_nan() || size > MAX_POINT_WIDTH {
         size = MAX_POINT_WIDTH;
     }
-    let adj = ds.bottom_edge_rule as i32;
+    let adj = ds.setup.bottom_edge_rule as i32;
     // Conservative rasterization covers what the point's square touches.
-    let legacy = !rast.point_quad_rasterization && !rast.multisample && ds.conservative.is_none();
+    let legacy =
+        !rast.point_quad_rasterization && !rast.multisample && ds.setup.conservative.is_none();
     let (bb, mut edges, fixed_width): (Rect, [(i32, i32, i64); 4], i32);
     if !legacy {
         let fw = FIXED_ONE.max(snap(size));
         let x0 = snap(v0[0] - off) - fw / 2;
         let y0 = snap(v0[1] - off) - fw / 2;
         let (x1, y1) = (x0 + fw, y0 + fw);
-        bb = match ds.conservative {
+        bb = match ds.setup.conservative {
             Some(r) => conservative_bbox(&[x0, x1], &[y0, y1], r),
             None => Rect {
                 x0: x0 >> FIXED_ORDER,
@@ -1571,8 +1585,8 @@ fn setup_point(
             },
         };
         // Left (inclusive), right, top, bottom with the fill rule.
-        let top_inc = !ds.bottom_edge_rule as i64;
-        let bot_inc = ds.bottom_edge_rule as i64;
+        let top_inc = !ds.setup.bottom_edge_rule as i64;
+        let bot_inc = ds.setup.bottom_edge_rule as i64;
         edges = [
             (1, 0, ceil_fixed(-(x0 as i64) + 1)),
             (-1, 0, ceil_fixed(x1 as i64)),
@@ -1618,7 +1632,7 @@ fn setup_point(
     if bbox.is_empty() {
         return;
     }
-    let sp = match (ds.ms_offsets, legacy) {
+    let sp = match (ds.tiles.ms_offsets, legacy) {
         (Some(_), false) => {
             // The point's square as a polygon, for per-sample edges.
             let x0 = snap(v0[0] - off) - fixed_width / 2;
@@ -1760,7 +1774,7 @@ mod tests {
     /// shifted by the half-pixel centre first) differ in the last bits.
     #[test]
     fn offset_slopes_are_llvmpipes() {
-        use crate::derived::PolygonOffset;
+        use crate::setup::plan::PolygonOffset;
         use ferropipe_components::format::Format;
         use ferropipe_components::state::RasterizerState;
         let tris: [([[u32; 3]; 3], [u32; 3]); 2] = [

@@ -6,22 +6,75 @@
 //! interpreter pays its dispatch once per 256 vertices.
 
 use ferropipe_components::batch::VertexBatch;
-use ferropipe_components::shader::{Lanes, ShaderResources, VertexIo};
+use ferropipe_components::shader::{
+    Lanes, Semantic, ShaderInfo, ShaderResources, VertexIo, VertexShaderRef,
+};
+use ferropipe_components::state::RasterizerState;
 use multiversion::multiversion;
 
-use crate::derived::DerivedState;
 use crate::lanes::resize_lanes;
 
-/// Runs the VS of `ds` over `batch` (inputs already fetched).
+/// What the shade stage derives from the vertex shader and the rasterizer
+/// state (draw's `draw_vs` output mapping): where the outputs the later
+/// stages look for are, and which outputs to clamp.  Cached with the rest
+/// of a block's plans (plans.rs).
+#[derive(Clone, Debug)]
+pub struct ShadePlan {
+    /// The vertex shader's interface.
+    pub vs_info: ShaderInfo,
+    /// VS output slot of the position (`None`: the shader writes none and
+    /// nothing is drawn).
+    pub pos_slot: Option<usize>,
+    /// VS output slot of the point size, when the shader writes one (points
+    /// read it with `point_size_per_vertex`).
+    pub psize_slot: Option<usize>,
+    /// VS output slots that `clamp_vertex_color` clamps (COLOR/BCOLOR).
+    pub clamp_slots: Vec<usize>,
+    /// `VertexShader::writes_all_outputs`: the output lanes need no
+    /// clearing before a call.
+    pub writes_all_outputs: bool,
+}
+
+impl ShadePlan {
+    /// The plan of `vs` under `rast` (only `clamp_vertex_color` is read).
+    pub fn derive(vs: &VertexShaderRef, rast: &RasterizerState) -> Self {
+        let vs_info = vs.info().clone();
+        let clamp_slots = if rast.clamp_vertex_color {
+            vs_info
+                .outputs
+                .iter()
+                .enumerate()
+                .filter(|(_, o)| matches!(o.semantic, Semantic::Color(_) | Semantic::BColor(_)))
+                .map(|(i, _)| i)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        ShadePlan {
+            pos_slot: vs_info.output_slot(Semantic::Position),
+            psize_slot: vs_info.output_slot(Semantic::PointSize),
+            clamp_slots,
+            writes_all_outputs: vs.writes_all_outputs(),
+            vs_info,
+        }
+    }
+}
+
+/// Runs `vs` over `batch` (inputs already fetched) as `plan` says.
 #[multiversion(
     targets("x86_64+avx2+fma+bmi1+bmi2+lzcnt+popcnt+f16c+movbe"),
     attrs(allow(dead_code))
 )]
-pub fn shade_batch(batch: &mut VertexBatch, ds: &DerivedState, resources: &ShaderResources<'_>) {
+pub fn shade_batch(
+    batch: &mut VertexBatch,
+    plan: &ShadePlan,
+    vs: &VertexShaderRef,
+    resources: &ShaderResources<'_>,
+) {
     let groups = batch.groups;
-    let n_out = ds.vs_info.outputs.len();
+    let n_out = plan.vs_info.outputs.len();
     resize_lanes(&mut batch.outputs, n_out * 4 * groups);
-    if !ds.vs_writes_all_outputs {
+    if !plan.writes_all_outputs {
         batch.outputs.iter_mut().for_each(|l| *l = Lanes::ZERO);
     }
     {
@@ -41,11 +94,11 @@ pub fn shade_batch(batch: &mut VertexBatch, ds: &DerivedState, resources: &Shade
             instance_id,
             outputs,
         };
-        ds.block.vs.run(resources, &mut io);
+        vs.run(resources, &mut io);
     }
     // clamp_vertex_color: COLOR/BCOLOR outputs to [0, 1] before clipping and
     // interpolation (rasterizer.rst "Linkage").
-    for &slot in &ds.clamp_slots {
+    for &slot in &plan.clamp_slots {
         for l in &mut batch.outputs[slot * 4 * groups..(slot + 1) * 4 * groups] {
             *l = l.fast_max(Lanes::ZERO).fast_min(Lanes::ONE);
         }

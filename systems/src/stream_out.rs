@@ -329,7 +329,7 @@ pub(crate) fn emit_stream_output(
             emit_segment(
                 seg,
                 so,
-                Topology::new(info.mode, ds.flatshade_first),
+                Topology::new(info.mode, ds.setup.flatshade_first),
                 first_prim,
                 &mut carry,
                 &mut buffers,

@@ -25,7 +25,7 @@ use ferropipe_components::enums::{ClearFlags, ConservativeRasterMode, PrimType};
 use ferropipe_components::format::FormatKind;
 use ferropipe_components::resource::ResourceRef;
 use ferropipe_components::state::{ColorUnion, RasterizerState};
-use ferropipe_systems::derived::{depth_target_supported, render_target_supported};
+use ferropipe_systems::merge::{depth_target_supported, render_target_supported};
 
 use super::{BoundState, Context, StreamOutputTargetHandle};
 use crate::error::{DrawError, Error, Result, StorageError, StorageKind};
@@ -199,7 +199,7 @@ fn check_supported(info: &DrawInfo, s: &StateBlock) -> Result<()> {
     // Conservative rasterization (systems/src/setup.rs `conservative_dilate`):
     // post- and pre-snap, triangles, lines and points, subpixel precision
     // bias up to the cap; caps say so.
-    let max_bias = ferropipe_systems::derived::MAX_SUBPIXEL_PRECISION_BIAS;
+    let max_bias = ferropipe_systems::setup::plan::MAX_SUBPIXEL_PRECISION_BIAS;
     if r.conservative_raster_mode != ConservativeRasterMode::Off
         && r.subpixel_precision_x.max(r.subpixel_precision_y) > max_bias
     {
