@@ -32,7 +32,15 @@ use ferropipe_components::state::{
     RasterizerState, ScissorState, StencilRef, VertexElement, ViewportState,
 };
 
-use crate::derived::DerivedShape;
+use crate::clip::plan::ClipPlan;
+use crate::derived::{DerivedShape, tiles_inputs};
+use crate::fetch::FetchPlan;
+use crate::lanes::fb_samples;
+use crate::merge::MergePlan;
+use crate::raster::plan::TilesPlan;
+use crate::setup::link::LinkPlan;
+use crate::setup::plan::SetupPlan;
+use crate::shade::ShadePlan;
 
 /// Flushes an entry may go unused before it is dropped.
 pub const MAX_IDLE_FLUSHES: u64 = 64;
@@ -42,11 +50,15 @@ pub const MAX_SHAPES: usize = 1024;
 /// How often the cache derived and how often it found a plan.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PlanCounts {
-    /// [`DerivedShape`]s derived (cache misses).
+    /// [`DerivedShape`]s composed (whole-shape cache misses).
     pub shapes: u64,
     /// Blocks whose derived part came from the cache or from the previous
     /// block.
     pub shape_hits: u64,
+    /// Per-stage plans derived (misses of each stage's own cache), in
+    /// [`DerivedShape`]'s field order: fetch, shade, clip, link, setup,
+    /// tiles, merge.
+    pub plans: [u64; 7],
 }
 
 /// The value states a [`DerivedShape`] reads beside the state objects:
@@ -133,6 +145,272 @@ impl Pins {
     }
 }
 
+/// A weak reference whose target may be gone: what a per-stage plan's
+/// entry pins (any `Weak`, whatever its pointee).
+trait Pin: Send + Sync {
+    fn alive(&self) -> bool;
+}
+
+impl<T: ?Sized + Send + Sync> Pin for Weak<T> {
+    fn alive(&self) -> bool {
+        self.strong_count() > 0
+    }
+}
+
+/// The state-object identities one stage's plan reads: the hash key of
+/// its [`Memo`] (`Arc` data pointers, pinned by the entry's weak
+/// references so that no other object can take an address while the entry
+/// lives).
+type Ids = [usize; 6];
+
+fn id<T: ?Sized>(a: &Arc<T>) -> usize {
+    Arc::as_ptr(a) as *const () as usize
+}
+
+struct MemoEntry<V, P> {
+    pins: Vec<Box<dyn Pin>>,
+    values: V,
+    plan: Arc<P>,
+    last_used: u64,
+}
+
+/// One stage's plan cache: plans keyed by the identities of the state
+/// objects the stage reads and compared on the value states it reads
+/// (`V`), so that a plan is derived once per distinct input, whichever
+/// other state changed beside it.  An entry lives while its objects do
+/// and while a cached shape holds its plan or a flush used it in the last
+/// [`MAX_IDLE_FLUSHES`].
+struct Memo<V, P> {
+    map: HashMap<Ids, Vec<MemoEntry<V, P>>>,
+}
+
+impl<V, P> Default for Memo<V, P> {
+    fn default() -> Self {
+        Memo {
+            map: HashMap::new(),
+        }
+    }
+}
+
+impl<V: PartialEq, P> Memo<V, P> {
+    /// The plan for `ids` and `values`: the cached one, or `derive()`'s
+    /// (counted in `derived`), kept with `pins`.
+    fn get(
+        &mut self,
+        now: u64,
+        ids: Ids,
+        values: V,
+        pins: impl FnOnce() -> Vec<Box<dyn Pin>>,
+        derive: impl FnOnce() -> P,
+        derived: &mut u64,
+    ) -> Arc<P> {
+        let list = self.map.entry(ids).or_default();
+        if let Some(e) = list.iter_mut().find(|e| e.values == values) {
+            e.last_used = now;
+            return e.plan.clone();
+        }
+        *derived += 1;
+        let plan = Arc::new(derive());
+        list.push(MemoEntry {
+            pins: pins(),
+            values,
+            plan: plan.clone(),
+            last_used: now,
+        });
+        plan
+    }
+
+    /// Drops entries whose objects are gone, and idle ones no shape holds.
+    fn sweep(&mut self, now: u64) {
+        self.map.retain(|_, list| {
+            list.retain(|e| {
+                e.pins.iter().all(|p| p.alive())
+                    && (Arc::strong_count(&e.plan) > 1 || now - e.last_used <= MAX_IDLE_FLUSHES)
+            });
+            !list.is_empty()
+        });
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.map.values().map(Vec::len).sum()
+    }
+}
+
+/// Pins for `Weak`s of the given `Arc`s.
+macro_rules! pins {
+    ($($a:expr),* $(,)?) => {
+        || vec![$(Box::new(Arc::downgrade($a)) as Box<dyn Pin>),*]
+    };
+}
+
+/// The per-stage caches [`PlanCache::shape`] composes a new shape from.
+#[derive(Default)]
+struct StageMemos {
+    fetch: Memo<(), FetchPlan>,
+    shade: Memo<bool, ShadePlan>,
+    clip: Memo<ClipState, ClipPlan>,
+    link: Memo<u32, LinkPlan>,
+    setup: Memo<SetupValues, SetupPlan>,
+    tiles: Memo<TilesValues, TilesPlan>,
+    merge: Memo<MergeValues, MergePlan>,
+}
+
+/// The value states the setup plan reads.
+#[derive(PartialEq)]
+struct SetupValues {
+    viewports: [ViewportState; MAX_VIEWPORTS],
+    scissors: [ScissorState; MAX_VIEWPORTS],
+}
+
+/// The value states the tile plan reads.
+#[derive(PartialEq)]
+struct TilesValues {
+    viewports: [ViewportState; MAX_VIEWPORTS],
+    sample_mask: u32,
+    min_samples: u32,
+    poly_stipple: PolyStipple,
+}
+
+/// The value states the merge plan reads, with the two rasterizer flags
+/// (so that a rasterizer change elsewhere does not derive it again).
+#[derive(PartialEq)]
+struct MergeValues {
+    stencil_ref: StencilRef,
+    blend_color: BlendColor,
+    clamp_fragment_color: bool,
+    depth_clamp: bool,
+}
+
+impl StageMemos {
+    /// `block`'s shape from the per-stage caches: each plan keyed by
+    /// exactly what its `derive` reads (see each stage's plan type).
+    fn compose(&mut self, now: u64, b: &StateBlock, n: &mut [u64; 7]) -> DerivedShape {
+        let [n_fetch, n_shade, n_clip, n_link, n_setup, n_tiles, n_merge] = n;
+        let (rast, fb) = (&b.rasterizer, &b.framebuffer);
+        let shade = self.shade.get(
+            now,
+            [id(&b.vs), 0, 0, 0, 0, 0],
+            rast.clamp_vertex_color,
+            pins!(&b.vs),
+            || ShadePlan::derive(&b.vs, rast),
+            n_shade,
+        );
+        let vs_info = &shade.vs_info;
+        let fetch = self.fetch.get(
+            now,
+            [id(&b.velems), id(&b.vs), 0, 0, 0, 0],
+            (),
+            pins!(&b.velems, &b.vs),
+            || FetchPlan::derive(&b.velems, vs_info),
+            n_fetch,
+        );
+        let clip = self.clip.get(
+            now,
+            [id(rast), id(&b.vs), 0, 0, 0, 0],
+            b.clip,
+            pins!(rast, &b.vs),
+            || ClipPlan::derive(rast, &b.clip, vs_info),
+            n_clip,
+        );
+        let link = self.link.get(
+            now,
+            [id(&b.vs), id(&b.fs), id(rast), 0, 0, 0],
+            fb_samples(fb),
+            pins!(&b.vs, &b.fs, rast),
+            || LinkPlan::derive(vs_info, &b.fs, rast, fb),
+            n_link,
+        );
+        let setup = self.setup.get(
+            now,
+            [id(rast), id(fb), 0, 0, 0, 0],
+            SetupValues {
+                viewports: b.viewports,
+                scissors: b.scissors,
+            },
+            pins!(rast, fb),
+            || SetupPlan::derive(rast, fb, &b.viewports, &b.scissors),
+            n_setup,
+        );
+        // Merge reads the linked fragment shader's interface: keyed by that
+        // shader's identity (the block's, or the smooth-primitive wrapper
+        // its linkage made), not by the rasterizer the linkage read.
+        let merge = self.merge.get(
+            now,
+            [id(&b.dsa), id(&b.blend), id(fb), id(&link.fs), 0, 0],
+            MergeValues {
+                stencil_ref: b.stencil_ref,
+                blend_color: b.blend_color,
+                clamp_fragment_color: rast.clamp_fragment_color,
+                depth_clamp: rast.depth_clamp,
+            },
+            pins!(&b.dsa, &b.blend, fb, &link.fs),
+            || {
+                MergePlan::derive(
+                    &b.dsa,
+                    &b.blend,
+                    fb,
+                    rast,
+                    &b.stencil_ref,
+                    &b.blend_color,
+                    &link.fs_info,
+                )
+            },
+            n_merge,
+        );
+        let tiles = self.tiles.get(
+            now,
+            [
+                id(rast),
+                id(&b.dsa),
+                id(&b.blend),
+                id(fb),
+                id(&link.fs),
+                id(&merge),
+            ],
+            TilesValues {
+                viewports: b.viewports,
+                sample_mask: b.sample_mask,
+                min_samples: b.min_samples,
+                poly_stipple: b.poly_stipple,
+            },
+            pins!(rast, &b.dsa, &b.blend, fb, &link.fs, &merge),
+            || TilesPlan::derive(&tiles_inputs(b, &link, &merge)),
+            n_tiles,
+        );
+        DerivedShape {
+            fetch,
+            shade,
+            clip,
+            link,
+            setup,
+            tiles,
+            merge,
+        }
+    }
+
+    fn sweep(&mut self, now: u64) {
+        self.fetch.sweep(now);
+        self.shade.sweep(now);
+        self.clip.sweep(now);
+        self.link.sweep(now);
+        self.setup.sweep(now);
+        self.tiles.sweep(now);
+        self.merge.sweep(now);
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.fetch.len()
+            + self.shade.len()
+            + self.clip.len()
+            + self.link.len()
+            + self.setup.len()
+            + self.tiles.len()
+            + self.merge.len()
+    }
+}
+
 struct ShapeEntry {
     _pins: Pins,
     values: ShapeValues,
@@ -145,6 +423,7 @@ struct ShapeEntry {
 #[derive(Resource, Default)]
 pub struct PlanCache {
     shapes: HashMap<ShapeKey, Vec<ShapeEntry>>,
+    stages: StageMemos,
     flush: u64,
     counts: PlanCounts,
 }
@@ -159,6 +438,8 @@ impl PlanCache {
             list.retain(|e| e._pins.alive() && now - e.last_used <= MAX_IDLE_FLUSHES);
             !list.is_empty()
         });
+        // After the shapes: a plan no remaining shape holds may go.
+        self.stages.sweep(now);
     }
 
     /// The derived part of `block`: the cached one, or a new derivation
@@ -173,7 +454,7 @@ impl PlanCache {
             self.counts.shape_hits += 1;
             return e.shape.clone();
         }
-        let shape = Arc::new(DerivedShape::new(block));
+        let shape = Arc::new(self.stages.compose(now, block, &mut self.counts.plans));
         self.counts.shapes += 1;
         list.push(ShapeEntry {
             _pins: Pins::of(block),
@@ -201,6 +482,12 @@ impl PlanCache {
     /// Derived parts held.
     pub fn len(&self) -> usize {
         self.shapes.values().map(Vec::len).sum()
+    }
+
+    /// Per-stage plans held.
+    #[cfg(test)]
+    fn plans_len(&self) -> usize {
+        self.stages.len()
     }
 
     /// Drops the older half of the entries (by last use), keeping the
@@ -316,5 +603,70 @@ mod tests {
         assert!(!Arc::ptr_eq(&first, &next), "rasterizer");
         assert_eq!(next.setup.cull_face, Face::Back);
         assert_eq!(plans.counts().shapes, 3);
+    }
+
+    /// Each stage's plan is derived once per distinct input to that
+    /// stage: a blend change derives only the merge and tile plans, a
+    /// cull-face change only those reading the rasterizer object (and not
+    /// the merge plan, which reads two of its flags by value), a viewport
+    /// change only setup and tiles.
+    #[test]
+    fn each_stage_derives_only_when_its_inputs_change() {
+        let base = Arc::new(Setup::new(32, 32, None).block);
+        let mut plans = PlanCache::default();
+        plans.begin_flush();
+        let first = plans.shape(&base);
+        // fetch, shade, clip, link, setup, tiles, merge
+        assert_eq!(plans.counts().plans, [1, 1, 1, 1, 1, 1, 1]);
+
+        let mut blend = (*base).clone();
+        let mut b = (*base.blend).clone();
+        b.rt[0].colormask = 0x3;
+        blend.blend = Arc::new(b);
+        let s = plans.shape(&blend);
+        assert_eq!(plans.counts().plans, [1, 1, 1, 1, 1, 2, 2]);
+        assert!(Arc::ptr_eq(&first.setup, &s.setup));
+        assert!(!Arc::ptr_eq(&first.merge, &s.merge));
+
+        let mut cull = (*base).clone();
+        cull.rasterizer = Arc::new(RasterizerState {
+            cull_face: ferropipe_components::enums::Face::Back,
+            ..*base.rasterizer
+        });
+        let s = plans.shape(&cull);
+        assert_eq!(plans.counts().plans, [1, 1, 2, 2, 2, 3, 2]);
+        assert!(
+            Arc::ptr_eq(&first.merge, &s.merge),
+            "merge reads two flags only"
+        );
+        assert!(Arc::ptr_eq(&first.shade, &s.shade));
+
+        let mut vp = (*base).clone();
+        vp.viewports[0].scale[0] *= 0.5;
+        let s = plans.shape(&vp);
+        assert_eq!(plans.counts().plans, [1, 1, 2, 2, 3, 4, 2]);
+        assert!(Arc::ptr_eq(&first.link, &s.link));
+
+        // The same states again, in a later flush: no derivation at all.
+        plans.begin_flush();
+        for b in [&*base, &blend, &cull, &vp] {
+            plans.shape(b);
+        }
+        assert_eq!(plans.counts().plans, [1, 1, 2, 2, 3, 4, 2]);
+        assert_eq!(plans.counts().shapes, 4);
+        assert_eq!(plans.plans_len(), 1 + 1 + 2 + 2 + 3 + 4 + 2);
+
+        // A composed shape equals a from-scratch derivation.
+        let fresh = DerivedShape::new(&cull);
+        assert_eq!(*fresh.setup, *plans.shape(&cull).setup);
+        assert_eq!(*fresh.clip, *plans.shape(&cull).clip);
+
+        // Objects deleted (the blend and rasterizer states): their shapes
+        // and then their plans are swept.  The viewport's shape stays (its
+        // objects live in `base`), with its own setup and tile plans.
+        drop((blend, cull, vp, first, s));
+        plans.begin_flush();
+        assert_eq!(plans.len(), 2);
+        assert_eq!(plans.plans_len(), 7 + 2);
     }
 }
