@@ -225,7 +225,7 @@ pub fn get_param(cap: Cap) -> i32 {
         | TileRasterOrder => 0,
         // Conservative rasterization, post- and pre-snap, of triangles,
         // lines and points (systems/src/setup.rs `conservative_dilate`),
-        // with a subpixel precision bias of up to 8 bits (derived.rs
+        // with a subpixel precision bias of up to 8 bits (systems/src/setup/plan.rs
         // `conservative_fine_snap`).
         ConservativeRasterPostSnapTriangles
         | ConservativeRasterPostSnapPointsLines

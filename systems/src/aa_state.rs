@@ -1,4 +1,5 @@
-//! The smoothing of a state block, derived once per state (derived.rs):
+//! The smoothing of a state block, derived once per state (the linkage,
+//! setup/link.rs):
 //! what smooth lines, points and polygons it draws ([`AaState`]) and the
 //! fragment shader it binds ([`AaFragmentShader`], Mesa's
 //! `nir_lower_aaline_fs` / `nir_lower_aapoint_fs` of `nir_draw_helpers.c`,
@@ -7,7 +8,7 @@
 //! setup writes with [`polygon_planes`]).
 //!
 //! Apart from aa_stage.rs (the quads, draw's `draw_pipe_aaline.c` /
-//! `draw_pipe_aapoint.c`), which reads `DerivedState`: derived.rs and
+//! `draw_pipe_aapoint.c`), which reads `DerivedState`: the linkage and
 //! clip.rs read this file, so it imports no stage.
 
 use std::sync::Arc;

@@ -21,8 +21,11 @@
 //! Compute (`launch_grid`) is a schedule of its own, [`compute::ComputeGrid`]
 //! (compute.rs: workgroups on the worker pool).
 //!
-//! `derived.rs` computes the derived state of a state block, `plans.rs`
-//! caches it across draws and flushes (one derivation per distinct state),
+//! Each stage module owns its plan (`fetch::FetchPlan`, `shade::ShadePlan`,
+//! `clip::plan`, `setup::link` and `setup::plan`, `raster::plan`,
+//! `merge::MergePlan`); `derived.rs` composes a state block's plans,
+//! `plans.rs` caches them across draws and flushes (one derivation per
+//! distinct input to each stage),
 //! `lanes.rs` holds the lane and tile helpers every stage may use (a leaf:
 //! it imports no stage), `scene.rs` holds the systems and the scene loop,
 //! `locks.rs` resource locking, `pool.rs` the worker pool.

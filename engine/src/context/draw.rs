@@ -195,7 +195,7 @@ fn check_supported(info: &DrawInfo, s: &StateBlock) -> Result<()> {
     // coverage (aa_stage::poly_coverage) unless the screen renders it as
     // llvmpipe does (ScreenConfig::poly_smooth, taken care of above).
     // Polygon offset and unfilled modes are applied in setup
-    // (systems/src/derived.rs `PolygonOffset`, setup.rs `setup_unfilled`).
+    // (systems/src/setup/plan.rs `PolygonOffset`, setup.rs `setup_unfilled`).
     // Conservative rasterization (systems/src/setup.rs `conservative_dilate`):
     // post- and pre-snap, triangles, lines and points, subpixel precision
     // bias up to the cap; caps say so.
