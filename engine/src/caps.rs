@@ -225,14 +225,14 @@ pub fn get_param(cap: Cap) -> i32 {
         | TileRasterOrder => 0,
         // Conservative rasterization, post- and pre-snap, of triangles,
         // lines and points (systems/src/setup.rs `conservative_dilate`),
-        // with a subpixel precision bias of up to 8 bits (systems/src/setup/plan.rs
+        // with a subpixel precision bias of up to 8 bits (systems/src/setup_plan.rs
         // `conservative_fine_snap`).
         ConservativeRasterPostSnapTriangles
         | ConservativeRasterPostSnapPointsLines
         | ConservativeRasterPreSnapTriangles
         | ConservativeRasterPreSnapPointsLines => 1,
         MaxConservativeRasterSubpixelPrecisionBias => {
-            ferropipe_systems::setup::plan::MAX_SUBPIXEL_PRECISION_BIAS as i32
+            ferropipe_systems::setup_plan::MAX_SUBPIXEL_PRECISION_BIAS as i32
         }
         ConservativeRasterPostDepthCoverage | ConservativeRasterInnerCoverage => 0,
         MaxWindowRectangles => 0,
@@ -307,9 +307,7 @@ pub fn get_paramf(cap: CapF) -> f32 {
         CapF::MaxTextureAnisotropy => 16.0,
         CapF::MaxTextureLodBias => 16.0,
         CapF::MinConservativeRasterDilate => 0.0,
-        CapF::MaxConservativeRasterDilate => {
-            ferropipe_systems::setup::plan::MAX_CONSERVATIVE_DILATE
-        }
+        CapF::MaxConservativeRasterDilate => ferropipe_systems::setup_plan::MAX_CONSERVATIVE_DILATE,
         // Dilation is applied in 1/256 pixel steps.
         CapF::ConservativeRasterDilateGranularity => 1.0 / 256.0,
     }

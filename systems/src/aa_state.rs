@@ -1,5 +1,5 @@
 //! The smoothing of a state block, derived once per state (the linkage,
-//! setup/link.rs):
+//! link.rs):
 //! what smooth lines, points and polygons it draws ([`AaState`]) and the
 //! fragment shader it binds ([`AaFragmentShader`], Mesa's
 //! `nir_lower_aaline_fs` / `nir_lower_aapoint_fs` of `nir_draw_helpers.c`,

@@ -24,8 +24,7 @@
 //! Culling by facing and zero area happens in setup on the fixed-point area,
 //! as in llvmpipe, so clipped fans and unclipped triangles cull alike.
 
-pub mod plan;
-
+pub use crate::clip_plan::{ClipPlan, ClipPlane};
 use ferropipe_components::batch::{ClippedPrim, ClippedPrims, GUARD_BAND, PrimKind, VertexBatch};
 use ferropipe_components::shader::{Interpolation, LANES, Lanes, ULanes};
 use ferropipe_components::simd::X86V3;
@@ -34,7 +33,6 @@ use multiversion::multiversion;
 
 use crate::derived::DerivedState;
 use crate::fetch::Segment;
-use plan::ClipPlane;
 
 /// Smallest `w` a clipped vertex may have.
 pub(crate) const W_MIN: f32 = 1e-6;

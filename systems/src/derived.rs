@@ -1,9 +1,9 @@
 //! Equivalent of llvmpipe's `lp_state_derived.c`: a state block's derived
 //! state, as one plan per stage.  Each stage module owns its plan type and
 //! derives it from the state objects it reads and from nothing else
-//! (`fetch::FetchPlan`, `shade::ShadePlan`, `clip::plan::ClipPlan`,
-//! `setup::link::LinkPlan` (the VS→FS linkage clip, setup and fragment
-//! share), `setup::plan::SetupPlan`, `raster::plan::TilesPlan`,
+//! (`fetch::FetchPlan`, `shade::ShadePlan`, `clip_plan::ClipPlan`,
+//! `link::LinkPlan` (the VS→FS linkage clip, setup and fragment
+//! share), `setup_plan::SetupPlan`, `tiles_plan::TilesPlan`,
 //! `merge::MergePlan`); this file only composes them.  plans.rs' cache
 //! derives each plan once per distinct input and shares it across draws
 //! and flushes.
@@ -12,13 +12,13 @@ use std::sync::Arc;
 
 use ferropipe_components::batch::StateBlock;
 
-use crate::clip::plan::ClipPlan;
+use crate::clip_plan::ClipPlan;
 use crate::fetch::FetchPlan;
+use crate::link::LinkPlan;
 use crate::merge::MergePlan;
-use crate::raster::plan::{TilesInputs, TilesPlan};
-use crate::setup::link::LinkPlan;
-use crate::setup::plan::SetupPlan;
+use crate::setup_plan::SetupPlan;
 use crate::shade::ShadePlan;
+use crate::tiles_plan::{TilesInputs, TilesPlan};
 
 /// Everything derived from one state block: the block, and the derived
 /// part shared (one `Arc`, from plans.rs' `PlanCache`) by every

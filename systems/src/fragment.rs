@@ -20,7 +20,7 @@ use multiversion::multiversion;
 use crate::derived::DerivedState;
 pub use crate::lanes::MAX_BATCH_GROUPS;
 use crate::lanes::{mask_lanes, resize_lanes};
-use crate::setup::link::FsInputSource;
+use crate::link::FsInputSource;
 
 /// One covered 4x2 group awaiting shading.
 #[derive(Clone, Copy, Debug, Default)]

@@ -22,7 +22,7 @@
 //! (compute.rs: workgroups on the worker pool).
 //!
 //! Each stage module owns its plan (`fetch::FetchPlan`, `shade::ShadePlan`,
-//! `clip::plan`, `setup::link` and `setup::plan`, `raster::plan`,
+//! `clip_plan`, `link`, `setup_plan`, `tiles_plan`,
 //! `merge::MergePlan`); `derived.rs` composes a state block's plans,
 //! `plans.rs` caches them across draws and flushes (one derivation per
 //! distinct input to each stage),
@@ -51,11 +51,13 @@ mod aa_state;
 pub mod bin;
 pub mod budget;
 pub mod clip;
+pub mod clip_plan;
 pub mod compute;
 pub mod derived;
 pub mod fetch;
 pub mod fragment;
 pub mod lanes;
+pub mod link;
 pub mod locks;
 pub mod merge;
 mod plans;
@@ -63,10 +65,12 @@ pub mod pool;
 pub mod raster;
 pub mod scene;
 pub mod setup;
+pub mod setup_plan;
 pub mod shade;
 pub mod stream_out;
 #[cfg(test)]
 mod tests;
+pub mod tiles_plan;
 
 pub use budget::{BudgetExceeded, WorkBudget};
 pub use scene::{PipelineCounters, PipelineExecutor, SceneExecution, execute_scene};

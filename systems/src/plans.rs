@@ -32,15 +32,15 @@ use ferropipe_components::state::{
     RasterizerState, ScissorState, StencilRef, VertexElement, ViewportState,
 };
 
-use crate::clip::plan::ClipPlan;
+use crate::clip_plan::ClipPlan;
 use crate::derived::{DerivedShape, tiles_inputs};
 use crate::fetch::FetchPlan;
 use crate::lanes::fb_samples;
+use crate::link::LinkPlan;
 use crate::merge::MergePlan;
-use crate::raster::plan::TilesPlan;
-use crate::setup::link::LinkPlan;
-use crate::setup::plan::SetupPlan;
+use crate::setup_plan::SetupPlan;
 use crate::shade::ShadePlan;
+use crate::tiles_plan::TilesPlan;
 
 /// Flushes an entry may go unused before it is dropped.
 pub const MAX_IDLE_FLUSHES: u64 = 64;

@@ -24,8 +24,7 @@
 //! separate data types ([`Coverage`] → [`FragBatch`] → merge); only the
 //! scheduling is fused.
 
-pub mod plan;
-
+pub use crate::tiles_plan::TilesPlan;
 use multiversion::multiversion;
 use std::sync::Mutex;
 

@@ -33,9 +33,7 @@
 //! value.  Gradients are computed from the snapped positions, so they agree
 //! with the coverage and never divide by a zero area.
 
-pub mod link;
-pub mod plan;
-
+pub use crate::setup_plan::SetupPlan;
 use ferropipe_components::batch::{
     ClippedPrim, ClippedPrims, FIXED_ONE, FIXED_ORDER, GUARD_BAND, MAX_EDGES, MS_SAMPLES, Plane,
     PrimKind, RESET_STIPPLE, SetupPrim, SetupPrims,
@@ -46,7 +44,7 @@ use multiversion::multiversion;
 
 use crate::derived::DerivedState;
 use crate::lanes::Rect;
-use link::{FsInputSource, PlaneChunk, PlanePlan};
+use crate::link::{FsInputSource, PlaneChunk, PlanePlan};
 
 /// Largest point size (llvmpipe's `LP_MAX_POINT_WIDTH`).
 pub(crate) const MAX_POINT_WIDTH: f32 = 255.0;
@@ -1774,7 +1772,7 @@ mod tests {
     /// shifted by the half-pixel centre first) differ in the last bits.
     #[test]
     fn offset_slopes_are_llvmpipes() {
-        use crate::setup::plan::PolygonOffset;
+        use crate::setup_plan::PolygonOffset;
         use ferropipe_components::format::Format;
         use ferropipe_components::state::RasterizerState;
         let tris: [([[u32; 3]; 3], [u32; 3]); 2] = [

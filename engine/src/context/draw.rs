@@ -195,11 +195,11 @@ fn check_supported(info: &DrawInfo, s: &StateBlock) -> Result<()> {
     // coverage (aa_stage::poly_coverage) unless the screen renders it as
     // llvmpipe does (ScreenConfig::poly_smooth, taken care of above).
     // Polygon offset and unfilled modes are applied in setup
-    // (systems/src/setup/plan.rs `PolygonOffset`, setup.rs `setup_unfilled`).
+    // (systems/src/setup_plan.rs `PolygonOffset`, setup.rs `setup_unfilled`).
     // Conservative rasterization (systems/src/setup.rs `conservative_dilate`):
     // post- and pre-snap, triangles, lines and points, subpixel precision
     // bias up to the cap; caps say so.
-    let max_bias = ferropipe_systems::setup::plan::MAX_SUBPIXEL_PRECISION_BIAS;
+    let max_bias = ferropipe_systems::setup_plan::MAX_SUBPIXEL_PRECISION_BIAS;
     if r.conservative_raster_mode != ConservativeRasterMode::Off
         && r.subpixel_precision_x.max(r.subpixel_precision_y) > max_bias
     {
