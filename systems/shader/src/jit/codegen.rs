@@ -289,6 +289,17 @@ fn flags() -> MemFlagsData {
     MemFlagsData::trusted()
 }
 
+/// A load of memory no region writes: uniform registers (the prologue
+/// computes them; the body never writes one) and the shader's inputs.
+/// Pure, so the optimizer may place it next to its uses, or hoist a
+/// uniform out of the group loop, instead of keeping it where it was first
+/// read: there it stayed live, and spilled, while one half of every
+/// register was computed before the other (bench fragment_shader: the JIT
+/// went from 28.55 to 27.26 us per 512 groups with uniforms alone).
+fn uniform_flags() -> MemFlagsData {
+    MemFlagsData::trusted().with_readonly().with_can_move()
+}
+
 fn cast() -> MemFlagsData {
     MemFlagsData::new().with_endianness(Endianness::Little)
 }
@@ -406,16 +417,18 @@ impl Gen<'_, '_> {
         if let Some(v) = self.cache.get(&r.0) {
             return *v;
         }
-        let a = if r.is_uniform() {
+        let (a, fl) = if r.is_uniform() {
             let file = self.ufile.expect("uniform operands seen");
-            self.b
+            let a = self
+                .b
                 .ins()
-                .iadd_imm_s(file, r.index() as i64 * LANES_BYTES)
+                .iadd_imm_s(file, r.index() as i64 * LANES_BYTES);
+            (a, uniform_flags())
         } else {
-            self.vaddr(r)
+            (self.vaddr(r), flags())
         };
-        let lo = self.b.ins().load(F4, flags(), a, 0);
-        let hi = self.b.ins().load(F4, flags(), a, 16);
+        let lo = self.b.ins().load(F4, fl, a, 0);
+        let hi = self.b.ins().load(F4, fl, a, 16);
         let v = [lo, hi];
         self.cache.insert(r.0, v);
         v
@@ -461,16 +474,21 @@ impl Gen<'_, '_> {
         self.f(r)
     }
 
-    /// WGSL `min(a, b)` = `b < a ? b : a` (`lanemath::wgsl_min`).
+    /// WGSL `min(a, b)` = `b < a ? b : a` (`lanemath::wgsl_min`), in the
+    /// float-typed `bitselect` shape Cranelift's x64 backend lowers to one
+    /// `minps(b, a)` (a compare and a blend otherwise).
     fn fmin(&mut self, a: Value, b: Value) -> Value {
         let m = self.b.ins().fcmp(FloatCC::LessThan, b, a);
-        self.pick(m, b, a)
+        let m = self.f(m);
+        self.b.ins().bitselect(m, b, a)
     }
 
-    /// WGSL `max(a, b)` = `b > a ? b : a` (`maxps(b, a)`).
+    /// WGSL `max(a, b)` = `b > a ? b : a` = `a < b ? b : a`, the shape
+    /// lowered to one `maxps(b, a)`.
     fn fmax(&mut self, a: Value, b: Value) -> Value {
-        let m = self.b.ins().fcmp(FloatCC::GreaterThan, b, a);
-        self.pick(m, b, a)
+        let m = self.b.ins().fcmp(FloatCC::LessThan, a, b);
+        let m = self.f(m);
+        self.b.ins().bitselect(m, b, a)
     }
 
     fn fcmp(&mut self, cc: FloatCC, a: Value, b: Value) -> Value {
@@ -781,8 +799,10 @@ impl Gen<'_, '_> {
                 let base = self.in_base[src];
                 let off = self.off.expect("inside the loop");
                 let a = self.b.ins().iadd(base, off);
-                let lo = self.b.ins().load(F4, flags(), a, 0);
-                let hi = self.b.ins().load(F4, flags(), a, 16);
+                // Inputs are read-only to the program (`&[Lanes]` in the
+                // I/O structs): pure loads, placed next to their uses.
+                let lo = self.b.ins().load(F4, uniform_flags(), a, 0);
+                let hi = self.b.ins().load(F4, uniform_flags(), a, 16);
                 self.set(*d, [lo, hi]);
             }
             Op::StoreOutput { slot, a } => {
