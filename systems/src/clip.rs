@@ -135,15 +135,15 @@ pub fn clip_segment(
     let batch = &seg.batch;
     let stride = ds.stride;
     out.stride = stride;
-    let rast = &ds.block.rasterizer;
-    let vp = crate::lanes::window_viewport(&ds.block.viewports[0], rast.half_pixel_center);
+    let plan = &*ds.clip;
+    let vp = plan.viewport;
     // Guard band in NDC: keep |window x| <= GUARD_BAND.
     let gbx = ((GUARD_BAND - vp.translate[0].abs()) / vp.scale[0].abs().max(1e-30)).max(1.0);
     let gby = ((GUARD_BAND - vp.translate[1].abs()) / vp.scale[1].abs().max(1e-30)).max(1.0);
     let planes = Planes {
         gbx,
         gby,
-        halfz: rast.clip_halfz,
+        halfz: plan.halfz,
         near: ds.clip.near,
         far: ds.clip.far,
         n_user: ds.clip.planes.len(),
@@ -173,7 +173,7 @@ pub fn clip_segment(
     );
 
     // 2. Primitives.
-    let point_size_default = rast.point_size;
+    let point_size_default = plan.point_size;
     for p in &seg.prims {
         counters.c_invocations += 1;
         let nv = seg.kind.vertices();
@@ -184,7 +184,7 @@ pub fn clip_segment(
         // becomes: its centre may leave the view volume in x/y while the
         // part of its square inside the viewport still draws.
         let as_rectangle =
-            seg.kind == PrimKind::Triangle || (seg.kind == PrimKind::Point && rast.point_tri_clip);
+            seg.kind == PrimKind::Triangle || (seg.kind == PrimKind::Point && plan.point_tri_clip);
         let planes_of_kind = if as_rectangle {
             !VIEW_XY_BITS
         } else {
@@ -200,7 +200,7 @@ pub fn clip_segment(
         }
         let provoking = p.provoking as u32 + base;
         let point_size = match (seg.kind, ds.shade.psize_slot) {
-            (PrimKind::Point, Some(s)) if rast.point_size_per_vertex => batch.output(s, 0, idx[0]),
+            (PrimKind::Point, Some(s)) if plan.point_size_per_vertex => batch.output(s, 0, idx[0]),
             _ => point_size_default,
         };
         let mut prim = ClippedPrim {

@@ -1,11 +1,15 @@
 //! The clip stage's plan (draw's `draw_clip` state, `clipper->plane[]`):
 //! which half-spaces beyond the view volume's x/y are clipped against.
-//! Derived from the rasterizer state, the user clip planes and the vertex
-//! shader's clip-distance outputs, and from nothing else; plans.rs caches
+//! Derived from the rasterizer state, the user clip planes, viewport 0 and
+//! the vertex shader's clip-distance outputs, and from nothing else; plans.rs caches
 //! it across draws and flushes.
 
 use ferropipe_components::shader::{Semantic, ShaderInfo};
-use ferropipe_components::state::{ClipState, MAX_CLIP_PLANES, RasterizerState};
+use ferropipe_components::state::{
+    ClipState, MAX_CLIP_PLANES, MAX_VIEWPORTS, RasterizerState, ViewportState,
+};
+
+use crate::lanes::window_viewport;
 
 /// One enabled clip half-space beyond the view volume.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -30,13 +34,32 @@ pub struct ClipPlan {
     pub near: bool,
     /// Clip against the far plane (`depth_clip_far`).
     pub far: bool,
+    /// Viewport 0 in window space (`lanes::window_viewport`): the guard
+    /// band's extent and the transform of clipped vertices.
+    pub viewport: ViewportState,
+    /// `clip_halfz`: the view volume's z range is [0, w], not [-w, w].
+    pub halfz: bool,
+    /// `point_size`, for points whose shader writes no size or without
+    /// `point_size_per_vertex`.
+    pub point_size: f32,
+    /// `point_size_per_vertex`: the shader's point size output is used.
+    pub point_size_per_vertex: bool,
+    /// `point_tri_clip`: points are clipped like triangles (whole, by
+    /// their centre otherwise).
+    pub point_tri_clip: bool,
 }
 
 impl ClipPlan {
-    /// The plan for `rast` with user planes `clip` and a vertex shader of
-    /// interface `vs`.  Shader clip distances take precedence over user
-    /// planes; distances not written count as disabled (rasterizer.rst).
-    pub fn derive(rast: &RasterizerState, clip: &ClipState, vs: &ShaderInfo) -> Self {
+    /// The plan for `rast` with user planes `clip`, `viewports` and a
+    /// vertex shader of interface `vs`.  Shader clip distances take
+    /// precedence over user planes; distances not written count as
+    /// disabled (rasterizer.rst).
+    pub fn derive(
+        rast: &RasterizerState,
+        clip: &ClipState,
+        viewports: &[ViewportState; MAX_VIEWPORTS],
+        vs: &ShaderInfo,
+    ) -> Self {
         let mut planes = Vec::new();
         let enable = rast.clip_plane_enable;
         if vs.num_clip_distances > 0 {
@@ -59,6 +82,11 @@ impl ClipPlan {
             planes,
             near: rast.depth_clip_near,
             far: rast.depth_clip_far,
+            viewport: window_viewport(&viewports[0], rast.half_pixel_center),
+            halfz: rast.clip_halfz,
+            point_size: rast.point_size,
+            point_size_per_vertex: rast.point_size_per_vertex,
+            point_tri_clip: rast.point_tri_clip,
         }
     }
 }

@@ -137,6 +137,7 @@ impl DerivedShape {
             clip: Arc::new(ClipPlan::derive(
                 &block.rasterizer,
                 &block.clip,
+                &block.viewports,
                 &shade.vs_info,
             )),
             setup: Arc::new(SetupPlan::derive(

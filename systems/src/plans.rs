@@ -249,7 +249,7 @@ macro_rules! pins {
 struct StageMemos {
     fetch: Memo<(), FetchPlan>,
     shade: Memo<bool, ShadePlan>,
-    clip: Memo<ClipState, ClipPlan>,
+    clip: Memo<(ClipState, ViewportState), ClipPlan>,
     link: Memo<u32, LinkPlan>,
     setup: Memo<SetupValues, SetupPlan>,
     tiles: Memo<TilesValues, TilesPlan>,
@@ -308,9 +308,9 @@ impl StageMemos {
         let clip = self.clip.get(
             now,
             [id(rast), id(&b.vs), 0, 0, 0, 0],
-            b.clip,
+            (b.clip, b.viewports[0]),
             pins!(rast, &b.vs),
-            || ClipPlan::derive(rast, &b.clip, vs_info),
+            || ClipPlan::derive(rast, &b.clip, &b.viewports, vs_info),
             n_clip,
         );
         let link = self.link.get(
@@ -609,7 +609,7 @@ mod tests {
     /// stage: a blend change derives only the merge and tile plans, a
     /// cull-face change only those reading the rasterizer object (and not
     /// the merge plan, which reads two of its flags by value), a viewport
-    /// change only setup and tiles.
+    /// change only clip (viewport 0's transform), setup and tiles.
     #[test]
     fn each_stage_derives_only_when_its_inputs_change() {
         let base = Arc::new(Setup::new(32, 32, None).block);
@@ -644,7 +644,7 @@ mod tests {
         let mut vp = (*base).clone();
         vp.viewports[0].scale[0] *= 0.5;
         let s = plans.shape(&vp);
-        assert_eq!(plans.counts().plans, [1, 1, 2, 2, 3, 4, 2]);
+        assert_eq!(plans.counts().plans, [1, 1, 3, 2, 3, 4, 2]);
         assert!(Arc::ptr_eq(&first.link, &s.link));
 
         // The same states again, in a later flush: no derivation at all.
@@ -652,9 +652,9 @@ mod tests {
         for b in [&*base, &blend, &cull, &vp] {
             plans.shape(b);
         }
-        assert_eq!(plans.counts().plans, [1, 1, 2, 2, 3, 4, 2]);
+        assert_eq!(plans.counts().plans, [1, 1, 3, 2, 3, 4, 2]);
         assert_eq!(plans.counts().shapes, 4);
-        assert_eq!(plans.plans_len(), 1 + 1 + 2 + 2 + 3 + 4 + 2);
+        assert_eq!(plans.plans_len(), 1 + 1 + 3 + 2 + 3 + 4 + 2);
 
         // A composed shape equals a from-scratch derivation.
         let fresh = DerivedShape::new(&cull);
@@ -663,10 +663,10 @@ mod tests {
 
         // Objects deleted (the blend and rasterizer states): their shapes
         // and then their plans are swept.  The viewport's shape stays (its
-        // objects live in `base`), with its own setup and tile plans.
+        // objects live in `base`), with its own clip, setup and tile plans.
         drop((blend, cull, vp, first, s));
         plans.begin_flush();
         assert_eq!(plans.len(), 2);
-        assert_eq!(plans.plans_len(), 7 + 2);
+        assert_eq!(plans.plans_len(), 7 + 3);
     }
 }

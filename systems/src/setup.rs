@@ -304,12 +304,7 @@ fn setup_unfilled(
     if culled {
         return;
     }
-    let rast = &ds.block.rasterizer;
-    let mode = if front {
-        rast.fill_front
-    } else {
-        rast.fill_back
-    };
+    let mode = ds.setup.fill[!front as usize];
     if matches!(mode, PolygonMode::Fill | PolygonMode::FillRectangle) {
         let as_ = if mode == PolygonMode::FillRectangle {
             TriMode::Rectangle
@@ -407,7 +402,7 @@ fn stipple_line(
     // Rectangular lines (line_smooth and multisampled ones included) walk
     // their Euclidean length, others their major axis (draw's
     // `stipple->rectangular`).
-    let length = if ds.block.rasterizer.line_rectangular {
+    let length = if ds.setup.line_rectangular {
         (a[0] - b[0]).hypot(a[1] - b[1])
     } else {
         (a[0] - b[0]).abs().max((a[1] - b[1]).abs())
@@ -1209,7 +1204,7 @@ fn push_axis_planes(
     };
     out.planes.push(plane(v1[2], v2[2]));
     out.planes.push(plane(v1[3], v2[3]));
-    let sprite_enable = ds.block.rasterizer.sprite_coord_enable;
+    let sprite_enable = ds.setup.sprite_coord_enable;
     for src in &ds.link.fs_inputs {
         match *src {
             FsInputSource::Attr {
@@ -1262,7 +1257,7 @@ fn push_sprite_planes(
 ) {
     let (cx, cy, width) = sc;
     let d = 1.0 / width;
-    let dady = if ds.block.rasterizer.sprite_coord_mode == SpriteCoordMode::LowerLeft {
+    let dady = if ds.setup.sprite_coord_mode == SpriteCoordMode::LowerLeft {
         -d
     } else {
         d
@@ -1304,7 +1299,7 @@ fn setup_line(
         });
         return;
     }
-    let rast = &ds.block.rasterizer;
+    let rast = &*ds.setup;
     let off = ds.setup.pixel_offset;
     let mut v1 = vertex(clipped, prim.v[0]);
     let mut v2 = vertex(clipped, prim.v[1]);
@@ -1556,7 +1551,7 @@ fn setup_point(
         });
         return;
     }
-    let rast = &ds.block.rasterizer;
+    let rast = &*ds.setup;
     let off = ds.setup.pixel_offset;
     let v0 = vertex(clipped, prim.v[0]);
     let mut size = prim.point_size;

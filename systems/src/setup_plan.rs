@@ -6,7 +6,7 @@
 //! plans.rs caches it across draws and flushes.
 
 use ferropipe_components::draw::FramebufferState;
-use ferropipe_components::enums::{ConservativeRasterMode, Face, PolygonMode};
+use ferropipe_components::enums::{ConservativeRasterMode, Face, PolygonMode, SpriteCoordMode};
 use ferropipe_components::format::{ChannelType, Format, FormatKind};
 use ferropipe_components::state::{MAX_VIEWPORTS, RasterizerState, ScissorState, ViewportState};
 
@@ -77,6 +77,24 @@ pub struct SetupPlan {
     /// `line_stipple_enable`: `(pattern, factor)` with the factor already
     /// `line_stipple_factor + 1` (rasterizer.rst: each bit repeats N times).
     pub line_stipple: Option<(u16, u32)>,
+    /// `[fill_front, fill_back]`.
+    pub fill: [PolygonMode; 2],
+    /// `line_width`.
+    pub line_width: f32,
+    /// `line_rectangular`: wide lines are rectangles, not parallelograms.
+    pub line_rectangular: bool,
+    /// `line_last_pixel`: a line's last pixel is drawn.
+    pub line_last_pixel: bool,
+    /// `sprite_coord_enable`: the GENERIC inputs replaced by sprite
+    /// coordinates on points.
+    pub sprite_coord_enable: u32,
+    /// `sprite_coord_mode`: where t = 0 is.
+    pub sprite_coord_mode: SpriteCoordMode,
+    /// `point_quad_rasterization`: points are quads (sprites), not
+    /// GL's rounded squares.
+    pub point_quad_rasterization: bool,
+    /// `multisample` (the rasterizer flag, whatever the framebuffer).
+    pub multisample: bool,
 }
 
 impl SetupPlan {
@@ -153,6 +171,14 @@ impl SetupPlan {
                 rast.line_stipple_pattern,
                 rast.line_stipple_factor as u32 + 1,
             )),
+            fill: [rast.fill_front, rast.fill_back],
+            line_width: rast.line_width,
+            line_rectangular: rast.line_rectangular,
+            line_last_pixel: rast.line_last_pixel,
+            sprite_coord_enable: rast.sprite_coord_enable,
+            sprite_coord_mode: rast.sprite_coord_mode,
+            point_quad_rasterization: rast.point_quad_rasterization,
+            multisample: rast.multisample,
         }
     }
 }
