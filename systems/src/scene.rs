@@ -1026,7 +1026,10 @@ pub fn execute_scene(world: &mut World, counted: &[bool]) -> Result<(), BudgetEx
             scene_counts.add(Counter::TilesFullyCovered, (seen >> 1) as u64);
         }
         let mut scene = world.resource_mut::<RecordedScene>();
-        scene.counters = std::mem::take(&mut exec.counters);
+        // Swapped, not taken: the scene's old (cleared) vector comes back
+        // for the next flush, so its ~800 KB (many_draws) is not allocated
+        // and faulted in again each flush.
+        std::mem::swap(&mut scene.counters, &mut exec.counters);
         if lost.is_some() {
             let exec = &mut *exec;
             exec.spare_jobs.append(&mut exec.wave);
