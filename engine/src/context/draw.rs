@@ -626,12 +626,16 @@ impl Context {
                 incomplete.get_or_insert("fragment");
             }
         }
-        self.world.resource_mut::<RecordedScene>().clear();
         let mut rec = self.world.resource_mut::<DrawRecorder>();
         rec.last_block = None;
         rec.taken_at = None;
         rec.checked = None;
         rec.so_buffers.clear();
+        let mut scene = self.world.resource_mut::<RecordedScene>();
+        for block in &mut scene.states {
+            self.constant_spares.harvest(block);
+        }
+        scene.clear();
         match incomplete {
             Some(stage) => Err(Error::Shader {
                 call: "flush",
