@@ -148,7 +148,10 @@ impl ConstantSpares {
             let Some(slots) = Arc::get_mut(&mut stage.constant_buffers) else {
                 continue;
             };
-            for slot in slots.iter_mut() {
+            // (Unbound slots are already `default()`: most of the 16.)
+            let bound =
+                |s: &&mut ConstantBufferBinding| s.buffer.is_some() || s.user_buffer.is_some();
+            for slot in slots.iter_mut().filter(bound) {
                 if let Some(mut user) = slot.user_buffer.take()
                     && self.user.len() < Self::MAX
                     && Arc::get_mut(&mut user).is_some()

@@ -213,7 +213,11 @@ impl<'a> StageSlots<'a> {
             && let Some(mut spare) = spares.pop()
             && let Some(slots) = Arc::get_mut(&mut spare)
         {
-            slots.clone_from(&**self.constant_buffers);
+            // Slot by slot: `clone_from` of the whole array builds a copy
+            // on the stack and moves it (~2x the instructions).
+            for (slot, bound) in slots.iter_mut().zip(self.constant_buffers.iter()) {
+                slot.clone_from(bound);
+            }
             *self.constant_buffers = spare;
         }
         Arc::make_mut(self.constant_buffers)
