@@ -632,8 +632,10 @@ impl Context {
         rec.checked = None;
         rec.so_buffers.clear();
         let mut scene = self.world.resource_mut::<RecordedScene>();
-        for block in &mut scene.states {
-            self.constant_spares.harvest(block);
+        // Harvested and dropped block by block: one pass over the blocks
+        // (many_draws: 10,000 of ~1.2 KB, out of L2 by now), not two.
+        for mut block in scene.states.drain(..) {
+            self.constant_spares.harvest(&mut block);
         }
         scene.clear();
         match incomplete {
