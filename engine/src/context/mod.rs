@@ -295,6 +295,9 @@ pub struct Context {
     capture: Option<Box<dyn CallRecorder>>,
     /// Compiled shaders' sources, for capture.
     shader_sources: capture::ShaderSources,
+    /// Constant-buffer slot arrays and user constants of executed blocks,
+    /// reused by `set_constant_buffer` (bind.rs).
+    constant_spares: bind::ConstantSpares,
 }
 
 impl Screen {
@@ -318,6 +321,7 @@ impl Screen {
             draws: 0,
             capture: None,
             shader_sources: Default::default(),
+            constant_spares: Default::default(),
         })
     }
 }

@@ -526,6 +526,9 @@ impl Context {
             }
         }
         self.world.resource_mut::<QueryTracker>().live = still_live;
+        // Handed back for the next flush (its allocation, ~800 KB for
+        // 10,000 draws, is reused instead of faulted in again).
+        self.world.resource_mut::<RecordedScene>().counters = counters;
     }
 }
 
