@@ -2374,12 +2374,6 @@ unsafe fn gather_words(words: &[[u8; 4]], i: u32x8) -> i32x8 {
 /// `vpgatherdq` instead of four 8-element `vpgatherdd`).  The gathers take
 /// lanes 0, 1, 4, 5 and 2, 3, 6, 7, so one in-lane shuffle per texel
 /// restores the lane order.  Needs `words.len() >= 2`.
-///
-/// Where each pixel row of the 4x2 group reads four consecutive left
-/// texels (its lanes' indices `a..=a + 3`: sampling at about the
-/// framebuffer's scale, as a post-processing pass does), two 16-byte
-/// loads per pixel row replace the gathers: the same words, without the
-/// gathers' 8 element loads each.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn fetch_pairs(_: X86V3, words: &[[u8; 4]], i0: i32x8, i1: i32x8) -> [i32x8; 4] {
@@ -2396,9 +2390,7 @@ fn fetch_pairs(_: X86V3, words: &[[u8; 4]], i0: i32x8, i1: i32x8) -> [i32x8; 4] 
 #[inline]
 unsafe fn fetch_pairs_avx2(words: &[[u8; 4]], i0: i32x8, i1: i32x8) -> [i32x8; 4] {
     use core::arch::x86_64::{
-        __m128i, __m256, __m256i, _mm256_add_epi32, _mm256_castsi256_si128, _mm256_cmpeq_epi32,
-        _mm256_extract_epi32, _mm256_extracti128_si256, _mm256_i32gather_epi64,
-        _mm256_loadu2_m128i, _mm256_movemask_epi8, _mm256_permute4x64_epi64,
+        __m256, __m256i, _mm256_castsi256_si128, _mm256_extracti128_si256, _mm256_i32gather_epi64,
         _mm256_permutevar8x32_epi32, _mm256_setr_epi32, _mm256_shuffle_ps,
     };
     // the last index whose 8 bytes are inside `words`
@@ -2406,43 +2398,15 @@ unsafe fn fetch_pairs_avx2(words: &[[u8; 4]], i0: i32x8, i1: i32x8) -> [i32x8; 4
     let row = |i: i32x8| -> (i32x8, i32x8) {
         let i: u32x8 = bytemuck::cast(i);
         let i: __m256i = bytemuck::cast(i.min(max));
-        // The pixel lanes of the top row (0, 1, 4, 5) first, then those of
-        // the bottom row (2, 3, 6, 7): see `FRAG_LANE_X` / `FRAG_LANE_Y`.
-        let i = _mm256_permutevar8x32_epi32(i, _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7));
-        // Each pixel row's four left texels one apart (`a..=a + 3`,
-        // `c..=c + 3`).
-        let base = _mm256_permutevar8x32_epi32(i, _mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4));
-        let want = _mm256_add_epi32(base, _mm256_setr_epi32(0, 1, 2, 3, 0, 1, 2, 3));
-        if _mm256_movemask_epi8(_mm256_cmpeq_epi32(i, want)) == -1 {
-            // SAFETY: AVX2 is enabled (cfg).  The lanes hold `a..=a + 3`
-            // and `c..=c + 3`, each at most `words.len() - 2` (the `min`),
-            // so `a + 4` and `c + 4` are at most `words.len() - 1`: the
-            // 16-byte loads at words `a`, `a + 1`, `c`, `c + 1` read whole
-            // `[u8; 4]`s of `words` (unaligned loads, no alignment
-            // requirement).  The permutes only move register lanes.
-            let (left, right) = unsafe {
-                let a = _mm256_extract_epi32::<0>(i) as u32 as usize;
-                let c = _mm256_extract_epi32::<4>(i) as u32 as usize;
-                let at = |k: usize| words.as_ptr().add(k).cast::<__m128i>();
-                // [pixels 0 1 4 5 | 2 3 6 7] to lane order: qwords 0 2 1 3.
-                (
-                    _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_loadu2_m128i(at(c), at(a))),
-                    _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_loadu2_m128i(
-                        at(c + 1),
-                        at(a + 1),
-                    )),
-                )
-            };
-            return (bytemuck::cast(left), bytemuck::cast(right));
-        }
         let p = words.as_ptr().cast::<i64>();
         // SAFETY: AVX2 is enabled (cfg), so the intrinsics exist; the
-        // shuffles only move register lanes.  Every lane of `i` is at most
-        // `words.len() - 2` (the `min` above; below 2^31, so the gathers'
-        // signed index is the same), so each 8-byte load at `words + 4 * i`
-        // reads two whole `[u8; 4]` of `words`; gathers have no alignment
-        // requirement.
+        // permute and shuffles only move register lanes.  Every lane of
+        // `i` is at most `words.len() - 2` (the `min` above; below 2^31,
+        // so the gathers' signed index is the same), so each 8-byte load
+        // at `words + 4 * i` reads two whole `[u8; 4]` of `words`; gathers
+        // have no alignment requirement.
         let (left, right) = unsafe {
+            let i = _mm256_permutevar8x32_epi32(i, _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7));
             let lo = _mm256_i32gather_epi64::<4>(p, _mm256_castsi256_si128(i));
             let hi = _mm256_i32gather_epi64::<4>(p, _mm256_extracti128_si256::<1>(i));
             let (lo, hi): (__m256, __m256) = (bytemuck::cast(lo), bytemuck::cast(hi));
@@ -3292,28 +3256,7 @@ mod tests {
                 fetch_words(None, &words, i).to_array(),
                 fetch_words(Some(v3), &words, i).to_array()
             );
-            // Random indices (gathers) or a 4x2 group's contiguous
-            // footprint (loads), up to the last pair of `words`.
-            let i1 = if next() % 2 == 0 {
-                i32x8::new(std::array::from_fn(|_| (next() % 96) as i32))
-            } else {
-                // Pixel row 0 (lanes 0, 1, 4, 5) from `a`, row 1 from `c`;
-                // `c` next to the edge half the time.
-                let a = (next() % 93) as i32;
-                let c = if next() % 2 == 0 {
-                    92
-                } else {
-                    (next() % 93) as i32
-                };
-                i32x8::new(std::array::from_fn(|l| {
-                    ferropipe_components::shader::FRAG_LANE_X[l] as i32
-                        + if ferropipe_components::shader::FRAG_LANE_Y[l] == 0 {
-                            a
-                        } else {
-                            c
-                        }
-                }))
-            };
+            let i1 = i32x8::new(std::array::from_fn(|_| (next() % 96) as i32));
             let pairs = fetch_pairs(v3, &words, i1, i1);
             let one = i32x8::ONE;
             assert_eq!(
