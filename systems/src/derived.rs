@@ -4,9 +4,11 @@
 //! (`fetch::FetchPlan`, `shade::ShadePlan`, `clip_plan::ClipPlan`,
 //! `link::LinkPlan` (the VS→FS linkage clip, setup and fragment
 //! share), `setup_plan::SetupPlan`, `tiles_plan::TilesPlan`,
-//! `merge::MergePlan`); this file only composes them.  plans.rs' cache
-//! derives each plan once per distinct input and shares it across draws
-//! and flushes.
+//! `merge::MergePlan`); this file holds what a stage sees of them
+//! ([`DerivedShape`], [`DerivedState`]).  plans.rs composes a shape from
+//! the plans, deriving each once per distinct input and sharing it across
+//! draws and flushes (`DerivedShape::new` is the same composition with
+//! nothing cached).
 
 use std::sync::Arc;
 
@@ -18,7 +20,7 @@ use crate::link::LinkPlan;
 use crate::merge::MergePlan;
 use crate::setup_plan::SetupPlan;
 use crate::shade::ShadePlan;
-use crate::tiles_plan::{TilesInputs, TilesPlan};
+use crate::tiles_plan::TilesPlan;
 
 /// Everything derived from one state block: the block, and the derived
 /// part shared (one `Arc`, from plans.rs' `PlanCache`) by every
@@ -108,71 +110,6 @@ pub struct DerivedShape {
     pub tiles: Arc<TilesPlan>,
     /// Depth, stencil, alpha, blend and store per colour buffer.
     pub merge: Arc<MergePlan>,
-}
-
-impl DerivedShape {
-    /// Derives every plan of `block` from scratch (tests and benches; the
-    /// pipeline takes them from plans.rs' `PlanCache`, which derives each
-    /// plan once per distinct input through the same constructors).
-    pub fn new(block: &StateBlock) -> Self {
-        let shade = ShadePlan::derive(&block.vs, &block.rasterizer);
-        let link = LinkPlan::derive(
-            &shade.vs_info,
-            &block.fs,
-            &block.rasterizer,
-            &block.framebuffer,
-        );
-        let merge = MergePlan::derive(
-            &block.dsa,
-            &block.blend,
-            &block.framebuffer,
-            &block.rasterizer,
-            &block.stencil_ref,
-            &block.blend_color,
-            &link.fs_info,
-        );
-        let tiles = TilesPlan::derive(&tiles_inputs(block, &link, &merge));
-        DerivedShape {
-            fetch: Arc::new(FetchPlan::derive(&block.velems, &shade.vs_info)),
-            clip: Arc::new(ClipPlan::derive(
-                &block.rasterizer,
-                &block.clip,
-                &block.viewports,
-                &shade.vs_info,
-            )),
-            setup: Arc::new(SetupPlan::derive(
-                &block.rasterizer,
-                &block.framebuffer,
-                &block.viewports,
-                &block.scissors,
-            )),
-            shade: Arc::new(shade),
-            tiles: Arc::new(tiles),
-            link: Arc::new(link),
-            merge: Arc::new(merge),
-        }
-    }
-}
-
-/// What [`TilesPlan::derive`] reads of `block`, given its linkage and
-/// merge plan.
-pub(crate) fn tiles_inputs<'a>(
-    block: &'a StateBlock,
-    link: &'a LinkPlan,
-    merge: &'a MergePlan,
-) -> TilesInputs<'a> {
-    TilesInputs {
-        rast: &block.rasterizer,
-        dsa: &block.dsa,
-        blend: &block.blend,
-        fb: &block.framebuffer,
-        viewports: &block.viewports,
-        sample_mask: block.sample_mask,
-        min_samples: block.min_samples,
-        poly_stipple: &block.poly_stipple,
-        fs_info: &link.fs_info,
-        merge,
-    }
 }
 
 impl DerivedState {

@@ -33,14 +33,14 @@ use ferropipe_components::state::{
 };
 
 use crate::clip_plan::ClipPlan;
-use crate::derived::{DerivedShape, tiles_inputs};
+use crate::derived::DerivedShape;
 use crate::fetch::FetchPlan;
 use crate::lanes::fb_samples;
 use crate::link::LinkPlan;
 use crate::merge::MergePlan;
 use crate::setup_plan::SetupPlan;
 use crate::shade::ShadePlan;
-use crate::tiles_plan::TilesPlan;
+use crate::tiles_plan::{TilesInputs, TilesPlan};
 
 /// Flushes an entry may go unused before it is dropped.
 pub const MAX_IDLE_FLUSHES: u64 = 64;
@@ -242,6 +242,36 @@ macro_rules! pins {
     ($($a:expr),* $(,)?) => {
         || vec![$(Box::new(Arc::downgrade($a)) as Box<dyn Pin>),*]
     };
+}
+
+impl DerivedShape {
+    /// Derives every plan of `block` from scratch, through the same
+    /// composition as the cache with nothing cached (tests and benches;
+    /// the pipeline takes its shapes from plans.rs' `PlanCache::shape`).
+    pub fn new(block: &StateBlock) -> Self {
+        StageMemos::default().compose(0, block, &mut [0; 7])
+    }
+}
+
+/// What [`TilesPlan::derive`] reads of `block`, given its linkage and
+/// merge plan.
+fn tiles_inputs<'a>(
+    block: &'a StateBlock,
+    link: &'a LinkPlan,
+    merge: &'a MergePlan,
+) -> TilesInputs<'a> {
+    TilesInputs {
+        rast: &block.rasterizer,
+        dsa: &block.dsa,
+        blend: &block.blend,
+        fb: &block.framebuffer,
+        viewports: &block.viewports,
+        sample_mask: block.sample_mask,
+        min_samples: block.min_samples,
+        poly_stipple: &block.poly_stipple,
+        fs_info: &link.fs_info,
+        merge,
+    }
 }
 
 /// The per-stage caches [`PlanCache::shape`] composes a new shape from.
