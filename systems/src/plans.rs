@@ -25,11 +25,8 @@ use std::sync::{Arc, Weak};
 
 use bevy_ecs::prelude::Resource;
 use ferropipe_components::batch::StateBlock;
-use ferropipe_components::draw::FramebufferState;
-use ferropipe_components::shader::{FragmentShader, VertexShader};
 use ferropipe_components::state::{
-    BlendColor, BlendState, ClipState, DepthStencilAlphaState, MAX_VIEWPORTS, PolyStipple,
-    RasterizerState, ScissorState, StencilRef, VertexElement, ViewportState,
+    BlendColor, ClipState, MAX_VIEWPORTS, PolyStipple, ScissorState, StencilRef, ViewportState,
 };
 
 use crate::clip_plan::ClipPlan;
@@ -97,56 +94,19 @@ type ShapeKey = [usize; 7];
 
 fn key_of(b: &StateBlock) -> ShapeKey {
     [
-        Arc::as_ptr(&b.rasterizer) as usize,
-        Arc::as_ptr(&b.dsa) as usize,
-        Arc::as_ptr(&b.blend) as usize,
-        Arc::as_ptr(&b.velems) as *const VertexElement as usize,
-        Arc::as_ptr(&b.vs) as *const () as usize,
-        Arc::as_ptr(&b.fs) as *const () as usize,
-        Arc::as_ptr(&b.framebuffer) as usize,
+        id(&b.rasterizer),
+        id(&b.dsa),
+        id(&b.blend),
+        id(&b.velems),
+        id(&b.vs),
+        id(&b.fs),
+        id(&b.framebuffer),
     ]
 }
 
-/// Weak references to a key's objects: they pin the addresses and tell
-/// when an object is gone.
-struct Pins {
-    rasterizer: Weak<RasterizerState>,
-    dsa: Weak<DepthStencilAlphaState>,
-    blend: Weak<BlendState>,
-    velems: Weak<[VertexElement]>,
-    vs: Weak<dyn VertexShader>,
-    fs: Weak<dyn FragmentShader>,
-    framebuffer: Weak<FramebufferState>,
-}
-
-impl Pins {
-    fn of(b: &StateBlock) -> Self {
-        Pins {
-            rasterizer: Arc::downgrade(&b.rasterizer),
-            dsa: Arc::downgrade(&b.dsa),
-            blend: Arc::downgrade(&b.blend),
-            velems: Arc::downgrade(&b.velems),
-            vs: Arc::downgrade(&b.vs),
-            fs: Arc::downgrade(&b.fs),
-            framebuffer: Arc::downgrade(&b.framebuffer),
-        }
-    }
-
-    /// Whether every object is still alive somewhere (bound, in a handle,
-    /// or in a recorded block).
-    fn alive(&self) -> bool {
-        self.rasterizer.strong_count() > 0
-            && self.dsa.strong_count() > 0
-            && self.blend.strong_count() > 0
-            && self.velems.strong_count() > 0
-            && self.vs.strong_count() > 0
-            && self.fs.strong_count() > 0
-            && self.framebuffer.strong_count() > 0
-    }
-}
-
-/// A weak reference whose target may be gone: what a per-stage plan's
-/// entry pins (any `Weak`, whatever its pointee).
+/// A weak reference whose target may be gone: what a cache entry pins
+/// (any `Weak`, whatever its pointee) so that no other object takes the
+/// address while the entry lives, and to tell when the object is gone.
 trait Pin: Send + Sync {
     fn alive(&self) -> bool;
 }
@@ -442,7 +402,7 @@ impl StageMemos {
 }
 
 struct ShapeEntry {
-    _pins: Pins,
+    pins: Vec<Box<dyn Pin>>,
     values: ShapeValues,
     shape: Arc<DerivedShape>,
     last_used: u64,
@@ -465,7 +425,9 @@ impl PlanCache {
         self.flush += 1;
         let now = self.flush;
         self.shapes.retain(|_, list| {
-            list.retain(|e| e._pins.alive() && now - e.last_used <= MAX_IDLE_FLUSHES);
+            list.retain(|e| {
+                e.pins.iter().all(|p| p.alive()) && now - e.last_used <= MAX_IDLE_FLUSHES
+            });
             !list.is_empty()
         });
         // After the shapes: a plan no remaining shape holds may go.
@@ -487,7 +449,15 @@ impl PlanCache {
         let shape = Arc::new(self.stages.compose(now, block, &mut self.counts.plans));
         self.counts.shapes += 1;
         list.push(ShapeEntry {
-            _pins: Pins::of(block),
+            pins: pins!(
+                &block.rasterizer,
+                &block.dsa,
+                &block.blend,
+                &block.velems,
+                &block.vs,
+                &block.fs,
+                &block.framebuffer,
+            )(),
             values,
             shape: shape.clone(),
             last_used: now,
@@ -545,6 +515,7 @@ mod tests {
     use ferropipe_components::batch::StateBlock;
     use ferropipe_components::draw::ConstantBufferBinding;
     use ferropipe_components::enums::PrimType;
+    use ferropipe_components::state::RasterizerState;
 
     /// `block` with a constant buffer of its own (a binding the
     /// derivation does not read).
