@@ -576,3 +576,69 @@ impl BinnedJob {
         }
     }
 }
+
+/// A primitive over a segment's local vertices.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AssembledPrim {
+    /// Its local vertices (1 to 3 used, by the segment's kind).
+    pub v: [u16; 3],
+    /// The local vertex flat inputs take their value from.
+    pub provoking: u16,
+    /// Edge-flag bits ([`EDGE_FLAGS_ALL`]).
+    pub edge_flags: u8,
+}
+
+/// What a front-end job part asks for: primitives `first_prim ..
+/// first_prim + num_prims` of one restart run of one instance of one draw.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct JobPart {
+    /// Command (draw) index in the scene.
+    pub command: u32,
+    /// State block index of the draw.
+    pub state: u32,
+    /// Instance number within the draw (0-based; `instance_index` is
+    /// `start_instance + instance`).
+    pub instance: u32,
+    /// First element of the run, relative to `DrawInfo::start`.
+    pub run_start: u32,
+    /// Elements in the run.
+    pub run_len: u32,
+    /// First primitive of the run this part assembles.
+    pub first_prim: u32,
+    /// Primitives it assembles.
+    pub num_prims: u32,
+}
+
+/// A batch of assembled primitives and the vertices they use: the unit the
+/// VS runs over (at most 256 vertices, the fetch stage's `SEGMENT_MAX_VERTS`).
+///
+/// Fetch fills it, shade writes its outputs, stream output and clip read
+/// it: like [`ClippedPrims`] and [`SetupPrims`], it is data between stages,
+/// so it lives here, below every stage.
+#[derive(Default)]
+pub struct Segment {
+    /// The job part the primitives come from.
+    pub part: JobPart,
+    /// Point, line or triangle.
+    pub kind: PrimKind,
+    /// Per local vertex, its vertex id (index + bias, or the element
+    /// number): feeds `vertex_index` and the vertex-buffer address.
+    pub vids: Vec<i64>,
+    /// The assembled primitives over local vertices.
+    pub prims: Vec<AssembledPrim>,
+    /// The local vertices' inputs and, once shaded, outputs.
+    pub batch: VertexBatch,
+}
+
+impl Segment {
+    /// Empties the segment for `part`'s primitives of `kind`, keeping its
+    /// allocations.
+    pub fn reset(&mut self, part: JobPart, kind: PrimKind) {
+        self.part = part;
+        self.kind = kind;
+        self.vids.clear();
+        self.prims.clear();
+        self.batch.count = 0;
+        self.batch.groups = 0;
+    }
+}

@@ -21,6 +21,14 @@ use multiversion::multiversion;
 
 use crate::derived::DerivedState;
 use crate::lanes::{self, PREFETCH_DISTANCE, Rect, TileGrid, prefetch_planes};
+use bevy_ecs::prelude::*;
+use ferropipe_profiling::{Counter, Counts};
+
+use crate::job::{
+    FrontJob, PipelineCounters, PipelineExecutor, SceneExecution, binned_size, for_each_job_with,
+};
+use crate::merge::DepthFormat;
+use crate::sets::PipelineSet;
 
 /// Edge classification over the pixels of `r`: `None` if the edge rejects
 /// every pixel, else whether it accepts all of them.
@@ -250,6 +258,91 @@ fn compress(grid: &TileGrid, pending: &[(u32, BinEntry)], out: &mut JobBins) {
         *c += 1;
     }
     out.clears.clear();
+}
+
+// ---------------------------------------------------------------------------
+// The system
+// ---------------------------------------------------------------------------
+
+/// The `Bin` system: sorts each job's primitives into tiles, then hands the jobs to the
+/// back end in submission order, adding up the wave's front-end counters
+/// in job order.
+pub(crate) fn bin_primitives(
+    pool: Res<PipelineExecutor>,
+    mut exec: ResMut<SceneExecution>,
+    counters: Res<PipelineCounters>,
+    mut scratch: Local<Vec<BinScratch>>,
+) {
+    ferropipe_profiling::scope!("bin_primitives");
+    let _time = counters.0.time_stage(PipelineSet::Bin.stage());
+    let exec = &mut *exec;
+    let states = &exec.states;
+    let grid = exec.grid;
+    let counted = &exec.counted;
+    let opaque_clear = |buffers: ClearFlags| -> bool {
+        // A clear replaces everything only if it writes every attachment.
+        let fb = states
+            .first()
+            .map(|s| s.block.framebuffer.clone())
+            .unwrap_or_default();
+        let colors_ok =
+            fb.cbufs.iter().enumerate().all(|(i, c)| {
+                c.is_none() || buffers.bits() & (ClearFlags::COLOR0.bits() << i) != 0
+            });
+        let zs_ok = fb.zsbuf.as_ref().is_none_or(|z| {
+            let f = DepthFormat::classify(z.desc.format);
+            let need_d = f.is_some_and(|f| f.has_depth());
+            let need_s = f.is_some_and(|f| f.has_stencil());
+            (!need_d || buffers.contains(ClearFlags::DEPTH))
+                && (!need_s || buffers.contains(ClearFlags::STENCIL))
+        });
+        colors_ok && zs_ok
+    };
+    let work = |job: &mut FrontJob, bin_scratch: &mut BinScratch| {
+        ferropipe_profiling::scope!("bin_job");
+        if let Some((buffers, value)) = job.clear {
+            job.out.prims.clear();
+            bin_clear(
+                &grid,
+                buffers,
+                value,
+                opaque_clear(buffers),
+                &mut job.out.bins,
+            );
+            return;
+        }
+        let out = &mut job.out;
+        bin_prims(
+            &out.prims,
+            states,
+            &grid,
+            &|cmd| counted.get(cmd as usize).copied().unwrap_or(false),
+            bin_scratch,
+            &mut out.bins,
+        );
+        order_prims_by_tile(&mut out.prims, states, &mut out.bins, bin_scratch);
+    };
+    for_each_job_with(&pool.0, &mut exec.wave, &mut scratch, &work);
+    // Hand over in order.
+    let mut wave = Counts::new();
+    for mut job in exec.wave.drain(..) {
+        for (cmd, c) in job.counters.drain(..) {
+            wave.add(Counter::VerticesShaded, c.vs_invocations);
+            wave.add(Counter::PrimitivesIn, c.c_invocations);
+            wave.add(Counter::PrimitivesAfterClip, c.c_primitives);
+            if let Some(d) = exec.counters.get_mut(cmd as usize) {
+                d.accumulate(&c);
+            }
+        }
+        wave.add(Counter::PrimitivesAfterCull, job.kept);
+        wave.add(Counter::BinsEmitted, job.out.bins.entries.len() as u64);
+        let mut binned = exec.spare_binned.pop().unwrap_or_default();
+        std::mem::swap(&mut binned, &mut job.out);
+        exec.binned_bytes += binned_size(&binned);
+        exec.binned.push(binned);
+        exec.spare_jobs.push(job);
+    }
+    counters.0.commit(&wave);
 }
 
 #[cfg(test)]

@@ -33,6 +33,10 @@ use multiversion::multiversion;
 
 use crate::derived::DerivedState;
 use crate::fetch::Segment;
+use bevy_ecs::prelude::*;
+
+use crate::job::{FrontJob, PipelineCounters, PipelineExecutor, SceneExecution, for_each_job_with};
+use crate::sets::PipelineSet;
 
 /// Smallest `w` a clipped vertex may have.
 pub(crate) const W_MIN: f32 = 1e-6;
@@ -696,6 +700,55 @@ fn clip_triangle(
         });
     }
     (n - 2) as u64
+}
+
+// ---------------------------------------------------------------------------
+// The system
+// ---------------------------------------------------------------------------
+
+/// The `Clip` system: clips, culls trivially, applies the viewport, links
+/// attributes, in parallel over the wave's jobs.
+pub(crate) fn clip_primitives(
+    pool: Res<PipelineExecutor>,
+    mut exec: ResMut<SceneExecution>,
+    counters: Res<PipelineCounters>,
+    mut scratch: Local<Vec<ClipScratch>>,
+) {
+    ferropipe_profiling::scope!("clip_primitives");
+    let _time = counters.0.time_stage(PipelineSet::Clip.stage());
+    let exec = &mut *exec;
+    let states = &exec.states;
+    let work = |job: &mut FrontJob, clip_scratch: &mut ClipScratch| {
+        ferropipe_profiling::scope!("clip_job");
+        let FrontJob {
+            segments,
+            used,
+            clipped,
+            ..
+        } = job;
+        let mut counts: Vec<(u32, ClipCounters)> = Vec::new();
+        for seg in &segments[..*used] {
+            let ds = &states[seg.part.state as usize];
+            let mut c = ClipCounters::default();
+            clip_segment(
+                seg,
+                ds,
+                seg.part.command,
+                seg.part.state,
+                clipped,
+                clip_scratch,
+                &mut c,
+            );
+            counts.push((seg.part.command, c));
+        }
+        for (cmd, c) in counts {
+            job.count(cmd, |d| {
+                d.c_invocations += c.c_invocations;
+                d.c_primitives += c.c_primitives;
+            });
+        }
+    };
+    for_each_job_with(&pool.0, &mut exec.wave, &mut scratch, &work);
 }
 
 #[cfg(test)]

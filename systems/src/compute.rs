@@ -35,8 +35,8 @@ use ferropipe_components::shader::ShaderResources;
 use ferropipe_shader::ComputeShaderRef;
 use ferropipe_shader::{ComputeCall, StorageImage, WordBuffer};
 
+use crate::job::PipelineExecutor;
 use crate::locks::{LockSet, PreparedStage, stage_resource_refs, view_storage_image, word_buffer};
-use crate::scene::PipelineExecutor;
 
 /// A compute-state CSO (`create_compute_state`): the compiled shader and
 /// the memory sizes `pipe_compute_state` asked for.

@@ -15,11 +15,11 @@ use std::sync::Arc;
 use ferropipe_components::batch::StateBlock;
 
 use crate::clip_plan::ClipPlan;
-use crate::fetch::FetchPlan;
+use crate::fetch_plan::FetchPlan;
 use crate::link::LinkPlan;
 use crate::merge::MergePlan;
 use crate::setup_plan::SetupPlan;
-use crate::shade::ShadePlan;
+use crate::shade_plan::ShadePlan;
 use crate::tiles_plan::TilesPlan;
 
 /// Everything derived from one state block: the block, and the derived

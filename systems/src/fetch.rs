@@ -18,17 +18,26 @@
 //! (`flatshade_first`) or last vertex of each emitted triangle, which is all
 //! setup needs to know.
 
-use ferropipe_components::batch::{EDGE_FLAGS_ALL, PrimKind, RESET_STIPPLE, VertexBatch};
+pub use crate::fetch_plan::{Decode, ElementFetch, FetchPlan};
+pub use ferropipe_components::batch::{AssembledPrim, JobPart, Segment};
+use ferropipe_components::batch::{EDGE_FLAGS_ALL, PrimKind, RESET_STIPPLE};
 use ferropipe_components::draw::DrawInfo;
 use ferropipe_components::enums::PrimType;
-use ferropipe_components::format::{ChannelType, Format, FormatDesc};
+use ferropipe_components::format::{ChannelType, FormatDesc};
 use ferropipe_components::pack;
 use ferropipe_components::shader::{LANES, Lanes, ScalarKind, ShaderInfo};
 use ferropipe_components::simd::X86V3;
-use ferropipe_components::state::VertexElement;
 use multiversion::multiversion;
 
 use crate::lanes::resize_lanes;
+use std::sync::Arc;
+
+use bevy_ecs::prelude::*;
+use ferropipe_components::batch::{Command, RecordedScene, VertexBufferSlots};
+
+use crate::job::{FrontJob, PipelineCounters, PipelineExecutor, SceneExecution, for_each_job_with};
+use crate::locks::LockSet;
+use crate::sets::PipelineSet;
 
 /// Most distinct vertices one segment holds: 32 lane groups, so one VS call
 /// covers a segment and its registers stay in L1/L2 (an interpreter's
@@ -304,66 +313,6 @@ pub(crate) fn restart_runs(
 // Segments: assembled primitives over deduplicated vertices
 // ---------------------------------------------------------------------------
 
-/// A primitive over a segment's local vertices.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct AssembledPrim {
-    /// Its local vertices (1 to 3 used, by the segment's kind).
-    pub v: [u16; 3],
-    /// The local vertex flat inputs take their value from.
-    pub provoking: u16,
-    /// Edge-flag bits ([`ferropipe_components::batch::EDGE_FLAGS_ALL`]).
-    pub edge_flags: u8,
-}
-
-/// What a front-end job part asks for: primitives `first_prim ..
-/// first_prim + num_prims` of one restart run of one instance of one draw.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct JobPart {
-    /// Command (draw) index in the scene.
-    pub command: u32,
-    /// State block index of the draw.
-    pub state: u32,
-    /// Instance number within the draw (0-based; `instance_index` is
-    /// `start_instance + instance`).
-    pub instance: u32,
-    /// First element of the run, relative to `DrawInfo::start`.
-    pub run_start: u32,
-    /// Elements in the run.
-    pub run_len: u32,
-    /// First primitive of the run this part assembles.
-    pub first_prim: u32,
-    /// Primitives it assembles.
-    pub num_prims: u32,
-}
-
-/// A batch of assembled primitives and the vertices they use: the unit the
-/// VS runs over (at most `SEGMENT_MAX_VERTS`, 256, vertices).
-#[derive(Default)]
-pub struct Segment {
-    /// The job part the primitives come from.
-    pub part: JobPart,
-    /// Point, line or triangle.
-    pub kind: PrimKind,
-    /// Per local vertex, its vertex id (index + bias, or the element
-    /// number): feeds `vertex_index` and the vertex-buffer address.
-    pub vids: Vec<i64>,
-    /// The assembled primitives over local vertices.
-    pub prims: Vec<AssembledPrim>,
-    /// The local vertices' inputs and, once shaded, outputs.
-    pub batch: VertexBatch,
-}
-
-impl Segment {
-    fn reset(&mut self, part: JobPart, kind: PrimKind) {
-        self.part = part;
-        self.kind = kind;
-        self.vids.clear();
-        self.prims.clear();
-        self.batch.count = 0;
-        self.batch.groups = 0;
-    }
-}
-
 /// Open-addressing map from vertex id to local slot, reset in O(1) by a
 /// generation stamp.
 pub struct VertexDedup {
@@ -557,117 +506,8 @@ fn next_segment(out: &mut Vec<Segment>, used: &mut usize, part: JobPart, kind: P
 }
 
 // ---------------------------------------------------------------------------
-// Vertex element decoding
+// Vertex element decoding (the per-element plan is fetch_plan.rs)
 // ---------------------------------------------------------------------------
-
-/// How one vertex element is decoded, chosen once per state block.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Decode {
-    /// `n` consecutive f32 (the common case: a copy).
-    F32(u8),
-    /// `n` consecutive unorm8 channels in RGBA order.
-    Unorm8(u8),
-    /// `n` consecutive little-endian unorm16 channels in RGBA order
-    /// (compressed positions and texture coordinates: `tiny_tris_1m`'s
-    /// R16G16 positions spent 5 % of the scene building a format codec per
-    /// vertex on the generic path).
-    Unorm16(u8),
-    /// Anything else, through the format description.
-    Generic(&'static FormatDesc),
-}
-
-/// How a VS input slot is fetched.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ElementFetch {
-    /// The element (vertex buffer slot, offset, divisor), or `None` when no
-    /// element feeds the slot (reads (0, 0, 0, 1)).
-    pub buffer: Option<u32>,
-    /// Byte offset of the element inside a vertex.
-    pub src_offset: u32,
-    /// 0: per vertex; d: advance every d instances.
-    pub instance_divisor: u32,
-    /// The element's format.
-    pub format: Format,
-    /// How its bytes become lanes (a fast path per common format, or the generic unpack).
-    pub decode: Decode,
-    /// Bytes read per element.
-    pub bytes: u32,
-}
-
-/// What the fetch stage derives from the vertex elements and the vertex
-/// shader's inputs (draw's `draw_pt_fetch_prepare`): per VS input slot,
-/// which element feeds it and how its bytes decode.  Cached with the rest
-/// of a block's plans (plans.rs).
-#[derive(Clone, Debug, Default)]
-pub struct FetchPlan {
-    /// Per VS input slot, how it is fetched.
-    pub elements: Vec<ElementFetch>,
-}
-
-impl FetchPlan {
-    /// The plan of `velems` feeding a vertex shader with interface `vs`.
-    pub fn derive(velems: &[VertexElement], vs: &ShaderInfo) -> Self {
-        let elements = vs
-            .inputs
-            .iter()
-            .map(|input| {
-                let Some(el) = velems.get(input.location as usize) else {
-                    return ElementFetch {
-                        buffer: None,
-                        src_offset: 0,
-                        instance_divisor: 0,
-                        format: Format::R32G32B32A32_FLOAT,
-                        decode: Decode::F32(0),
-                        bytes: 0,
-                    };
-                };
-                let desc = el.src_format.desc();
-                let decode = classify_decode(desc);
-                ElementFetch {
-                    buffer: Some(el.vertex_buffer_index),
-                    src_offset: el.src_offset,
-                    instance_divisor: el.instance_divisor,
-                    format: el.src_format,
-                    decode,
-                    bytes: desc.block_bytes,
-                }
-            })
-            .collect();
-        FetchPlan { elements }
-    }
-}
-
-fn classify_decode(d: &'static FormatDesc) -> Decode {
-    let n = d.nr_channels() as u8;
-    let identity = d.swizzle[..n as usize]
-        .iter()
-        .enumerate()
-        .all(|(i, &s)| s as usize == i);
-    if !d.packed
-        && identity
-        && d.channel_type == ChannelType::Float
-        && d.channel_bits[..n as usize].iter().all(|&b| b == 32)
-    {
-        return Decode::F32(n);
-    }
-    if !d.packed
-        && identity
-        && d.channel_type == ChannelType::Unorm
-        && !d.srgb
-        && d.channel_bits[..n as usize].iter().all(|&b| b == 8)
-    {
-        return Decode::Unorm8(n);
-    }
-    if !d.packed
-        && identity
-        && d.channel_type == ChannelType::Unorm
-        && !d.srgb
-        && d.channel_bits[..n as usize].iter().all(|&b| b == 16)
-    {
-        return Decode::Unorm16(n);
-    }
-    Decode::Generic(d)
-}
 
 /// The "missing component" values: (0, 0, 0, 1) as float or integer bits.
 #[inline]
@@ -1088,9 +928,85 @@ pub(crate) fn lanes_as_flat_mut(v: &mut [Lanes]) -> &mut [f32] {
     bytemuck::cast_slice_mut(v)
 }
 
+// ---------------------------------------------------------------------------
+// The system
+// ---------------------------------------------------------------------------
+
+/// The `Fetch` system: assembles the planned wave's primitives and fetches
+/// their vertex attributes into SoA lanes, in parallel over jobs (the
+/// wave was planned by `scene::plan_wave` just before).
+pub(crate) fn fetch_vertices(
+    pool: Res<PipelineExecutor>,
+    scene: Res<RecordedScene>,
+    mut exec: ResMut<SceneExecution>,
+    counters: Res<PipelineCounters>,
+    mut dedups: Local<Vec<VertexDedup>>,
+) {
+    ferropipe_profiling::scope!("fetch_vertices");
+    let _time = counters.0.time_stage(PipelineSet::Fetch.stage());
+    let exec = &mut *exec;
+    let resources = std::mem::take(&mut exec.vertex_resources);
+    {
+        let locks = LockSet::acquire(resources.iter().map(|r| (r, false)));
+        let states = &exec.states;
+        let scene = &*scene;
+        let locks = &locks;
+        let work = |job: &mut FrontJob, dedup: &mut VertexDedup| {
+            ferropipe_profiling::scope!("fetch_job");
+            let FrontJob {
+                parts,
+                segments,
+                used,
+                ..
+            } = job;
+            // The vertex-buffer views, rebuilt only when a part's block
+            // binds another array (not per part: one draw per part is
+            // many_draws' 10,000 collects).
+            let mut buffers: Vec<BufferView<'_>> = Vec::new();
+            let mut buffers_of: Option<*const VertexBufferSlots> = None;
+            for part in parts.iter() {
+                let Command::Draw { info, .. } = &scene.commands[part.command as usize] else {
+                    continue;
+                };
+                let ds = &states[part.state as usize];
+                let topo = Topology::new(info.mode, ds.setup.flatshade_first);
+                let ib = &ds.block.index_buffer;
+                let index = if info.indexed {
+                    Some(IndexSource {
+                        bytes: ib.buffer.as_deref().map_or(&[][..], |r| locks.bytes(r)),
+                        offset: ib.offset,
+                        size: ib.index_size,
+                    })
+                } else {
+                    None
+                };
+                let first_new = *used;
+                assemble_part(*part, info, topo, index, dedup, segments, used);
+                let vbs = &ds.block.vertex_buffers;
+                if buffers_of != Some(Arc::as_ptr(vbs)) {
+                    buffers_of = Some(Arc::as_ptr(vbs));
+                    buffers.clear();
+                    buffers.extend(vbs.iter().map(|vb| BufferView {
+                        bytes: vb.buffer.as_deref().map_or(&[][..], |r| locks.bytes(r)),
+                        stride: vb.stride,
+                        offset: vb.buffer_offset,
+                    }));
+                }
+                for seg in &mut segments[first_new..*used] {
+                    fetch_segment(seg, info, &ds.fetch.elements, &ds.shade.vs_info, &buffers);
+                }
+            }
+        };
+        for_each_job_with(&pool.0, &mut exec.wave, &mut dedups, &work);
+    }
+    exec.vertex_resources = resources;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fetch_plan::classify_decode;
+    use ferropipe_components::format::Format;
 
     #[test]
     fn strip_and_fan_orders_follow_draw() {

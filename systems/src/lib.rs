@@ -21,14 +21,20 @@
 //! Compute (`launch_grid`) is a schedule of its own, [`compute::ComputeGrid`]
 //! (compute.rs: workgroups on the worker pool).
 //!
-//! Each stage module owns its plan (`fetch::FetchPlan`, `shade::ShadePlan`,
-//! `clip_plan`, `link`, `setup_plan`, `tiles_plan`,
-//! `merge::MergePlan`); `derived.rs` composes a state block's plans,
-//! `plans.rs` caches them across draws and flushes (one derivation per
-//! distinct input to each stage),
-//! `lanes.rs` holds the lane and tile helpers every stage may use (a leaf:
-//! it imports no stage), `scene.rs` holds the systems and the scene loop,
-//! `locks.rs` resource locking, `pool.rs` the worker pool.
+//! Each stage module owns its system, its kernels and its plan.  The plans
+//! sit in sibling files (`fetch_plan`, `shade_plan`, `clip_plan`, `link`,
+//! `setup_plan`, `tiles_plan`; merge's `MergePlan` is in merge.rs, which has
+//! no system of its own), so that `derived.rs`, which composes a state
+//! block's plans, is imported by the stage systems and imports no file
+//! that holds one.
+//! `plans.rs` caches the plans across draws and flushes (one derivation per
+//! distinct input to each stage).  `job.rs` holds what the stage systems
+//! share (the scene being executed, the wave's jobs, the pool), `sets.rs`
+//! the set and schedule names, `scene.rs` the planner and the loop,
+//! `lanes.rs` the lane and tile helpers every stage may use, `locks.rs`
+//! resource locking, `pool.rs` the worker pool.  Every import between these
+//! files runs one way: no file imports, directly or through others, a file
+//! that imports it.
 //!
 //! **Architecture invariants**
 //! 1. Systems never see the Gallium `Context`: they read the recorded scene
@@ -43,7 +49,7 @@
 // chains would obscure that, so index loops are the house style here.
 #![allow(clippy::needless_range_loop)]
 
-use bevy_ecs::schedule::{IntoScheduleConfigs, Schedule, ScheduleLabel, SystemSet};
+use bevy_ecs::schedule::{IntoScheduleConfigs, Schedule};
 use bevy_ecs::world::World;
 
 mod aa_stage;
@@ -55,7 +61,9 @@ pub mod clip_plan;
 pub mod compute;
 pub mod derived;
 pub mod fetch;
+pub mod fetch_plan;
 pub mod fragment;
+pub mod job;
 pub mod lanes;
 pub mod link;
 pub mod locks;
@@ -64,106 +72,21 @@ mod plans;
 pub mod pool;
 pub mod raster;
 pub mod scene;
+mod sets;
 pub mod setup;
 pub mod setup_plan;
 pub mod shade;
+pub mod shade_plan;
 pub mod stream_out;
 #[cfg(test)]
 mod tests;
 pub mod tiles_plan;
 
 pub use budget::{BudgetExceeded, WorkBudget};
-pub use scene::{PipelineCounters, PipelineExecutor, SceneExecution, execute_scene};
-
-/// The stages of the draw pipeline, in order.
-///
-/// The front-end sets run once per *wave* of jobs (the [`FrontEnd`]
-/// schedule), the back-end sets once per tile pass (the [`BackEnd`]
-/// schedule); see scene.rs for when each runs.
-#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum PipelineSet {
-    /// Vertex fetch: plans the wave's jobs, reads indices (with primitive
-    /// restart), assembles primitives with Mesa's provoking-vertex orders
-    /// and decodes vertex elements into SoA lanes
-    /// (draw's `draw_pt_vsplit.c`, `draw_pt_fetch.c`).  Output:
-    /// `FrontJob::segments` ([`fetch::Segment`] with inputs filled).
-    Fetch,
-    /// Vertex shading over lanes, then `clamp_vertex_color`
-    /// (draw's `draw_vs.c`).  Output: segment VS outputs.
-    Shade,
-    /// Stream output (transform feedback): the assembled primitives of
-    /// capturing draws, VS outputs before clipping, written to the bound
-    /// targets' buffers in submission order on one thread, with the
-    /// per-command written/needed counts (draw's `draw_pt_so_emit.c`).
-    /// Does nothing when no draw of the scene captures.  Output: the
-    /// targets' buffers and filled sizes.
-    StreamOut,
-    /// Primitive clipping against guard band, near/far, user planes;
-    /// viewport transform; linkage of VS outputs to FS inputs
-    /// (draw's `draw_pipe_clip.c`).  Output: `FrontJob::clipped`
-    /// ([`ferropipe_components::batch::ClippedPrims`]).
-    Clip,
-    /// Triangle/line/point setup: fixed-point snapping, culling, edge
-    /// functions with the fill rule, attribute planes
-    /// (llvmpipe's `lp_setup_tri.c`, `lp_setup_line.c`, `lp_setup_point.c`).
-    /// Output: `FrontJob::out.prims` ([`ferropipe_components::batch::SetupPrims`]).
-    Setup,
-    /// Binning of set-up primitives into 64x64 tiles with per-tile trivial
-    /// accept (llvmpipe's `lp_setup_bin_triangle`, `lp_scene.c`).  Output:
-    /// `SceneExecution::binned`, in submission order.
-    Bin,
-    /// The back end, one stage: every tile in parallel walks its bin,
-    /// computes coverage (16x16 then 4x2 groups in SIMD), runs early
-    /// depth, and shades and merges batches of up to 512 pixels
-    /// (llvmpipe's `lp_rast.c`, `lp_rast_tri.c`; fragment.rs is
-    /// `lp_state_fs.c`'s shading loop, merge.rs `lp_bld_depth.c` and
-    /// `lp_bld_blend.c`).  Raster, fragment and merge are fused per batch
-    /// so fragments never leave the cache (ARCHITECTURE.md, "Why the back
-    /// end is fused"); then the pass's counts go to their commands (FS
-    /// invocations, occlusion samples) and the bins are recycled.  After
-    /// this set every render target holds the scene's (or this pass's)
-    /// result.
-    Tiles,
-}
-
-impl PipelineSet {
-    /// Every set, in pipeline order (the order [`configure_pipeline`]
-    /// chains them).
-    pub const ALL: [PipelineSet; 7] = [
-        PipelineSet::Fetch,
-        PipelineSet::Shade,
-        PipelineSet::StreamOut,
-        PipelineSet::Clip,
-        PipelineSet::Setup,
-        PipelineSet::Bin,
-        PipelineSet::Tiles,
-    ];
-
-    /// The profiling stage whose time counter this set's system adds to
-    /// (`ferropipe-profiling` sits below this crate and cannot name the
-    /// sets; the match is exhaustive, so a new set does not compile
-    /// without its stage, and a test checks the lists agree in order).
-    pub const fn stage(self) -> ferropipe_profiling::Stage {
-        use ferropipe_profiling::Stage;
-        match self {
-            PipelineSet::Fetch => Stage::Fetch,
-            PipelineSet::Shade => Stage::Shade,
-            PipelineSet::StreamOut => Stage::StreamOut,
-            PipelineSet::Clip => Stage::Clip,
-            PipelineSet::Setup => Stage::Setup,
-            PipelineSet::Bin => Stage::Bin,
-            PipelineSet::Tiles => Stage::Tiles,
-        }
-    }
-}
-
-/// The schedule of the front-end sets (`Fetch` … `Bin`), run per wave.
-#[derive(ScheduleLabel, Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct FrontEnd;
-
-/// The schedule of the back-end set (`Tiles`), run per tile pass.
-#[derive(ScheduleLabel, Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct BackEnd;
+pub use job::{PipelineCounters, PipelineExecutor, SceneExecution};
+pub use raster::TilePass;
+pub use scene::execute_scene;
+pub use sets::{BackEnd, FrontEnd, PipelineSet};
 
 /// Chains the pipeline stages in diagram order, adds the default systems,
 /// and installs both schedules and the pipeline's resources in `world`.
@@ -181,24 +104,28 @@ pub fn configure_pipeline(world: &mut World, executor: pool::ExecutorRef) {
             .chain(),
     );
     front.add_systems((
-        scene::fetch_vertices.in_set(PipelineSet::Fetch),
-        scene::shade_vertices.in_set(PipelineSet::Shade),
+        (scene::plan_wave, fetch::fetch_vertices)
+            .chain()
+            .in_set(PipelineSet::Fetch),
+        shade::shade_vertices.in_set(PipelineSet::Shade),
         stream_out::emit_stream_output.in_set(PipelineSet::StreamOut),
-        scene::clip_primitives.in_set(PipelineSet::Clip),
-        scene::setup_primitives.in_set(PipelineSet::Setup),
-        scene::bin_primitives.in_set(PipelineSet::Bin),
+        clip::clip_primitives.in_set(PipelineSet::Clip),
+        setup::setup_primitives.in_set(PipelineSet::Setup),
+        bin::bin_primitives.in_set(PipelineSet::Bin),
     ));
     let mut back = Schedule::new(BackEnd);
     back.add_systems(
-        (scene::rasterize_tiles, scene::reduce_tile_counts)
+        (raster::rasterize_tiles, raster::reduce_tile_counts)
             .chain()
             .in_set(PipelineSet::Tiles),
     );
     world.add_schedule(front);
     world.add_schedule(back);
     compute::configure_compute(world);
-    world.insert_resource(scene::PipelineExecutor(executor));
+    world.insert_resource(PipelineExecutor(executor));
     world.init_resource::<SceneExecution>();
+    world.init_resource::<scene::Planner>();
+    world.init_resource::<TilePass>();
     world.init_resource::<PipelineCounters>();
     world.init_resource::<plans::PlanCache>();
     world.init_resource::<stream_out::StreamOutCarry>();

@@ -31,12 +31,12 @@ use ferropipe_components::state::{
 
 use crate::clip_plan::ClipPlan;
 use crate::derived::DerivedShape;
-use crate::fetch::FetchPlan;
+use crate::fetch_plan::FetchPlan;
 use crate::lanes::fb_samples;
 use crate::link::LinkPlan;
 use crate::merge::MergePlan;
 use crate::setup_plan::SetupPlan;
-use crate::shade::ShadePlan;
+use crate::shade_plan::ShadePlan;
 use crate::tiles_plan::{TilesInputs, TilesPlan};
 
 /// Flushes an entry may go unused before it is dropped.

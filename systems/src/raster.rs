@@ -46,6 +46,16 @@ use crate::merge::{
     DepthTarget, GroupColors, StoreGroup, Targets, alpha_test, clear_color, clear_depth_stencil,
     depth_stencil_test, store_batch,
 };
+use std::sync::Arc;
+
+use bevy_ecs::prelude::*;
+use ferropipe_components::batch::RecordedScene;
+use ferropipe_profiling::{Counter, Counts};
+
+use crate::job::{PipelineCounters, PipelineExecutor, SceneExecution};
+use crate::locks::{LockSet, PreparedStage};
+use crate::merge::{ColorTarget, DepthFormat, TargetMemory};
+use crate::sets::PipelineSet;
 
 /// One covered group produced by [`cover_prim`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -960,6 +970,155 @@ fn clear_tile(
     {
         clear_depth_stencil(dt, r, buffers, value);
     }
+}
+
+// ---------------------------------------------------------------------------
+// The system
+// ---------------------------------------------------------------------------
+
+/// The tile pass's own state, kept across passes and flushes: per-tile
+/// scratch memory and what each tile counted (reduced in tile order by
+/// `reduce_tile_counts`, so counts do not depend on the thread count).
+#[derive(Resource, Default)]
+pub struct TilePass {
+    /// Per-tile counts of the last pass.
+    pub tile_counts: Vec<Vec<TileCount>>,
+    /// Per-tile pipeline-counter totals of the last pass.
+    pub tile_totals: Vec<TileTotals>,
+    scratch: Arc<ScratchPool>,
+}
+
+/// Raster (with fragment and merge fused per batch, see raster.rs): renders
+/// every tile of the scene in parallel.
+pub(crate) fn rasterize_tiles(
+    pool: Res<PipelineExecutor>,
+    scene: Res<RecordedScene>,
+    mut exec: ResMut<SceneExecution>,
+    mut pass: ResMut<TilePass>,
+    counters: Res<PipelineCounters>,
+) {
+    ferropipe_profiling::scope!("rasterize_tiles");
+    let _time = counters.0.time_stage(PipelineSet::Tiles.stage());
+    let exec = &mut *exec;
+    let pass = &mut *pass;
+    if exec.binned.is_empty() {
+        return;
+    }
+    let Some(fb) = scene.framebuffer.clone() else {
+        return;
+    };
+    let targets_res = std::mem::take(&mut exec.targets);
+    let fs_res = std::mem::take(&mut exec.fs_resources);
+    let fs_storage = std::mem::take(&mut exec.fs_storage);
+    {
+        let locks = LockSet::acquire(
+            targets_res
+                .iter()
+                .map(|r| (r, true))
+                .chain(fs_res.iter().map(|r| (r, false)))
+                .chain(fs_storage.iter().map(|r| (r, true))),
+        );
+        let mut targets = Targets::default();
+        for cb in &fb.cbufs {
+            targets.color.push(cb.as_ref().and_then(|s| {
+                let (ptr, len) = locks.target(&s.resource)?;
+                ColorTarget::new(TargetMemory::for_surface(s, ptr, len)?, s.desc.format)
+            }));
+        }
+        targets.depth = fb.zsbuf.as_ref().and_then(|s| {
+            let (ptr, len) = locks.target(&s.resource)?;
+            Some(DepthTarget {
+                mem: TargetMemory::for_surface(s, ptr, len)?,
+                format: DepthFormat::classify(s.desc.format)?,
+                pipe_format: s.desc.format,
+            })
+        });
+        // One prepared stage per run of state blocks with the very same
+        // fragment bindings (blocks that differ in vertex-stage state only,
+        // e.g. a constant buffer per draw, share it).
+        let mut prepared: Vec<PreparedStage<'_>> = Vec::new();
+        let mut which = Vec::with_capacity(exec.states.len());
+        for (i, ds) in exec.states.iter().enumerate() {
+            let fs = &ds.block.fs_resources;
+            if i == 0 || !fs.same_as(&exec.states[i - 1].block.fs_resources) {
+                prepared.push(PreparedStage::new(fs, &locks));
+            }
+            which.push(prepared.len() as u32 - 1);
+        }
+        let fs_resources: Vec<_> = prepared.iter().map(PreparedStage::resources).collect();
+        let ctx = TileContext {
+            grid: exec.grid,
+            jobs: &exec.binned,
+            states: &exec.states,
+            targets: &targets,
+            fs_resources: &fs_resources,
+            fs_resources_of: &which,
+        };
+        let n = exec.grid.tiles();
+        pass.tile_counts.resize_with(n, Vec::new);
+        pass.tile_totals.clear();
+        pass.tile_totals.resize(n, TileTotals::default());
+        type Slot<'s> = (&'s mut Vec<TileCount>, &'s mut TileTotals);
+        let slots: Vec<std::sync::Mutex<Slot<'_>>> = pass
+            .tile_counts
+            .iter_mut()
+            .zip(pass.tile_totals.iter_mut())
+            .map(std::sync::Mutex::new)
+            .collect();
+        let pool_scratch = pass.scratch.clone();
+        let meter = &exec.meter;
+        pool.0.for_each(n, &|t| {
+            ferropipe_profiling::scope!("rasterize_tile");
+            if meter.out_of_time() {
+                return; // a safe point: tiles own disjoint pixels
+            }
+            let mut scratch: TileScratch = pool_scratch.take();
+            let mut slot = slots[t].lock().unwrap_or_else(|e| e.into_inner());
+            let (stats, totals) = &mut *slot;
+            stats.clear();
+            **totals = rasterize_tile(&ctx, t, &mut scratch, stats);
+            pool_scratch.give(scratch);
+        });
+        for (seen, t) in exec.tile_seen.iter_mut().zip(&pass.tile_totals) {
+            *seen |= t.touched as u8 | (t.fully_covered as u8) << 1;
+        }
+    }
+    exec.targets = targets_res;
+    exec.fs_resources = fs_res;
+    exec.fs_storage = fs_storage;
+}
+
+/// The tile pass's bookkeeping: attributes fragment-shader invocations
+/// (`ps_invocations`) and passed samples (occlusion) to their commands,
+/// adds up the fragments shaded and killed in tile order, and recycles the
+/// bins for the rest of the scene.
+pub(crate) fn reduce_tile_counts(
+    mut exec: ResMut<SceneExecution>,
+    mut pass: ResMut<TilePass>,
+    counters: Res<PipelineCounters>,
+) {
+    ferropipe_profiling::scope!("reduce_tile_counts");
+    let _time = counters.0.time_stage(PipelineSet::Tiles.stage());
+    let exec = &mut *exec;
+    let pass = &mut *pass;
+    for tile in &mut pass.tile_counts {
+        for c in tile.iter() {
+            if let Some(d) = exec.counters.get_mut(c.command as usize) {
+                d.ps_invocations += c.ps_invocations;
+                d.samples_passed += c.samples_passed;
+            }
+        }
+        tile.clear();
+    }
+    let mut totals = Counts::new();
+    for t in pass.tile_totals.drain(..) {
+        totals.add(Counter::FragmentsShaded, t.frags.shaded);
+        totals.add(Counter::FragmentsKilled, t.frags.killed);
+    }
+    counters.0.commit(&totals);
+    let binned = std::mem::take(&mut exec.binned);
+    exec.spare_binned.extend(binned);
+    exec.binned_bytes = 0;
 }
 
 #[cfg(test)]

@@ -5,40 +5,33 @@
 //! front end carries on (llvmpipe's "flush and restart" when scene memory
 //! runs out).
 //!
-//! This file holds the scheduling glue: the [`SceneExecution`] resource, the
-//! wave planner, one system per pipeline stage (each parallel over the
-//! wave's jobs or the scene's tiles on the [`PipelineExecutor`]), and
-//! [`execute_scene`], the loop that runs the schedules.
+//! This file holds the planner and the loop: `begin_scene` (derived
+//! state per block from the plan cache, the resources to lock), the wave
+//! planner (`plan_wave`, the head of the `Fetch` set), and
+//! [`execute_scene`], which runs the `FrontEnd` schedule per wave and the
+//! `BackEnd` schedule per tile pass.  Each stage's system lives in the
+//! stage's own file, beside its plan and kernels; what they share (the
+//! [`SceneExecution`] resource, the wave's jobs, the pool) is job.rs.
 
 use std::sync::Arc;
 
 use bevy_ecs::prelude::*;
 use ferropipe_components::batch::{
-    BinnedJob, ClearValue, ClippedPrims, Command, DrawCounters, JobBins, Plane, RecordedScene,
-    SetupPrim, SetupPrims, StageResources, StateBlock,
+    Command, DrawCounters, RecordedScene, StageResources, StateBlock,
 };
 use ferropipe_components::draw::DrawInfo;
-use ferropipe_components::enums::{ClearFlags, PrimType};
+use ferropipe_components::enums::PrimType;
 use ferropipe_components::resource::ResourceRef;
-use ferropipe_profiling::{Counter, CounterSet, Counts};
+use ferropipe_profiling::{Counter, Counts};
 
-use crate::PipelineSet;
-use crate::bin::{BinScratch, bin_clear, bin_prims, order_prims_by_tile};
 use crate::budget::{BudgetExceeded, BudgetMeter, WorkBudget};
-use crate::clip::{ClipCounters, ClipScratch, clip_segment};
 use crate::derived::{DerivedState, same_shape_inputs};
-use crate::fetch::{
-    BufferView, IndexSource, JobPart, Segment, Topology, VertexDedup, assemble_part, fetch_segment,
-    restart_runs,
-};
+use crate::fetch::{JobPart, Topology, restart_runs};
+use crate::job::{FrontJob, PipelineCounters, PipelineExecutor, SceneExecution, binned_size};
 use crate::lanes::TileGrid;
-use crate::locks::{LockSet, PreparedStage, same_except_constants};
-use crate::merge::{ColorTarget, DepthFormat, DepthTarget, TargetMemory, Targets};
+use crate::locks::LockSet;
 use crate::plans::PlanCache;
-use crate::pool::ExecutorRef;
-use crate::raster::{ScratchPool, TileContext, TileCount, TileScratch, TileTotals, rasterize_tile};
-use crate::setup::setup_prims;
-use crate::shade::shade_batch;
+use crate::sets::PipelineSet;
 
 /// Primitives per front-end job: enough to amortise per-job costs (a
 /// job's bins are scanned by every tile), few enough that a wave of jobs
@@ -56,72 +49,10 @@ pub(crate) const SCENE_BIN_BUDGET: usize = 96 << 20;
 #[derive(Resource, Clone, Copy, Debug)]
 pub(crate) struct SceneBinBudget(pub usize);
 
-/// The worker pool the heavy systems split their work over.
-#[derive(Resource, Clone)]
-pub struct PipelineExecutor(pub ExecutorRef);
-
-/// Where the pipeline commits its counters (`docs/profiling.md`): the
-/// owner's [`CounterSet`] (a context's, so its driver queries see its own
-/// work), whose commits also reach the process-wide
-/// `ferropipe_profiling::global()` set.
-///
-/// Counts are integer sums taken per job or tile into plain integers and
-/// added up in job / tile index order once per system run, so they are
-/// exact and the same for any thread count; the stage times are each
-/// system run's wall time (`CounterSet::time_stage`).
-#[derive(Resource, Clone, Default)]
-pub struct PipelineCounters(pub Arc<CounterSet>);
-
-/// A front-end job: its plan, then each stage's output.
-#[derive(Default)]
-pub struct FrontJob {
-    /// The primitive runs the job assembles, in order.
-    pub parts: Vec<JobPart>,
-    /// A clear job (no parts).
-    pub clear: Option<(ClearFlags, ClearValue)>,
-    /// Fetch → shade: assembled segments (only `used` are live).
-    pub segments: Vec<Segment>,
-    /// Live entries of `segments` (the rest are kept for reuse).
-    pub used: usize,
-    /// Clip → setup.
-    pub clipped: ClippedPrims,
-    /// Setup → bin → raster.
-    pub out: BinnedJob,
-    /// Per-command counters collected by the front end.
-    pub counters: Vec<(u32, DrawCounters)>,
-    /// Setup: clipped primitives that survived culling.
-    pub kept: u64,
-    dedup: VertexDedup,
-    clip_scratch: ClipScratch,
-    bin_scratch: BinScratch,
-}
-
-impl FrontJob {
-    fn reset(&mut self) {
-        self.parts.clear();
-        self.clear = None;
-        self.used = 0;
-        self.clipped.verts.clear();
-        self.clipped.prims.clear();
-        self.counters.clear();
-        self.kept = 0;
-    }
-
-    fn count(&mut self, command: u32, f: impl FnOnce(&mut DrawCounters)) {
-        match self.counters.last_mut() {
-            Some((c, d)) if *c == command => f(d),
-            _ => {
-                let mut d = DrawCounters::default();
-                f(&mut d);
-                self.counters.push((command, d));
-            }
-        }
-    }
-}
-
-/// Where planning stands in the command stream.
-#[derive(Default)]
-struct Planner {
+/// Where planning stands in the command stream: the planner's own state,
+/// a resource so that [`plan_wave`] keeps it from wave to wave.
+#[derive(Resource, Default)]
+pub(crate) struct Planner {
     command: usize,
     instance: u32,
     run: usize,
@@ -129,62 +60,6 @@ struct Planner {
     /// Restart runs of the current command (`(start, len)`).
     runs: Vec<(u32, u32)>,
     runs_for: Option<usize>,
-}
-
-/// State of the scene being executed (systems read and write it).
-#[derive(Resource, Default)]
-pub struct SceneExecution {
-    /// Derived state per state block of the scene.
-    pub states: Vec<DerivedState>,
-    /// A block of the scene captures stream output (the StreamOut stage
-    /// has work; found once per scene, not per wave over every block).
-    pub captures: bool,
-    /// The framebuffer's tile grid.
-    pub grid: TileGrid,
-    /// Per command: its samples are counted by an active query (its bin
-    /// entries may not be skipped).
-    pub counted: Vec<bool>,
-    /// The current wave.
-    pub wave: Vec<FrontJob>,
-    /// Jobs binned since the back end last ran, in submission order.
-    pub binned: Vec<BinnedJob>,
-    /// Bytes held by `binned` (a tile pass runs when it reaches `SCENE_BIN_BUDGET`).
-    pub binned_bytes: usize,
-    /// All commands planned.
-    pub planned_all: bool,
-    /// Per-tile counts of the last back-end pass.
-    pub tile_counts: Vec<Vec<TileCount>>,
-    /// Per-tile pipeline-counter totals of the last back-end pass.
-    pub tile_totals: Vec<TileTotals>,
-    /// Per tile over the whole scene (all passes): bit 0 touched, bit 1
-    /// fully covered (see [`TileTotals`]).
-    tile_seen: Vec<u8>,
-    /// Per-command counters of the scene.
-    pub counters: Vec<DrawCounters>,
-    /// The flush's [`WorkBudget`] as it is spent (budget.rs).
-    pub meter: BudgetMeter,
-    planner: Planner,
-    /// Spare jobs and binned buffers, reused across waves and scenes.
-    spare_jobs: Vec<FrontJob>,
-    spare_binned: Vec<BinnedJob>,
-    scratch: Arc<ScratchPool>,
-    /// Resources the front end reads (vertex and index buffers; VS).
-    vertex_resources: Vec<ResourceRef>,
-    vs_resources: Vec<ResourceRef>,
-    /// VS shader buffers and images (locked for writing).
-    vs_storage: Vec<ResourceRef>,
-    /// Resources the back end writes (targets) and reads (FS).
-    targets: Vec<ResourceRef>,
-    fs_resources: Vec<ResourceRef>,
-    /// FS shader buffers and images (locked for writing).
-    fs_storage: Vec<ResourceRef>,
-}
-
-impl SceneExecution {
-    /// Whether the front end has nothing left to do.
-    pub(crate) fn front_done(&self) -> bool {
-        self.planned_all && self.wave.is_empty()
-    }
 }
 
 /// Prepares `exec` for `scene`: derived state per block (from `plans`,
@@ -319,7 +194,6 @@ pub(crate) fn begin_scene(
     exec.counters.clear();
     exec.counters
         .resize(scene.commands.len(), DrawCounters::default());
-    exec.planner = Planner::default();
     exec.planned_all = scene.commands.is_empty();
     exec.binned_bytes = 0;
     exec.tile_seen.clear();
@@ -359,7 +233,6 @@ pub(crate) fn end_scene(exec: &mut SceneExecution) {
     exec.vs_storage.clear();
     exec.fs_storage.clear();
     exec.targets.clear();
-    exec.planner = Planner::default();
 }
 
 // ---------------------------------------------------------------------------
@@ -493,40 +366,26 @@ fn plan_runs(info: &DrawInfo, ds: &DerivedState, locks: &LockSet<'_>, planner: &
     }
 }
 
-// ---------------------------------------------------------------------------
-// Front-end systems
-// ---------------------------------------------------------------------------
-
-/// Runs `f(job)` for every job of the wave on the pool.  Each system's
-/// closure opens its own puffin scope (`fetch_job`, `shade_job`, ...): a
-/// scope's name is fixed per call site, and the worker threads' rows of the
-/// flamegraph then show which stage each job belongs to.  One scope per job
-/// (a wave is `2 × threads` jobs, at least 4) costs one relaxed atomic load
-/// each while profiling is off.
-fn for_each_job(exec: &ExecutorRef, wave: &mut [FrontJob], f: &(dyn Fn(&mut FrontJob) + Sync)) {
-    let cells: Vec<std::sync::Mutex<&mut FrontJob>> =
-        wave.iter_mut().map(std::sync::Mutex::new).collect();
-    exec.for_each(cells.len(), &|i| {
-        let mut job = cells[i].lock().unwrap_or_else(|e| e.into_inner());
-        f(&mut job);
-    });
-}
-
-/// Fetch: plans the next wave of jobs, then assembles primitives and
-/// fetches vertex attributes into SoA lanes, in parallel over jobs.
-pub(crate) fn fetch_vertices(
+/// The head of the `Fetch` set: plans the next wave of jobs, at most
+/// `2 × threads` (at least 4) of up to [`JOB_PRIMS`] primitives each, from
+/// where the previous wave stopped (draw's `draw_pt_vsplit.c` splits a
+/// draw the same way; llvmpipe's scene is one job).  Fetch then runs the
+/// wave.
+pub(crate) fn plan_wave(
     pool: Res<PipelineExecutor>,
     scene: Res<RecordedScene>,
     mut exec: ResMut<SceneExecution>,
+    mut planner: ResMut<Planner>,
     counters: Res<PipelineCounters>,
 ) {
-    ferropipe_profiling::scope!("fetch_vertices");
+    ferropipe_profiling::scope!("plan_wave");
     let _time = counters.0.time_stage(PipelineSet::Fetch.stage());
     let exec = &mut *exec;
+    let planner = &mut *planner;
     let resources = std::mem::take(&mut exec.vertex_resources);
     {
+        // Primitive restart reads the index buffers.
         let locks = LockSet::acquire(resources.iter().map(|r| (r, false)));
-        // Plan the wave.
         let wave_jobs = (pool.0.threads() * 2).max(4);
         exec.meter.out_of_time();
         while exec.wave.len() < wave_jobs && !exec.planned_all && exec.meter.exceeded().is_none() {
@@ -536,7 +395,7 @@ pub(crate) fn fetch_vertices(
                 &scene,
                 &exec.states,
                 &locks,
-                &mut exec.planner,
+                planner,
                 &mut exec.counters,
                 &mut exec.meter,
                 &mut job,
@@ -545,7 +404,7 @@ pub(crate) fn fetch_vertices(
             } else {
                 exec.spare_jobs.push(job);
             }
-            if exec.planner.command >= scene.commands.len() {
+            if planner.command >= scene.commands.len() {
                 exec.planned_all = true;
             }
         }
@@ -554,406 +413,8 @@ pub(crate) fn fetch_vertices(
             exec.planned_all = true;
             exec.spare_jobs.append(&mut exec.wave);
         }
-        let states = &exec.states;
-        let scene = &*scene;
-        let locks = &locks;
-        for_each_job(&pool.0, &mut exec.wave, &|job: &mut FrontJob| {
-            ferropipe_profiling::scope!("fetch_job");
-            let FrontJob {
-                parts,
-                segments,
-                used,
-                dedup,
-                ..
-            } = job;
-            // The vertex-buffer views, rebuilt only when a part's block
-            // binds another array (not per part: one draw per part is
-            // many_draws' 10,000 collects).
-            let mut buffers: Vec<BufferView<'_>> = Vec::new();
-            let mut buffers_of: Option<*const ferropipe_components::batch::VertexBufferSlots> =
-                None;
-            for part in parts.iter() {
-                let Command::Draw { info, .. } = &scene.commands[part.command as usize] else {
-                    continue;
-                };
-                let ds = &states[part.state as usize];
-                let topo = Topology::new(info.mode, ds.setup.flatshade_first);
-                let ib = &ds.block.index_buffer;
-                let index = if info.indexed {
-                    Some(IndexSource {
-                        bytes: ib.buffer.as_deref().map_or(&[][..], |r| locks.bytes(r)),
-                        offset: ib.offset,
-                        size: ib.index_size,
-                    })
-                } else {
-                    None
-                };
-                let first_new = *used;
-                assemble_part(*part, info, topo, index, dedup, segments, used);
-                let vbs = &ds.block.vertex_buffers;
-                if buffers_of != Some(Arc::as_ptr(vbs)) {
-                    buffers_of = Some(Arc::as_ptr(vbs));
-                    buffers.clear();
-                    buffers.extend(vbs.iter().map(|vb| BufferView {
-                        bytes: vb.buffer.as_deref().map_or(&[][..], |r| locks.bytes(r)),
-                        stride: vb.stride,
-                        offset: vb.buffer_offset,
-                    }));
-                }
-                for seg in &mut segments[first_new..*used] {
-                    fetch_segment(seg, info, &ds.fetch.elements, &ds.shade.vs_info, &buffers);
-                }
-            }
-        });
     }
     exec.vertex_resources = resources;
-}
-
-/// Shade: runs the vertex shader over every segment of the wave.
-pub(crate) fn shade_vertices(
-    pool: Res<PipelineExecutor>,
-    mut exec: ResMut<SceneExecution>,
-    counters: Res<PipelineCounters>,
-) {
-    ferropipe_profiling::scope!("shade_vertices");
-    let _time = counters.0.time_stage(PipelineSet::Shade.stage());
-    let exec = &mut *exec;
-    let resources = std::mem::take(&mut exec.vs_resources);
-    let storage = std::mem::take(&mut exec.vs_storage);
-    {
-        let locks = LockSet::acquire(
-            resources
-                .iter()
-                .map(|r| (r, false))
-                .chain(storage.iter().map(|r| (r, true))),
-        );
-        let states = &exec.states;
-        let locks = &locks;
-        for_each_job(&pool.0, &mut exec.wave, &|job: &mut FrontJob| {
-            ferropipe_profiling::scope!("shade_job");
-            let mut prepared: Option<(u32, PreparedStage<'_>)> = None;
-            let n = job.used;
-            for si in 0..n {
-                let state = job.segments[si].part.state;
-                let ds = &states[state as usize];
-                let now = &ds.block.vs_resources;
-                // Blocks with the very same VS bindings share one
-                // preparation; blocks that differ in constant buffers only
-                // re-resolve those.
-                let fresh = match &mut prepared {
-                    Some((s, _)) if *s == state => false,
-                    Some((s, p)) => {
-                        let was = &states[*s as usize].block.vs_resources;
-                        if was.same_as(now) {
-                            false
-                        } else if same_except_constants(was, now) {
-                            p.rebind_constants(now, locks);
-                            *s = state;
-                            false
-                        } else {
-                            true
-                        }
-                    }
-                    None => true,
-                };
-                if fresh {
-                    prepared = Some((state, PreparedStage::new(now, locks)));
-                }
-                let res = prepared
-                    .as_ref()
-                    .map(|(_, p)| p.resources())
-                    .unwrap_or_default();
-                let seg = &mut job.segments[si];
-                shade_batch(&mut seg.batch, &ds.shade, &ds.block.vs, &res);
-                let cmd = seg.part.command;
-                let count = seg.batch.count as u64;
-                job.count(cmd, |c| c.vs_invocations += count);
-            }
-        });
-    }
-    exec.vs_resources = resources;
-    exec.vs_storage = storage;
-}
-
-/// Clip: clips, culls trivially, applies the viewport, links attributes.
-pub(crate) fn clip_primitives(
-    pool: Res<PipelineExecutor>,
-    mut exec: ResMut<SceneExecution>,
-    counters: Res<PipelineCounters>,
-) {
-    ferropipe_profiling::scope!("clip_primitives");
-    let _time = counters.0.time_stage(PipelineSet::Clip.stage());
-    let exec = &mut *exec;
-    let states = &exec.states;
-    for_each_job(&pool.0, &mut exec.wave, &|job: &mut FrontJob| {
-        ferropipe_profiling::scope!("clip_job");
-        let FrontJob {
-            segments,
-            used,
-            clipped,
-            clip_scratch,
-            ..
-        } = job;
-        let mut counts: Vec<(u32, ClipCounters)> = Vec::new();
-        for seg in &segments[..*used] {
-            let ds = &states[seg.part.state as usize];
-            let mut c = ClipCounters::default();
-            clip_segment(
-                seg,
-                ds,
-                seg.part.command,
-                seg.part.state,
-                clipped,
-                clip_scratch,
-                &mut c,
-            );
-            counts.push((seg.part.command, c));
-        }
-        for (cmd, c) in counts {
-            job.count(cmd, |d| {
-                d.c_invocations += c.c_invocations;
-                d.c_primitives += c.c_primitives;
-            });
-        }
-    });
-}
-
-/// Setup: fixed-point edges and plane equations.
-pub(crate) fn setup_primitives(
-    pool: Res<PipelineExecutor>,
-    mut exec: ResMut<SceneExecution>,
-    counters: Res<PipelineCounters>,
-) {
-    ferropipe_profiling::scope!("setup_primitives");
-    let _time = counters.0.time_stage(PipelineSet::Setup.stage());
-    let exec = &mut *exec;
-    let states = &exec.states;
-    for_each_job(&pool.0, &mut exec.wave, &|job: &mut FrontJob| {
-        ferropipe_profiling::scope!("setup_job");
-        job.out.prims.clear();
-        job.kept = setup_prims(&job.clipped, states, &mut job.out.prims);
-    });
-}
-
-/// Bin: sorts each job's primitives into tiles, then hands the jobs to the
-/// back end in submission order, adding up the wave's front-end counters
-/// in job order.
-pub(crate) fn bin_primitives(
-    pool: Res<PipelineExecutor>,
-    mut exec: ResMut<SceneExecution>,
-    counters: Res<PipelineCounters>,
-) {
-    ferropipe_profiling::scope!("bin_primitives");
-    let _time = counters.0.time_stage(PipelineSet::Bin.stage());
-    let exec = &mut *exec;
-    let states = &exec.states;
-    let grid = exec.grid;
-    let counted = &exec.counted;
-    let opaque_clear = |buffers: ClearFlags| -> bool {
-        // A clear replaces everything only if it writes every attachment.
-        let fb = states
-            .first()
-            .map(|s| s.block.framebuffer.clone())
-            .unwrap_or_default();
-        let colors_ok =
-            fb.cbufs.iter().enumerate().all(|(i, c)| {
-                c.is_none() || buffers.bits() & (ClearFlags::COLOR0.bits() << i) != 0
-            });
-        let zs_ok = fb.zsbuf.as_ref().is_none_or(|z| {
-            let f = DepthFormat::classify(z.desc.format);
-            let need_d = f.is_some_and(|f| f.has_depth());
-            let need_s = f.is_some_and(|f| f.has_stencil());
-            (!need_d || buffers.contains(ClearFlags::DEPTH))
-                && (!need_s || buffers.contains(ClearFlags::STENCIL))
-        });
-        colors_ok && zs_ok
-    };
-    for_each_job(&pool.0, &mut exec.wave, &|job: &mut FrontJob| {
-        ferropipe_profiling::scope!("bin_job");
-        if let Some((buffers, value)) = job.clear {
-            job.out.prims.clear();
-            bin_clear(
-                &grid,
-                buffers,
-                value,
-                opaque_clear(buffers),
-                &mut job.out.bins,
-            );
-            return;
-        }
-        let FrontJob {
-            out, bin_scratch, ..
-        } = job;
-        bin_prims(
-            &out.prims,
-            states,
-            &grid,
-            &|cmd| counted.get(cmd as usize).copied().unwrap_or(false),
-            bin_scratch,
-            &mut out.bins,
-        );
-        order_prims_by_tile(&mut out.prims, states, &mut out.bins, bin_scratch);
-    });
-    // Hand over in order.
-    let mut wave = Counts::new();
-    for mut job in exec.wave.drain(..) {
-        for (cmd, c) in job.counters.drain(..) {
-            wave.add(Counter::VerticesShaded, c.vs_invocations);
-            wave.add(Counter::PrimitivesIn, c.c_invocations);
-            wave.add(Counter::PrimitivesAfterClip, c.c_primitives);
-            if let Some(d) = exec.counters.get_mut(cmd as usize) {
-                d.accumulate(&c);
-            }
-        }
-        wave.add(Counter::PrimitivesAfterCull, job.kept);
-        wave.add(Counter::BinsEmitted, job.out.bins.entries.len() as u64);
-        let mut binned = exec.spare_binned.pop().unwrap_or_default();
-        std::mem::swap(&mut binned, &mut job.out);
-        exec.binned_bytes += binned_size(&binned);
-        exec.binned.push(binned);
-        exec.spare_jobs.push(job);
-    }
-    counters.0.commit(&wave);
-}
-
-fn binned_size(b: &BinnedJob) -> usize {
-    b.prims.prims.len() * std::mem::size_of::<SetupPrim>()
-        + b.prims.planes.len() * std::mem::size_of::<Plane>()
-        + b.bins.entries.len() * 8
-        + b.bins.tile_start.len() * 4
-}
-
-// ---------------------------------------------------------------------------
-// Back-end systems
-// ---------------------------------------------------------------------------
-
-/// Raster (with fragment and merge fused per batch, see raster.rs): renders
-/// every tile of the scene in parallel.
-pub(crate) fn rasterize_tiles(
-    pool: Res<PipelineExecutor>,
-    scene: Res<RecordedScene>,
-    mut exec: ResMut<SceneExecution>,
-    counters: Res<PipelineCounters>,
-) {
-    ferropipe_profiling::scope!("rasterize_tiles");
-    let _time = counters.0.time_stage(PipelineSet::Tiles.stage());
-    let exec = &mut *exec;
-    if exec.binned.is_empty() {
-        return;
-    }
-    let Some(fb) = scene.framebuffer.clone() else {
-        return;
-    };
-    let targets_res = std::mem::take(&mut exec.targets);
-    let fs_res = std::mem::take(&mut exec.fs_resources);
-    let fs_storage = std::mem::take(&mut exec.fs_storage);
-    {
-        let locks = LockSet::acquire(
-            targets_res
-                .iter()
-                .map(|r| (r, true))
-                .chain(fs_res.iter().map(|r| (r, false)))
-                .chain(fs_storage.iter().map(|r| (r, true))),
-        );
-        let mut targets = Targets::default();
-        for cb in &fb.cbufs {
-            targets.color.push(cb.as_ref().and_then(|s| {
-                let (ptr, len) = locks.target(&s.resource)?;
-                ColorTarget::new(TargetMemory::for_surface(s, ptr, len)?, s.desc.format)
-            }));
-        }
-        targets.depth = fb.zsbuf.as_ref().and_then(|s| {
-            let (ptr, len) = locks.target(&s.resource)?;
-            Some(DepthTarget {
-                mem: TargetMemory::for_surface(s, ptr, len)?,
-                format: DepthFormat::classify(s.desc.format)?,
-                pipe_format: s.desc.format,
-            })
-        });
-        // One prepared stage per run of state blocks with the very same
-        // fragment bindings (blocks that differ in vertex-stage state only,
-        // e.g. a constant buffer per draw, share it).
-        let mut prepared: Vec<PreparedStage<'_>> = Vec::new();
-        let mut which = Vec::with_capacity(exec.states.len());
-        for (i, ds) in exec.states.iter().enumerate() {
-            let fs = &ds.block.fs_resources;
-            if i == 0 || !fs.same_as(&exec.states[i - 1].block.fs_resources) {
-                prepared.push(PreparedStage::new(fs, &locks));
-            }
-            which.push(prepared.len() as u32 - 1);
-        }
-        let fs_resources: Vec<_> = prepared.iter().map(PreparedStage::resources).collect();
-        let ctx = TileContext {
-            grid: exec.grid,
-            jobs: &exec.binned,
-            states: &exec.states,
-            targets: &targets,
-            fs_resources: &fs_resources,
-            fs_resources_of: &which,
-        };
-        let n = exec.grid.tiles();
-        exec.tile_counts.resize_with(n, Vec::new);
-        exec.tile_totals.clear();
-        exec.tile_totals.resize(n, TileTotals::default());
-        type Slot<'s> = (&'s mut Vec<TileCount>, &'s mut TileTotals);
-        let slots: Vec<std::sync::Mutex<Slot<'_>>> = exec
-            .tile_counts
-            .iter_mut()
-            .zip(exec.tile_totals.iter_mut())
-            .map(std::sync::Mutex::new)
-            .collect();
-        let pool_scratch = exec.scratch.clone();
-        let meter = &exec.meter;
-        pool.0.for_each(n, &|t| {
-            ferropipe_profiling::scope!("rasterize_tile");
-            if meter.out_of_time() {
-                return; // a safe point: tiles own disjoint pixels
-            }
-            let mut scratch: TileScratch = pool_scratch.take();
-            let mut slot = slots[t].lock().unwrap_or_else(|e| e.into_inner());
-            let (stats, totals) = &mut *slot;
-            stats.clear();
-            **totals = rasterize_tile(&ctx, t, &mut scratch, stats);
-            pool_scratch.give(scratch);
-        });
-        for (seen, t) in exec.tile_seen.iter_mut().zip(&exec.tile_totals) {
-            *seen |= t.touched as u8 | (t.fully_covered as u8) << 1;
-        }
-    }
-    exec.targets = targets_res;
-    exec.fs_resources = fs_res;
-    exec.fs_storage = fs_storage;
-}
-
-/// The tile pass's bookkeeping: attributes fragment-shader invocations
-/// (`ps_invocations`) and passed samples (occlusion) to their commands,
-/// adds up the fragments shaded and killed in tile order, and recycles the
-/// bins for the rest of the scene.
-pub(crate) fn reduce_tile_counts(
-    mut exec: ResMut<SceneExecution>,
-    counters: Res<PipelineCounters>,
-) {
-    ferropipe_profiling::scope!("reduce_tile_counts");
-    let _time = counters.0.time_stage(PipelineSet::Tiles.stage());
-    let exec = &mut *exec;
-    for tile in &mut exec.tile_counts {
-        for c in tile.iter() {
-            if let Some(d) = exec.counters.get_mut(c.command as usize) {
-                d.ps_invocations += c.ps_invocations;
-                d.samples_passed += c.samples_passed;
-            }
-        }
-        tile.clear();
-    }
-    let mut pass = Counts::new();
-    for t in exec.tile_totals.drain(..) {
-        pass.add(Counter::FragmentsShaded, t.frags.shaded);
-        pass.add(Counter::FragmentsKilled, t.frags.killed);
-    }
-    counters.0.commit(&pass);
-    let binned = std::mem::take(&mut exec.binned);
-    exec.spare_binned.extend(binned);
-    exec.binned_bytes = 0;
 }
 
 /// Runs a recorded scene: front-end waves until the bins are full or the
@@ -989,13 +450,14 @@ pub fn execute_scene(world: &mut World, counted: &[bool]) -> Result<(), BudgetEx
         });
         exec.meter = BudgetMeter::start(work);
     });
+    *world.resource_mut::<Planner>() = Planner::default();
     let budget = world
         .get_resource::<SceneBinBudget>()
         .map_or(SCENE_BIN_BUDGET, |b| b.0);
     let mut passes = 0u32;
     let mut lost: Option<BudgetExceeded>;
     loop {
-        world.run_schedule(crate::FrontEnd);
+        world.run_schedule(crate::sets::FrontEnd);
         lost = world.resource::<SceneExecution>().meter.exceeded();
         if lost.is_some() {
             break;
@@ -1039,6 +501,7 @@ pub fn execute_scene(world: &mut World, counted: &[bool]) -> Result<(), BudgetEx
         }
         end_scene(&mut exec);
     });
+    *world.resource_mut::<Planner>() = Planner::default();
     world.resource::<PipelineCounters>().0.commit(&scene_counts);
     lost.map_or(Ok(()), Err)
 }
@@ -1058,7 +521,7 @@ fn run_back_end(world: &mut World) -> Result<(), BudgetExceeded> {
             return Err(lost);
         }
     }
-    world.run_schedule(crate::BackEnd);
+    world.run_schedule(crate::sets::BackEnd);
     world
         .resource::<SceneExecution>()
         .meter
@@ -1103,12 +566,4 @@ fn run_full_passes(world: &mut World, budget: usize) -> Result<u32, BudgetExceed
         e.binned_bytes = rest.iter().map(binned_size).sum();
         e.binned = rest;
     }
-}
-
-#[allow(dead_code)]
-fn _assert_send() {
-    fn is_send<T: Send>() {}
-    is_send::<FrontJob>();
-    is_send::<JobBins>();
-    is_send::<SetupPrims>();
 }

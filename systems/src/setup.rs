@@ -45,6 +45,10 @@ use multiversion::multiversion;
 use crate::derived::DerivedState;
 use crate::lanes::Rect;
 use crate::link::{FsInputSource, PlaneChunk, PlanePlan};
+use bevy_ecs::prelude::*;
+
+use crate::job::{FrontJob, PipelineCounters, PipelineExecutor, SceneExecution, for_each_job};
+use crate::sets::PipelineSet;
 
 /// Largest point size (llvmpipe's `LP_MAX_POINT_WIDTH`).
 pub(crate) const MAX_POINT_WIDTH: f32 = 255.0;
@@ -1656,6 +1660,28 @@ fn setup_point(
         front,
     );
     out.prims.push(sp);
+}
+
+// ---------------------------------------------------------------------------
+// The system
+// ---------------------------------------------------------------------------
+
+/// The `Setup` system: fixed-point edges and plane equations, in parallel
+/// over the wave's jobs.
+pub(crate) fn setup_primitives(
+    pool: Res<PipelineExecutor>,
+    mut exec: ResMut<SceneExecution>,
+    counters: Res<PipelineCounters>,
+) {
+    ferropipe_profiling::scope!("setup_primitives");
+    let _time = counters.0.time_stage(PipelineSet::Setup.stage());
+    let exec = &mut *exec;
+    let states = &exec.states;
+    for_each_job(&pool.0, &mut exec.wave, &|job: &mut FrontJob| {
+        ferropipe_profiling::scope!("setup_job");
+        job.out.prims.clear();
+        job.kept = setup_prims(&job.clipped, states, &mut job.out.prims);
+    });
 }
 
 #[cfg(test)]

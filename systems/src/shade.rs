@@ -6,59 +6,16 @@
 //! interpreter pays its dispatch once per 256 vertices.
 
 use ferropipe_components::batch::VertexBatch;
-use ferropipe_components::shader::{
-    Lanes, Semantic, ShaderInfo, ShaderResources, VertexIo, VertexShaderRef,
-};
-use ferropipe_components::state::RasterizerState;
+use ferropipe_components::shader::{Lanes, ShaderResources, VertexIo, VertexShaderRef};
 use multiversion::multiversion;
 
 use crate::lanes::resize_lanes;
+pub use crate::shade_plan::ShadePlan;
+use bevy_ecs::prelude::*;
 
-/// What the shade stage derives from the vertex shader and the rasterizer
-/// state (draw's `draw_vs` output mapping): where the outputs the later
-/// stages look for are, and which outputs to clamp.  Cached with the rest
-/// of a block's plans (plans.rs).
-#[derive(Clone, Debug)]
-pub struct ShadePlan {
-    /// The vertex shader's interface.
-    pub vs_info: ShaderInfo,
-    /// VS output slot of the position (`None`: the shader writes none and
-    /// nothing is drawn).
-    pub pos_slot: Option<usize>,
-    /// VS output slot of the point size, when the shader writes one (points
-    /// read it with `point_size_per_vertex`).
-    pub psize_slot: Option<usize>,
-    /// VS output slots that `clamp_vertex_color` clamps (COLOR/BCOLOR).
-    pub clamp_slots: Vec<usize>,
-    /// `VertexShader::writes_all_outputs`: the output lanes need no
-    /// clearing before a call.
-    pub writes_all_outputs: bool,
-}
-
-impl ShadePlan {
-    /// The plan of `vs` under `rast` (only `clamp_vertex_color` is read).
-    pub fn derive(vs: &VertexShaderRef, rast: &RasterizerState) -> Self {
-        let vs_info = vs.info().clone();
-        let clamp_slots = if rast.clamp_vertex_color {
-            vs_info
-                .outputs
-                .iter()
-                .enumerate()
-                .filter(|(_, o)| matches!(o.semantic, Semantic::Color(_) | Semantic::BColor(_)))
-                .map(|(i, _)| i)
-                .collect()
-        } else {
-            Vec::new()
-        };
-        ShadePlan {
-            pos_slot: vs_info.output_slot(Semantic::Position),
-            psize_slot: vs_info.output_slot(Semantic::PointSize),
-            clamp_slots,
-            writes_all_outputs: vs.writes_all_outputs(),
-            vs_info,
-        }
-    }
-}
+use crate::job::{FrontJob, PipelineCounters, PipelineExecutor, SceneExecution, for_each_job};
+use crate::locks::{LockSet, PreparedStage, same_except_constants};
+use crate::sets::PipelineSet;
 
 /// Runs `vs` over `batch` (inputs already fetched) as `plan` says.
 #[multiversion(
@@ -103,4 +60,74 @@ pub fn shade_batch(
             *l = l.fast_max(Lanes::ZERO).fast_min(Lanes::ONE);
         }
     }
+}
+
+// ---------------------------------------------------------------------------
+// The system
+// ---------------------------------------------------------------------------
+
+/// The `Shade` system: runs the vertex shader over every segment of the wave.
+pub(crate) fn shade_vertices(
+    pool: Res<PipelineExecutor>,
+    mut exec: ResMut<SceneExecution>,
+    counters: Res<PipelineCounters>,
+) {
+    ferropipe_profiling::scope!("shade_vertices");
+    let _time = counters.0.time_stage(PipelineSet::Shade.stage());
+    let exec = &mut *exec;
+    let resources = std::mem::take(&mut exec.vs_resources);
+    let storage = std::mem::take(&mut exec.vs_storage);
+    {
+        let locks = LockSet::acquire(
+            resources
+                .iter()
+                .map(|r| (r, false))
+                .chain(storage.iter().map(|r| (r, true))),
+        );
+        let states = &exec.states;
+        let locks = &locks;
+        for_each_job(&pool.0, &mut exec.wave, &|job: &mut FrontJob| {
+            ferropipe_profiling::scope!("shade_job");
+            let mut prepared: Option<(u32, PreparedStage<'_>)> = None;
+            let n = job.used;
+            for si in 0..n {
+                let state = job.segments[si].part.state;
+                let ds = &states[state as usize];
+                let now = &ds.block.vs_resources;
+                // Blocks with the very same VS bindings share one
+                // preparation; blocks that differ in constant buffers only
+                // re-resolve those.
+                let fresh = match &mut prepared {
+                    Some((s, _)) if *s == state => false,
+                    Some((s, p)) => {
+                        let was = &states[*s as usize].block.vs_resources;
+                        if was.same_as(now) {
+                            false
+                        } else if same_except_constants(was, now) {
+                            p.rebind_constants(now, locks);
+                            *s = state;
+                            false
+                        } else {
+                            true
+                        }
+                    }
+                    None => true,
+                };
+                if fresh {
+                    prepared = Some((state, PreparedStage::new(now, locks)));
+                }
+                let res = prepared
+                    .as_ref()
+                    .map(|(_, p)| p.resources())
+                    .unwrap_or_default();
+                let seg = &mut job.segments[si];
+                shade_batch(&mut seg.batch, &ds.shade, &ds.block.vs, &res);
+                let cmd = seg.part.command;
+                let count = seg.batch.count as u64;
+                job.count(cmd, |c| c.vs_invocations += count);
+            }
+        });
+    }
+    exec.vs_resources = resources;
+    exec.vs_storage = storage;
 }

@@ -42,8 +42,9 @@ use ferropipe_components::resource::{PipeResource, ResourceRef, StorageWrite};
 use ferropipe_components::shader::LANES;
 use ferropipe_components::state::MAX_SO_BUFFERS;
 
-use crate::fetch::{JobPart, Segment, Topology};
-use crate::scene::SceneExecution;
+use crate::fetch::Topology;
+use crate::job::SceneExecution;
+use ferropipe_components::batch::{JobPart, Segment};
 
 /// The stage's state between waves: the first triangle of a quad whose
 /// second triangle has not been seen yet (a quad's two triangles may end
@@ -286,9 +287,11 @@ pub(crate) fn emit_stream_output(
     scene: Res<RecordedScene>,
     mut exec: ResMut<SceneExecution>,
     mut carry: ResMut<StreamOutCarry>,
-    counters: Res<crate::PipelineCounters>,
+    counters: Res<crate::job::PipelineCounters>,
 ) {
-    let _time = counters.0.time_stage(crate::PipelineSet::StreamOut.stage());
+    let _time = counters
+        .0
+        .time_stage(crate::sets::PipelineSet::StreamOut.stage());
     let exec = &mut *exec;
     if !exec.captures {
         return;

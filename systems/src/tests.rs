@@ -459,7 +459,7 @@ mod cases {
         world.init_resource::<TilePasses>();
         world.schedule_scope(crate::BackEnd, |_, sched| {
             use bevy_ecs::schedule::IntoScheduleConfigs;
-            sched.add_systems(count_tile_passes.after(crate::PipelineSet::Tiles));
+            sched.add_systems(count_tile_passes.after(crate::sets::PipelineSet::Tiles));
         });
         let fb = s.fb.clone();
         let mut cmds = vec![(None, clear([0.1, 0.2, 0.3, 1.0]))];
@@ -1753,7 +1753,10 @@ mod counters {
 
     #[test]
     fn every_pipeline_set_has_its_stage_in_order() {
-        let stages: Vec<_> = crate::PipelineSet::ALL.iter().map(|s| s.stage()).collect();
+        let stages: Vec<_> = crate::sets::PipelineSet::ALL
+            .iter()
+            .map(|s| s.stage())
+            .collect();
         assert_eq!(stages, ferropipe_profiling::Stage::ALL);
     }
 
