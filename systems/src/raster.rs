@@ -337,6 +337,36 @@ pub struct TileContext<'a> {
     /// Per state block, its entry of `fs_resources` (a `u32` per block,
     /// not a copy of the resources: many_draws has 10,000 blocks).
     pub fs_resources_of: &'a [u32],
+    /// Per state block, the first block of its *batch run*: the
+    /// consecutive blocks with the very same derived shape and fragment
+    /// resources, whose primitives one batch may mix (see
+    /// [`batch_runs`]).
+    pub batch_run_of: &'a [u32],
+}
+
+/// Fills `out` with each block's batch run (`TileContext::batch_run_of`):
+/// consecutive blocks whose shapes are the same `Arc` and whose fragment
+/// resources are the same entry shade and merge alike, because
+/// everything the tile stage reads per batch comes from those two, and
+/// what differs per primitive (planes, command, facing) is read per
+/// primitive.  many_draws' 10,000 blocks differ in a vertex constant
+/// buffer only: one run, so a tile's 20-odd 112-pixel quads fill
+/// 512-pixel batches instead of one batch (one shader call, one store
+/// pass) each.
+pub fn batch_runs(states: &[DerivedState], fs_resources_of: &[u32], out: &mut Vec<u32>) {
+    out.clear();
+    for (i, ds) in states.iter().enumerate() {
+        let run = match i.checked_sub(1) {
+            Some(p)
+                if Arc::ptr_eq(ds.shape(), states[p].shape())
+                    && fs_resources_of.get(i) == fs_resources_of.get(p) =>
+            {
+                out[p]
+            }
+            _ => i as u32,
+        };
+        out.push(run);
+    }
 }
 
 /// Reusable per-job scratch.
@@ -472,7 +502,8 @@ fn raster_entry(
         return;
     };
     let ds = &ctx.states[p.state as usize];
-    if batch.state != Some(p.state) {
+    let run = ctx.batch_run_of.get(p.state as usize);
+    if batch.state.and_then(|s| ctx.batch_run_of.get(s as usize)) != run || run.is_none() {
         flush_batch(ctx, batch, stats);
         batch.state = Some(p.state);
     }
@@ -1046,6 +1077,8 @@ pub(crate) fn rasterize_tiles(
             which.push(prepared.len() as u32 - 1);
         }
         let fs_resources: Vec<_> = prepared.iter().map(PreparedStage::resources).collect();
+        let mut runs = Vec::with_capacity(exec.states.len());
+        batch_runs(&exec.states, &which, &mut runs);
         let ctx = TileContext {
             grid: exec.grid,
             jobs: &exec.binned,
@@ -1053,6 +1086,7 @@ pub(crate) fn rasterize_tiles(
             targets: &targets,
             fs_resources: &fs_resources,
             fs_resources_of: &which,
+            batch_run_of: &runs,
         };
         let n = exec.grid.tiles();
         pass.tile_counts.resize_with(n, Vec::new);
@@ -1202,6 +1236,73 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// Blocks that differ in a vertex constant buffer only share a batch
+    /// run, so one batch mixes their primitives: overlapping, blended and
+    /// depth-tested draws must still merge in submission order, giving
+    /// the image of one flush per draw (whose batches never mix).
+    #[test]
+    fn batches_mixing_blocks_merge_in_submission_order() {
+        use crate::tests::{Setup, clear, draw, pixels, run, verts, world};
+        use ferropipe_components::draw::ConstantBufferBinding;
+        use ferropipe_components::enums::{BlendFactor, Func, PrimType};
+        use ferropipe_components::format::Format;
+
+        let (w, h) = (48, 40);
+        // Six overlapping triangles at varying depths, half transparent.
+        let mut pts = Vec::new();
+        for k in 0..6 {
+            let (o, z) = (k as f32 * 4.0, [0.6, 0.3, 0.5, 0.2, 0.7, 0.1][k]);
+            let c = [k as f32 / 6.0, 1.0 - k as f32 / 6.0, 0.5, 0.5];
+            pts.extend([
+                (2.0 + o, 2.0, z, c),
+                (40.0 + o / 2.0, 6.0 + o, z, c),
+                (6.0, 36.0, z, c),
+            ]);
+        }
+        for depth in [false, true] {
+            let mut s = Setup::new(w, h, depth.then_some(Format::Z32_FLOAT))
+                .with_vertices(&verts(&pts, w, h));
+            let mut blend = (*s.block.blend).clone();
+            let rt = &mut blend.rt[0];
+            rt.blend_enable = true;
+            (rt.rgb_src_factor, rt.alpha_src_factor) =
+                (BlendFactor::SrcAlpha, BlendFactor::SrcAlpha);
+            (rt.rgb_dst_factor, rt.alpha_dst_factor) =
+                (BlendFactor::InvSrcAlpha, BlendFactor::InvSrcAlpha);
+            s.block.blend = Arc::new(blend);
+            let mut dsa = *s.block.dsa;
+            dsa.depth_enabled = depth;
+            dsa.depth_writemask = depth;
+            dsa.depth_func = Func::Less;
+            s.block.dsa = Arc::new(dsa);
+            let block = |k: u8| {
+                let mut b = s.block.clone();
+                let mut slots = (*b.vs_resources.constant_buffers).clone();
+                slots[0] = ConstantBufferBinding {
+                    user_buffer: Some(Arc::from(vec![k; 16])),
+                    ..Default::default()
+                };
+                b.vs_resources.constant_buffers = Arc::new(slots);
+                b
+            };
+            let draws =
+                || (0..6u8).map(|k| (Some(block(k)), draw(PrimType::Triangles, 3 * k as u32, 3)));
+            let mut one = world(1);
+            let mut cmds = vec![(None, clear([0.1, 0.2, 0.3, 1.0]))];
+            cmds.extend(draws());
+            run(&mut one, &s.fb, cmds);
+            let mixed = pixels(s.fb.cbufs[0].as_ref().unwrap());
+
+            let mut each = world(1);
+            run(&mut each, &s.fb, vec![(None, clear([0.1, 0.2, 0.3, 1.0]))]);
+            for d in draws() {
+                run(&mut each, &s.fb, vec![d]);
+            }
+            let separate = pixels(s.fb.cbufs[0].as_ref().unwrap());
+            assert_eq!(mixed, separate, "depth {depth}");
         }
     }
 }
