@@ -279,8 +279,8 @@ fn state_block(
         min_samples: 1,
         clip: ClipState::default(),
         poly_stipple: PolyStipple::default(),
-        viewports,
-        scissors: [ScissorState::default(); MAX_VIEWPORTS],
+        viewports: Arc::new(viewports),
+        scissors: Arc::new([ScissorState::default(); MAX_VIEWPORTS]),
         stream_output: None,
     }
 }

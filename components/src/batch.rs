@@ -59,6 +59,10 @@ pub type SamplerViewSlots = [Option<SamplerViewRef>; MAX_SAMPLER_VIEWS];
 pub type SamplerSlots = [Option<Arc<SamplerState>>; MAX_SAMPLERS];
 /// Vertex buffer slots (index = `vertex_buffer_index`).
 pub type VertexBufferSlots = [VertexBufferBinding; MAX_VERTEX_BUFFERS];
+/// `set_viewport_states` slots (16, `PIPE_MAX_VIEWPORTS`).
+pub type ViewportSlots = [ViewportState; MAX_VIEWPORTS];
+/// `set_scissor_states` slots (16).
+pub type ScissorSlots = [ScissorState; MAX_VIEWPORTS];
 
 /// One `set_shader_buffers` slot (`struct pipe_shader_buffer`), validated.
 #[derive(Clone, Debug)]
@@ -196,10 +200,14 @@ pub struct StateBlock {
     pub clip: ClipState,
     /// `set_polygon_stipple`.
     pub poly_stipple: PolyStipple,
-    /// `set_viewport_states`, 16 slots (`PIPE_MAX_VIEWPORTS`).
-    pub viewports: [ViewportState; MAX_VIEWPORTS],
-    /// `set_scissor_states`, 16 slots.
-    pub scissors: [ScissorState; MAX_VIEWPORTS],
+    /// `set_viewport_states`, 16 slots (`PIPE_MAX_VIEWPORTS`).  Shared, not
+    /// copied: 16 viewports and 16 scissors are 640 of a block's bytes,
+    /// and draws that change only a binding (many_draws: 10,000 a frame)
+    /// keep them, so a block copies two pointers and the plan cache
+    /// compares them by identity first.
+    pub viewports: Arc<ViewportSlots>,
+    /// `set_scissor_states`, 16 slots (shared like `viewports`).
+    pub scissors: Arc<ScissorSlots>,
     /// Stream output: `Some` when the vertex shader has stream-output
     /// outputs and at least one target is bound (the draw captures).
     pub stream_output: Option<Arc<StreamOutputBinding>>,

@@ -87,8 +87,8 @@ pub(crate) fn same_shape_inputs(a: &StateBlock, b: &StateBlock) -> bool {
         && *min_samples == b.min_samples
         && *clip == b.clip
         && *poly_stipple == b.poly_stipple
-        && *viewports == b.viewports
-        && *scissors == b.scissors
+        && (Arc::ptr_eq(viewports, &b.viewports) || **viewports == *b.viewports)
+        && (Arc::ptr_eq(scissors, &b.scissors) || **scissors == *b.scissors)
 }
 
 /// The derived part of a block: one plan per stage, each behind an `Arc`

@@ -82,8 +82,8 @@ impl ShapeValues {
             min_samples: b.min_samples,
             clip: b.clip,
             poly_stipple: b.poly_stipple,
-            viewports: b.viewports,
-            scissors: b.scissors,
+            viewports: *b.viewports,
+            scissors: *b.scissors,
         }
     }
 }
@@ -315,8 +315,8 @@ impl StageMemos {
             now,
             [id(rast), id(fb), 0, 0, 0, 0],
             SetupValues {
-                viewports: b.viewports,
-                scissors: b.scissors,
+                viewports: *b.viewports,
+                scissors: *b.scissors,
             },
             pins!(rast, fb),
             || SetupPlan::derive(rast, fb, &b.viewports, &b.scissors),
@@ -359,7 +359,7 @@ impl StageMemos {
                 id(&merge),
             ],
             TilesValues {
-                viewports: b.viewports,
+                viewports: *b.viewports,
                 sample_mask: b.sample_mask,
                 min_samples: b.min_samples,
                 poly_stipple: b.poly_stipple,
@@ -643,7 +643,7 @@ mod tests {
         assert!(Arc::ptr_eq(&first.shade, &s.shade));
 
         let mut vp = (*base).clone();
-        vp.viewports[0].scale[0] *= 0.5;
+        Arc::make_mut(&mut vp.viewports)[0].scale[0] *= 0.5;
         let s = plans.shape(&vp);
         assert_eq!(plans.counts().plans, [1, 1, 3, 2, 3, 4, 2]);
         assert!(Arc::ptr_eq(&first.link, &s.link));

@@ -184,8 +184,8 @@ impl Setup {
             min_samples: 1,
             clip: ClipState::default(),
             poly_stipple: PolyStipple::default(),
-            viewports,
-            scissors: [ScissorState::default(); MAX_VIEWPORTS],
+            viewports: Arc::new(viewports),
+            scissors: Arc::new([ScissorState::default(); MAX_VIEWPORTS]),
             stream_output: None,
         };
         Setup { fb, block }

@@ -496,7 +496,8 @@ impl Context {
             MAX_VIEWPORTS,
         )?;
         let mut bound = self.bound_mut();
-        bound.scissors[start_slot as usize..][..scissors.len()].copy_from_slice(scissors);
+        Arc::make_mut(&mut bound.scissors)[start_slot as usize..][..scissors.len()]
+            .copy_from_slice(scissors);
         Ok(())
     }
 
@@ -525,7 +526,8 @@ impl Context {
             }
         }
         let mut bound = self.bound_mut();
-        bound.viewports[start_slot as usize..][..viewports.len()].copy_from_slice(viewports);
+        Arc::make_mut(&mut bound.viewports)[start_slot as usize..][..viewports.len()]
+            .copy_from_slice(viewports);
         Ok(())
     }
 

@@ -152,8 +152,8 @@ fn snapshot(b: &BoundState, rasterizer: Arc<RasterizerState>) -> Result<Arc<Stat
         min_samples: b.min_samples,
         clip: b.clip,
         poly_stipple: b.poly_stipple,
-        viewports: b.viewports,
-        scissors: b.scissors,
+        viewports: b.viewports.clone(),
+        scissors: b.scissors.clone(),
         stream_output: stream_output_binding(b),
     }))
 }

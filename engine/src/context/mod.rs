@@ -53,7 +53,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use bevy_ecs::entity::Entity;
 use bevy_ecs::resource::Resource as EcsResource;
 use bevy_ecs::world::World;
-use ferropipe_components::batch::{ShaderBufferSlots, ShaderImageSlots};
+use ferropipe_components::batch::{
+    ScissorSlots, ShaderBufferSlots, ShaderImageSlots, ViewportSlots,
+};
 use ferropipe_components::draw::{
     ConstantBufferBinding, FramebufferState, IndexBufferBinding, StreamOutputTargetRef,
     VertexBufferBinding,
@@ -232,9 +234,9 @@ pub struct BoundState {
     /// `set_polygon_stipple`.
     pub poly_stipple: PolyStipple,
     /// `set_viewport_states`, 16 slots.
-    pub viewports: [ViewportState; MAX_VIEWPORTS],
+    pub viewports: Arc<ViewportSlots>,
     /// `set_scissor_states`, 16 slots.
-    pub scissors: [ScissorState; MAX_VIEWPORTS],
+    pub scissors: Arc<ScissorSlots>,
 }
 
 impl Default for BoundState {
@@ -267,8 +269,8 @@ impl Default for BoundState {
             min_samples: 1,
             clip: ClipState::default(),
             poly_stipple: PolyStipple::default(),
-            viewports: [ViewportState::default(); MAX_VIEWPORTS],
-            scissors: [ScissorState::default(); MAX_VIEWPORTS],
+            viewports: Arc::new([ViewportState::default(); MAX_VIEWPORTS]),
+            scissors: Arc::new([ScissorState::default(); MAX_VIEWPORTS]),
         }
     }
 }
