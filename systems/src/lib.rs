@@ -55,6 +55,7 @@ use bevy_ecs::world::World;
 mod aa_stage;
 mod aa_state;
 pub mod bin;
+pub mod blit;
 pub mod budget;
 pub mod clip;
 pub mod clip_plan;

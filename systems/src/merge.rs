@@ -1315,22 +1315,7 @@ fn store_group_generic(
         }
     }
     let result: [[f32; LANES]; 4] = if g.blending {
-        let mut dst = dst_q.map(Lanes::new);
-        if g.clamp {
-            clamp01(&mut dst);
-        }
-        if let ColorFormat::Unorm8x4 { srgb: false, .. } = target.kind {
-            // llvmpipe's byte arithmetic, as the batch store: the
-            // destination reads k / 255 exactly, so it converts back to
-            // its bytes, and the result bytes k / 255 encode to k again.
-            let b = unorm8::BlendBytes::new(blend_state);
-            let dst = dst.map(unorm8::unit_to_byte);
-            let k = 1.0 / 255.0;
-            unorm8::blend_bytes(&b, src, src1, &dst, cc)
-                .map(|v| (Lanes::from_i32x8(v) * Lanes::splat(k)).to_array())
-        } else {
-            blend(blend_state, src, src1, &dst, cc).map(|l| l.to_array())
-        }
+        blend_values(blend_state, target, g.clamp, src, src1, dst_q, cc)
     } else {
         src.map(|l| l.to_array())
     };
@@ -1340,6 +1325,105 @@ fn store_group_generic(
             write_color(target, px, v, g.colormask, g.logicop);
         }
     }
+}
+
+/// The blended values of a group: `src` (already clamped when `clamp`)
+/// over the destination values `dst_q` (as [`read_color`] reads them),
+/// in llvmpipe's byte arithmetic for RGBA8-family targets.
+fn blend_values(
+    blend_state: &RtBlendState,
+    target: &ColorTarget,
+    clamp: bool,
+    src: &Quad,
+    src1: &Quad,
+    dst_q: [[f32; LANES]; 4],
+    cc: &Quad,
+) -> [[f32; LANES]; 4] {
+    let mut dst = dst_q.map(Lanes::new);
+    if clamp {
+        clamp01(&mut dst);
+    }
+    if let ColorFormat::Unorm8x4 { srgb: false, .. } = target.kind {
+        // llvmpipe's byte arithmetic, as the batch store: the
+        // destination reads k / 255 exactly, so it converts back to
+        // its bytes, and the result bytes k / 255 encode to k again.
+        let b = unorm8::BlendBytes::new(blend_state);
+        let dst = dst.map(unorm8::unit_to_byte);
+        let k = 1.0 / 255.0;
+        unorm8::blend_bytes(&b, src, src1, &dst, cc)
+            .map(|v| (Lanes::from_i32x8(v) * Lanes::splat(k)).to_array())
+    } else {
+        blend(blend_state, src, src1, &dst, cc).map(|l| l.to_array())
+    }
+}
+
+/// The tile store's per-pixel blend and write ([`store_batch`]'s generic
+/// path) for a row of pixels outside the tile pass: the blitter's
+/// `alpha_blend` (`engine/src/context/blit.rs`, u_blitter draws its quad
+/// with a blend state).  `src[i]` is blended over pixel `i` of `row` (in
+/// `format`) by `rt` with a zero blend colour — clamped to `[0, 1]` for
+/// unorm formats, RGBA8-family formats in llvmpipe's byte arithmetic —
+/// and written with `rt.colormask`.  Packed unorm formats take the
+/// generic `pack.rs` write here, not the tile store's integer one.
+/// Returns `false`, writing nothing, for integer formats (which do not
+/// blend) and formats the merge stage cannot write.
+pub fn blend_store_row(
+    rt: &RtBlendState,
+    format: Format,
+    src: &[[f32; 4]],
+    row: &mut [u8],
+) -> bool {
+    let mem = TargetMemory {
+        ptr: std::ptr::null_mut(),
+        len: 0,
+        base: 0,
+        row_stride: 0,
+        bpp: 0,
+        width: 0,
+        height: 0,
+        samples: 1,
+        sample_stride: 0,
+    };
+    // The target is only a format here: `write_color` does not touch `mem`.
+    let Some(target) = ColorTarget::new(mem, format) else {
+        return false;
+    };
+    if format.desc().is_integer() {
+        return false;
+    }
+    let clamp = target_is_unorm(&target);
+    let blending = rt.blend_enable;
+    let bpp = format.desc().block_bytes as usize;
+    let zero = [Lanes::ZERO; 4];
+    for (src, pixels) in src.chunks(LANES).zip(row.chunks_mut(bpp * LANES)) {
+        let mut s = [[0f32; LANES]; 4];
+        let mut d = [[0f32; LANES]; 4];
+        for (l, (v, px)) in src.iter().zip(pixels.chunks_exact(bpp)).enumerate() {
+            let dv = if blending {
+                read_color(target.kind, format, px)
+            } else {
+                [0; 4]
+            };
+            for c in 0..4 {
+                s[c][l] = v[c];
+                d[c][l] = f32::from_bits(dv[c]);
+            }
+        }
+        let mut sq = s.map(Lanes::new);
+        if clamp {
+            clamp01(&mut sq);
+        }
+        let result = if blending {
+            blend_values(rt, &target, clamp, &sq, &zero, d, &zero)
+        } else {
+            sq.map(|l| l.to_array())
+        };
+        for (l, px) in pixels.chunks_exact_mut(bpp).enumerate().take(src.len()) {
+            let v = std::array::from_fn(|c| result[c][l].to_bits());
+            write_color(&target, px, v, rt.colormask, None);
+        }
+    }
+    true
 }
 
 fn target_is_unorm(t: &ColorTarget) -> bool {

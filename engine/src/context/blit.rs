@@ -3,8 +3,18 @@
 //! counterpart is `lp_blit` (`lp_surface.c`), which hands everything but
 //! plain copies to `util_blitter_blit` (`u_blitter.c`): a textured quad
 //! drawn over the destination box with the source sampled at the centre of
-//! every destination pixel.  ferropipe computes the same samples directly,
-//! a destination row at a time, without running the draw pipeline.
+//! every destination pixel.  ferropipe computes the same samples without
+//! rasterizing the quad, a destination row at a time, but with the
+//! pipeline's own kernels (one pixel engine, issue 16): LINEAR filtering
+//! is the pipeline's sampler (`Texture::sample` through
+//! `ferropipe_systems::blit::BlitSampler`, u_blitter's `CLAMP_TO_EDGE`
+//! sampler state, so RGBA8 filters in llvmpipe's 8.8 fixed point), MSAA
+//! resolves are `blit::resolve_average` (the resolve shader's arithmetic),
+//! `alpha_blend` is the merge stage's blend and store
+//! (`merge::blend_store_row`), and every format decode and encode is
+//! `pack.rs`, which the pipeline's fetch, sampler and store use too.  What
+//! stays here picks whole texels (nearest, byte copies and permutations,
+//! integer conversion, depth and stencil bits): copies, not filters.
 //!
 //! # Coordinate mapping (what u_blitter's quad produces)
 //! Along each axis the destination box `[d, d + dw)` maps linearly onto the
@@ -19,9 +29,13 @@
 //! computed exactly in integers (`(2 s dw + (2 (p - d) + 1) sw) / 2 dw`), so
 //! ties between texels resolve the same way on every machine.
 //! * `NEAREST`: texel `floor(t)`.
-//! * `LINEAR`: texels `floor(t - 0.5)` and the next, weighted by the
-//!   fraction of `t - 0.5` (bilinear in x and y; trilinear across slices of
-//!   a 3D source).
+//! * `LINEAR`: the pipeline's sampler at the normalized coordinates
+//!   `t / size` (what u_blitter's quad interpolates), level of detail 0 of
+//!   a view holding the source level alone: texels `floor(t - 0.5)` and the
+//!   next, weighted by the fraction of `t - 0.5` (bilinear in x and y;
+//!   trilinear across slices of a 3D source).  8-bit UNORM formats filter
+//!   in the sampler's 8.8 fixed point (weights rounded to 1/256, llvmpipe's
+//!   AoS path), everything else in `f32`.
 //! * Source indices clamp to the source *level* (`CLAMP_TO_EDGE`, the
 //!   blitter's sampler), not to the source box, so linear filtering next to
 //!   a box edge inside the image reads the texels beyond it, as llvmpipe
@@ -51,7 +65,10 @@
 //!   `ResourceError::IntegerConversion` (GL's rule).  `mask` selects the colour channels
 //!   written; the other bits of each destination pixel are kept.
 //!   `alpha_blend` blends `SRC_ALPHA, ONE_MINUS_SRC_ALPHA` over the
-//!   destination (colour and alpha), the blitter's blend state.
+//!   destination (colour and alpha), the blitter's blend state, through
+//!   the merge stage's store: the source clamped to `[0, 1]` for unorm
+//!   destinations, RGBA8-family destinations in llvmpipe's byte
+//!   arithmetic, sRGB encoded as the store encodes it.
 //! * Depth (`PIPE_MASK_Z`) and stencil (`PIPE_MASK_S`) are written
 //!   independently into their bits of the destination; depth converts
 //!   through `f32` (clamped into unorm formats), stencil is copied.
@@ -66,19 +83,21 @@
 //! # Speed
 //! Same-format blits whose samples are whole texels (nearest, no blend,
 //! every component written) copy bytes: 1:1 rows are `memcpy`s, scaled rows
-//! gather pixels through a precomputed column table.  Everything else
-//! decodes and encodes whole rows (`pack.rs` row functions, the format
-//! decoded once per row).  Large blits split their destination rows into
+//! gather pixels through a precomputed column table.  Nearest conversions
+//! decode and encode whole rows (`pack.rs` row functions); linear rows go
+//! through the sampler 8 pixels at a time.  Large blits split their destination rows into
 //! jobs on the screen's `Executor`; each row's result depends only on its
 //! index, so images do not depend on the thread count.
 
 use std::sync::{Arc, Mutex};
 
-use ferropipe_components::enums::{BlitMask, TexFilter, TextureTarget};
+use ferropipe_components::enums::{BlendFactor, BlendFunc, BlitMask, TexFilter, TextureTarget};
 use ferropipe_components::format::{ChannelType, Format, FormatKind};
 use ferropipe_components::pack;
 use ferropipe_components::resource::PipeResource;
-use ferropipe_components::state::{PipeBox, ScissorState};
+use ferropipe_components::state::{PipeBox, RtBlendState, ScissorState};
+use ferropipe_systems::blit::{BlitImage, BlitSource, resolve_average};
+use ferropipe_systems::merge;
 use ferropipe_systems::pool::Executor;
 
 use super::Context;
@@ -198,18 +217,12 @@ impl Axis {
         clamp_index(n.div_euclid(d), extent)
     }
 
-    /// The two texels around `t(p) - 0.5` (clamped) and the weight of the
-    /// second.
+    /// `t(p)`, the source image of destination pixel `p`'s centre, in
+    /// texels (what the blitter's quad feeds the sampler).
     #[inline]
-    fn linear(&self, p: u32, extent: u32) -> Tap {
-        let (n, d) = self.ratio(p, true);
-        let i = n.div_euclid(d);
-        let w = (n.rem_euclid(d) as f64 / d as f64) as f32;
-        Tap {
-            i0: clamp_index(i, extent),
-            i1: clamp_index(i + 1, extent),
-            w,
-        }
+    fn coord(&self, p: u32) -> f64 {
+        let (n, d) = self.ratio(p, false);
+        n as f64 / d as f64
     }
 
     fn scaled(&self) -> bool {
@@ -222,12 +235,20 @@ fn clamp_index(i: i128, extent: u32) -> u32 {
     i.clamp(0, i128::from(extent.max(1) - 1)) as u32
 }
 
-/// A linear-filter tap: `(1 - w) * texel[i0] + w * texel[i1]`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Tap {
-    i0: u32,
-    i1: u32,
-    w: f32,
+/// u_blitter's blend state for `alpha_blend`: `SRC_ALPHA,
+/// ONE_MINUS_SRC_ALPHA` with `ADD` on colour and alpha, writing the
+/// channels of `mask`.
+fn blitter_blend(mask: BlitMask) -> RtBlendState {
+    RtBlendState {
+        blend_enable: true,
+        rgb_func: BlendFunc::Add,
+        rgb_src_factor: BlendFactor::SrcAlpha,
+        rgb_dst_factor: BlendFactor::InvSrcAlpha,
+        alpha_func: BlendFunc::Add,
+        alpha_src_factor: BlendFactor::SrcAlpha,
+        alpha_dst_factor: BlendFactor::InvSrcAlpha,
+        colormask: (mask.bits() & 0xf) as u8,
+    }
 }
 
 /// `[min, max)` of a signed box span.
@@ -267,8 +288,12 @@ enum Pass {
     /// (both sRGB or neither): every destination byte is a source byte or
     /// a constant ([`byte_permutation`]).
     Bytes8 { perm: [u8; 4], merge: Merge },
-    /// Colour through `f32`: filtering, conversion, resolve, blending.
-    Float { blend: bool, merge: Merge },
+    /// Colour through `f32`: filtering, conversion, resolve; with `blend`,
+    /// blended and stored by the pipeline's merge stage.
+    Float {
+        blend: Option<RtBlendState>,
+        merge: Merge,
+    },
     /// Pure integer colour (nearest): `signed` picks the value type by the
     /// destination.
     Int { signed: bool, merge: Merge },
@@ -343,11 +368,11 @@ struct Plan {
     planes: Vec<(SrcSel, Vec<u32>)>,
     /// Per destination column `x0..x1`: the nearest source column.
     near_x: Vec<u32>,
-    /// Per destination column: the linear taps (empty when nearest).
-    lin_x: Vec<Tap>,
-    /// Source columns the linear taps read: `lo..=hi`.
-    lin_lo: u32,
-    lin_hi: u32,
+    /// Per destination column: the texel-space x the sampler filters at
+    /// (empty when nearest).
+    lin_x: Vec<f64>,
+    /// The source as the pipeline's sampler sees it, when linear.
+    lin_src: Option<BlitSource>,
 }
 
 /// The bits of a `format` pixel holding the RGBA components in `mask`, or
@@ -593,7 +618,9 @@ impl Plan {
             && !linear
             && !planes.iter().any(|(s, _)| matches!(s, SrcSel::Average(_)));
         if colour {
-            let blend = info.alpha_blend && !dd.is_integer();
+            let blend = info.alpha_blend
+                && !dd.is_integer()
+                && merge::render_target_supported(info.dst.format);
             let nearest = !linear && matches!(planes[0].0, SrcSel::Sample(_));
             let perm = byte_permutation(info.src.format, info.dst.format);
             if raw_ok && !blend && matches!(colour_merge, Merge::Full) {
@@ -610,7 +637,7 @@ impl Plan {
                 });
             } else {
                 passes.push(Pass::Float {
-                    blend,
+                    blend: blend.then(|| blitter_blend(info.mask)),
                     merge: colour_merge,
                 });
             }
@@ -648,13 +675,22 @@ impl Plan {
         let (x0, x1, y0, y1) = (x0 as u32, x1 as u32, y0 as u32, y1 as u32);
 
         let near_x: Vec<u32> = (x0..x1).map(|x| ax.nearest(x, src.width)).collect();
-        let (lin_x, lin_lo, lin_hi) = if linear {
-            let taps: Vec<Tap> = (x0..x1).map(|x| ax.linear(x, src.width)).collect();
-            let lo = taps.iter().map(|t| t.i0.min(t.i1)).min().unwrap_or(0);
-            let hi = taps.iter().map(|t| t.i0.max(t.i1)).max().unwrap_or(0);
-            (taps, lo, hi)
+        let src_3d = info.src.resource.template().target == TextureTarget::Texture3D;
+        let (lin_x, lin_src) = if linear {
+            let image = BlitImage {
+                width: src.width,
+                height: src.height,
+                depth: if src_3d { src.slices } else { 1 },
+                row_stride: src.row_stride,
+                slice_stride: src.slice_stride,
+            };
+            let xs = (x0..x1).map(|x| ax.coord(x)).collect();
+            (
+                xs,
+                Some(BlitSource::new(src.format, image, TexFilter::Linear)),
+            )
         } else {
-            (Vec::new(), 0, 0)
+            (Vec::new(), None)
         };
         Ok(Some(Plan {
             src,
@@ -667,40 +703,24 @@ impl Plan {
             z1: z1 as u32,
             ay,
             az,
-            src_3d: info.src.resource.template().target == TextureTarget::Texture3D,
+            src_3d,
             linear,
             passes,
             planes,
             near_x,
             lin_x,
-            lin_lo,
-            lin_hi,
+            lin_src,
         }))
     }
 
     fn nx(&self) -> usize {
         (self.x1 - self.x0) as usize
     }
-
-    /// Source slices (and the weight of the second) for destination slice
-    /// `z`.
-    fn src_slices(&self, z: u32) -> (u32, u32, f32) {
-        if self.linear && self.src_3d {
-            let t = self.az.linear(z, self.src.slices);
-            (t.i0, t.i1, t.w)
-        } else {
-            let s = self.az.nearest(z, self.src.slices);
-            (s, s, 0.0)
-        }
-    }
 }
 
 // ---------------------------------------------------------------------------
 // Row kernels
 // ---------------------------------------------------------------------------
-
-/// A source row: (slice, row).
-type RowKey = (u32, u32);
 
 /// Per-job scratch buffers (reused from row to row).
 #[derive(Default)]
@@ -709,14 +729,10 @@ struct Scratch {
     out_bytes: Vec<u8>,
     vals: Vec<[f32; 4]>,
     acc: Vec<[f32; 4]>,
-    dst_vals: Vec<[f32; 4]>,
     ints_u: Vec<[u32; 4]>,
     ints_i: Vec<[i32; 4]>,
     zs: Vec<f32>,
     st: Vec<u8>,
-    /// Decoded source rows for linear filtering.
-    rows: Vec<(RowKey, Vec<[f32; 4]>)>,
-    next_evict: usize,
 }
 
 /// Copies the source pixels `cols` of a row (starting at byte `row`) into
@@ -782,29 +798,6 @@ fn permute_bytes(src: &[u8], sbpp: usize, perm: [u8; 4], out: &mut [u8], dbpp: u
     }
 }
 
-/// `acc += v`, per channel.
-fn accumulate(acc: &mut [[f32; 4]], v: &[[f32; 4]]) {
-    for (a, v) in acc.iter_mut().zip(v) {
-        for c in 0..4 {
-            a[c] += v[c];
-        }
-    }
-}
-
-/// `out = sum / count` as u_blitter's resolve shader computes it: the sum
-/// (in sample order) times `1 / count`.
-fn average(out: &mut [[f32; 4]], sum: &[[f32; 4]], count: u32) {
-    let inv = 1.0 / count as f32;
-    for (o, s) in out.iter_mut().zip(sum) {
-        *o = s.map(|x| x * inv);
-    }
-}
-
-#[inline]
-fn lerp4(a: [f32; 4], b: [f32; 4], w: f32) -> [f32; 4] {
-    std::array::from_fn(|i| a[i] + w * (b[i] - a[i]))
-}
-
 impl Plan {
     /// The source pixels (bytes) that nearest sampling picks for
     /// destination row `y`, slice `z`, from sample plane `s`.
@@ -821,119 +814,55 @@ impl Plan {
         );
     }
 
-    /// Decoded values of source row `y` of slice `z` over the linear taps'
-    /// columns (`lin_lo..=lin_hi`), averaged for `SrcSel::Average`.
-    fn decode_row(&self, src: &[u8], sel: SrcSel, y: u32, z: u32, out: &mut Vec<[f32; 4]>) {
-        let n = (self.lin_hi - self.lin_lo + 1) as usize;
-        let bpp = self.src.bpp;
-        let lo = self.lin_lo as usize * bpp;
-        out.clear();
-        out.resize(n, [0.0; 4]);
-        match sel {
-            SrcSel::Sample(s) => {
-                let at = self.src.row(y, z, s) + lo;
-                pack::unpack_rgba_f32_row(self.src.format, &src[at..at + n * bpp], out);
-            }
-            SrcSel::Average(count) => {
-                let mut sum = vec![[0.0f32; 4]; n];
-                for s in 0..count {
-                    let at = self.src.row(y, z, s) + lo;
-                    pack::unpack_rgba_f32_row(self.src.format, &src[at..at + n * bpp], out);
-                    accumulate(&mut sum, out);
-                }
-                average(out, &sum, count);
-            }
-        }
-    }
-
-    /// Returns the index in `scratch.rows` of decoded row (`z`, `y`),
-    /// decoding it if needed; `keep` are keys the current row still needs.
-    fn cached_row(
-        &self,
-        src: &[u8],
-        sel: SrcSel,
-        key: RowKey,
-        keep: &[RowKey],
-        sc: &mut Scratch,
-    ) -> usize {
-        if let Some(i) = sc.rows.iter().position(|(k, _)| *k == key) {
-            return i;
-        }
-        let slot = if sc.rows.len() < 4 {
-            sc.rows.push((key, Vec::new()));
-            sc.rows.len() - 1
-        } else {
-            // Evict a row the current destination row does not use.
-            let mut i = sc.next_evict;
-            for _ in 0..4 {
-                if !keep.contains(&sc.rows[i].0) {
-                    break;
-                }
-                i = (i + 1) % 4;
-            }
-            sc.next_evict = (i + 1) % 4;
-            i
-        };
-        let mut v = std::mem::take(&mut sc.rows[slot].1);
-        self.decode_row(src, sel, key.1, key.0, &mut v);
-        sc.rows[slot] = (key, v);
-        slot
-    }
-
     /// The `f32` values of destination row `y`, slice `z` (into
-    /// `sc.vals`), sampled from `src`.
+    /// `sc.vals`), sampled from `src`: nearest texels decoded by `pack.rs`,
+    /// linear filtering by the pipeline's sampler, resolves averaged by the
+    /// blitter's resolve arithmetic (`ferropipe_systems::blit`).
     fn sample_row_f32(&self, src: &[u8], sel: SrcSel, y: u32, z: u32, sc: &mut Scratch) {
         let nx = self.nx();
-        let (za, zb, wz) = self.src_slices(z);
-        if !self.linear {
-            sc.vals.clear();
-            sc.vals.resize(nx, [0.0; 4]);
-            match sel {
-                SrcSel::Sample(s) => {
-                    self.gather_nearest(src, s, y, z, &mut sc.bytes);
-                    pack::unpack_rgba_f32_row(self.src.format, &sc.bytes, &mut sc.vals);
-                }
-                SrcSel::Average(count) => {
-                    sc.acc.clear();
-                    sc.acc.resize(nx, [0.0; 4]);
-                    for s in 0..count {
-                        self.gather_nearest(src, s, y, z, &mut sc.bytes);
-                        pack::unpack_rgba_f32_row(self.src.format, &sc.bytes, &mut sc.vals);
-                        accumulate(&mut sc.acc, &sc.vals);
-                    }
-                    average(&mut sc.vals, &sc.acc, count);
-                }
-            }
-            return;
-        }
-        let ty = self.ay.linear(y, self.src.height);
-        let keys = [(za, ty.i0), (za, ty.i1), (zb, ty.i0), (zb, ty.i1)];
-        let slices = if wz != 0.0 && za != zb { 2 } else { 1 };
         sc.vals.clear();
         sc.vals.resize(nx, [0.0; 4]);
-        let lo = self.lin_lo;
-        let mut out = std::mem::take(&mut sc.vals);
-        let mut plane = std::mem::take(&mut sc.acc);
-        for k in 0..slices {
-            let r0 = self.cached_row(src, sel, keys[2 * k], &keys, sc);
-            let r1 = self.cached_row(src, sel, keys[2 * k + 1], &keys, sc);
-            let (a, b) = (&sc.rows[r0].1, &sc.rows[r1].1);
-            let target = if k == 0 { &mut out } else { &mut plane };
-            target.clear();
-            for t in &self.lin_x {
-                let (i0, i1) = ((t.i0 - lo) as usize, (t.i1 - lo) as usize);
-                let top = lerp4(a[i0], a[i1], t.w);
-                let bottom = lerp4(b[i0], b[i1], t.w);
-                target.push(lerp4(top, bottom, ty.w));
-            }
+        let mut vals = std::mem::take(&mut sc.vals);
+        let mut acc = std::mem::take(&mut sc.acc);
+        match sel {
+            SrcSel::Sample(s) => self.sample_plane_f32(src, s, y, z, &mut vals, sc),
+            SrcSel::Average(count) => resolve_average(
+                &mut vals,
+                count as usize,
+                |s, out| self.sample_plane_f32(src, s as u32, y, z, out, sc),
+                &mut acc,
+            ),
         }
-        if slices == 2 {
-            for (o, p) in out.iter_mut().zip(&plane) {
-                *o = lerp4(*o, *p, wz);
-            }
+        sc.vals = vals;
+        sc.acc = acc;
+    }
+
+    /// [`Self::sample_row_f32`] from sample plane `s`, into `out`.
+    fn sample_plane_f32(
+        &self,
+        src: &[u8],
+        s: u32,
+        y: u32,
+        z: u32,
+        out: &mut [[f32; 4]],
+        sc: &mut Scratch,
+    ) {
+        let Some(lin) = &self.lin_src else {
+            self.gather_nearest(src, s, y, z, &mut sc.bytes);
+            pack::unpack_rgba_f32_row(self.src.format, &sc.bytes, out);
+            return;
+        };
+        // The image the sampler reads: the whole level of a 3D source (its
+        // slices filter), else the one slice the layer rule picks.
+        let (slice, tz) = if self.src_3d {
+            (0, self.az.coord(z))
+        } else {
+            (self.az.nearest(z, self.src.slices), 0.5)
+        };
+        let at = self.src.row(0, slice, s);
+        if let Some(sampler) = lin.sampler(&src[at..]) {
+            sampler.sample_row(&self.lin_x, self.ay.coord(y), tz, out);
         }
-        sc.vals = out;
-        sc.acc = plane;
     }
 
     /// Runs every pass for destination row `y`, slice `z`; `row` holds the
@@ -965,22 +894,12 @@ impl Plan {
                 }
                 Pass::Float { blend, merge } => {
                     self.sample_row_f32(src, sel, y, z, sc);
-                    if blend {
-                        let fmt = self.dst.format;
-                        sc.dst_vals.resize(nx, [0.0; 4]);
-                        pack::unpack_rgba_f32_row(fmt, row, &mut sc.dst_vals);
-                        let lo = match fmt.desc().channel_type {
-                            ChannelType::Unorm => Some(0.0),
-                            ChannelType::Snorm => Some(-1.0),
-                            _ => None,
-                        };
-                        for (s, d) in sc.vals.iter_mut().zip(&sc.dst_vals) {
-                            if let Some(lo) = lo {
-                                *s = s.map(|v| v.clamp(lo, 1.0));
-                            }
-                            let a = s[3];
-                            *s = std::array::from_fn(|c| s[c] * a + d[c] * (1.0 - a));
-                        }
+                    if let Some(rt) = &blend {
+                        // The pipeline's blend and store (the blitter's
+                        // blend state, the blit's channel mask).
+                        let done = merge::blend_store_row(rt, self.dst.format, &sc.vals, row);
+                        debug_assert!(done, "blend planned for {}", self.dst.format);
+                        continue;
                     }
                     match merge {
                         Merge::Full => {
@@ -1544,8 +1463,12 @@ mod tests {
         );
         info.alpha_blend = true;
         c.blit(&info).unwrap();
-        // rgb: src*0.5 + dst*0.5; alpha: 0.5*0.5 + 1*0.5.
-        assert_eq!(read(&mut c, &d, 0), [128, 0, 128, 191]);
+        // The merge stage's RGBA8 blend, llvmpipe's byte arithmetic (as a
+        // draw with this blend state): alpha 0.5 is byte 128, so
+        // r = 255 * 128 / 255 = 128, b = 255 * (255 - 128) / 255 = 127,
+        // a = 128 * 128 / 255 + 255 * 127 / 255 = 64 + 127 (each product
+        // rounded as `lp_build_mul_norm`).
+        assert_eq!(read(&mut c, &d, 0), [128, 0, 127, 191]);
     }
 
     #[test]
@@ -1731,20 +1654,20 @@ mod tests {
         info.filter = TexFilter::Linear;
         c.blit(&info).unwrap();
         let out = read(&mut c, &r, 1);
-        // Each level-1 texel is the average of a 2x2 block (centre at the
-        // shared corner), rounded.
+        // Each level-1 texel filters a 2x2 block (centre at the shared
+        // corner, weights 1/2): RGBA8 filters in the pipeline sampler's 8.8
+        // fixed point (llvmpipe's AoS path, as u_blitter's quad samples
+        // it), `a + ((128 (b - a) + 128) >> 8)` in x, then in y.
+        let lerp8 = |a: i32, b: i32| a + ((128 * (b - a) + 128) >> 8);
         for y in 0..4 {
             for x in 0..4 {
                 for ch in 0..4 {
                     let t = |dx: usize, dy: usize| {
-                        f32::from(data[((2 * y + dy) * 8 + 2 * x + dx) * 4 + ch])
+                        i32::from(data[((2 * y + dy) * 8 + 2 * x + dx) * 4 + ch])
                     };
-                    let avg = (t(0, 0) + t(1, 0) + t(0, 1) + t(1, 1)) / 4.0;
-                    let got = f32::from(out[(y * 4 + x) * 4 + ch]);
-                    assert!(
-                        (got - avg).abs() <= 0.5 + 1e-3,
-                        "{x},{y}.{ch}: {got} vs {avg}"
-                    );
+                    let want = lerp8(lerp8(t(0, 0), t(1, 0)), lerp8(t(0, 1), t(1, 1)));
+                    let got = i32::from(out[(y * 4 + x) * 4 + ch]);
+                    assert_eq!(got, want, "{x},{y}.{ch}");
                 }
             }
         }

@@ -34,6 +34,7 @@
 //! private.
 #![warn(missing_docs)]
 
+pub mod blit;
 #[doc(hidden)]
 pub mod call;
 mod compute;

@@ -2930,6 +2930,22 @@ pub fn decode_f32(format: Format, px: &[u8]) -> [f32; 4] {
             px[3] as f32 * K,
         ],
         Format::R8_UNORM if !px.is_empty() => [px[0] as f32 * K, 0.0, 0.0, 1.0],
+        // `pack.rs`'s decode (exact table; alpha `a / 255`), without its
+        // per-call codec setup.
+        Format::R8G8B8A8_SRGB | Format::B8G8R8A8_SRGB if px.len() >= 4 => {
+            let t = pack::srgb8_to_linear();
+            let (r, b) = if format == Format::R8G8B8A8_SRGB {
+                (px[0], px[2])
+            } else {
+                (px[2], px[0])
+            };
+            [
+                t[r as usize],
+                t[px[1] as usize],
+                t[b as usize],
+                px[3] as f32 / 255.0,
+            ]
+        }
         Format::R32G32B32A32_FLOAT if px.len() >= 16 => std::array::from_fn(|i| {
             f32::from_le_bytes([px[4 * i], px[4 * i + 1], px[4 * i + 2], px[4 * i + 3]])
         }),
