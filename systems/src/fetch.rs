@@ -750,9 +750,14 @@ fn decode_rows(
         n_bytes,
         el,
     } = src;
-    let zeros = [0u8; 16];
-    let d = el.format.desc();
-    let oob = decode_generic(d, &zeros[..(d.block_bytes as usize).min(16)]).map(f32::from_bits);
+    // The out-of-range value, decoded only if a vertex needs it (a generic
+    // decode is ~275 instructions: many_draws fetched it for each of its
+    // 10,000 in-range segments a frame).
+    let mut oob: Option<[f32; 4]> = None;
+    let oob_value = || {
+        let d = el.format.desc();
+        decode_generic(d, &[0u8; 16][..(d.block_bytes as usize).min(16)]).map(f32::from_bits)
+    };
     let count = vids.len().min(row_len);
     let (r0, rest) = flat.split_at_mut(row_len);
     let (r1, rest) = rest.split_at_mut(row_len);
@@ -767,7 +772,7 @@ fn decode_rows(
     for (i, &vid) in vids[..count].iter().enumerate().skip(start) {
         let v = match addr(vid).and_then(|a| bytes.get(a..a + n_bytes)) {
             Some(px) => decode(px),
-            None => oob,
+            None => *oob.get_or_insert_with(oob_value),
         };
         r0[i] = v[0];
         r1[i] = v[1];

@@ -16,7 +16,6 @@
 use std::sync::Arc;
 
 use bevy_ecs::change_detection::Tick;
-use bevy_ecs::resource::Resource;
 use ferropipe_components::batch::{
     ClearValue, Command, MS_SAMPLES, RecordedScene, StageResources, StateBlock,
 };
@@ -54,7 +53,7 @@ impl Fence {
 }
 
 /// Recording state: the last state block and when it was taken.
-#[derive(Resource, Default)]
+#[derive(Default)]
 pub(crate) struct DrawRecorder {
     /// Index of the last state block in the recorded scene.
     last_block: Option<u32>,
@@ -388,7 +387,7 @@ impl Context {
         // state is looked at only when something captures: many_draws
         // records 10,000 draws a flush.)
         let hazard = {
-            let rec = self.world.resource::<DrawRecorder>();
+            let rec = &self.recorder;
             !rec.so_buffers.is_empty() && {
                 let b = self.bound();
                 rec.so_buffers.iter().any(|r| reads_buffer(b, r))
@@ -407,7 +406,7 @@ impl Context {
             }
         }
         if let Some(so) = &capture {
-            let mut rec = self.world.resource_mut::<DrawRecorder>();
+            let rec = &mut self.recorder;
             for t in so.targets.iter().flatten() {
                 if !rec.so_buffers.iter().any(|r| Arc::ptr_eq(r, &t.buffer)) {
                     rec.so_buffers.push(t.buffer.clone());
@@ -468,7 +467,7 @@ impl Context {
     /// Executes the recorded work if a draw in it captures stream output,
     /// so targets' filled sizes are final.
     pub(crate) fn flush_captures(&mut self) -> Result<()> {
-        if self.world.resource::<DrawRecorder>().so_buffers.is_empty() {
+        if self.recorder.so_buffers.is_empty() {
             return Ok(());
         }
         self.flush_recorded()
@@ -482,7 +481,7 @@ impl Context {
         info: &DrawInfo,
     ) -> Result<(u32, Option<Arc<StreamOutputBinding>>)> {
         let changed = {
-            let rec = self.world.resource::<DrawRecorder>();
+            let rec = &self.recorder;
             match (rec.last_block, rec.taken_at) {
                 (Some(_), Some(t)) => {
                     let ticks = self
@@ -496,7 +495,7 @@ impl Context {
             }
         };
         if !changed {
-            let rec = self.world.resource::<DrawRecorder>();
+            let rec = &self.recorder;
             let idx = rec.last_block.unwrap_or(0);
             let scene = self.world.resource::<RecordedScene>();
             if let Some(block) = scene.states.get(idx as usize) {
@@ -509,13 +508,13 @@ impl Context {
         let rasterizer = rasterizer.ok_or_else(|| missing("rasterizer"))?;
         let block = if rasterizer.poly_smooth && self.screen.poly_smooth() == PolySmooth::Off {
             let rasterizer = rasterizer.clone();
-            let mut rec = self.world.resource_mut::<DrawRecorder>();
+            let rec = &mut self.recorder;
             let off = rec.without_poly_smooth(&rasterizer);
             snapshot(self.bound(), off)?
         } else {
             snapshot(bound, rasterizer.clone())?
         };
-        let checked = self.world.resource::<DrawRecorder>().checked.as_deref();
+        let checked = self.recorder.checked.as_deref();
         check_supported(info, &block, checked)?;
         let capture = block.stream_output.clone();
         let mut scene = self.world.resource_mut::<RecordedScene>();
@@ -525,7 +524,7 @@ impl Context {
         scene.states.push(block.clone());
         let idx = scene.states.len() as u32 - 1;
         let taken = self.world.increment_change_tick();
-        let mut rec = self.world.resource_mut::<DrawRecorder>();
+        let rec = &mut self.recorder;
         rec.last_block = Some(idx);
         rec.taken_at = Some(taken);
         rec.checked = Some(block);
@@ -626,7 +625,7 @@ impl Context {
                 incomplete.get_or_insert("fragment");
             }
         }
-        let mut rec = self.world.resource_mut::<DrawRecorder>();
+        let rec = &mut self.recorder;
         rec.last_block = None;
         rec.taken_at = None;
         rec.checked = None;

@@ -300,6 +300,11 @@ pub struct Context {
     /// Constant-buffer slot arrays and user constants of executed blocks,
     /// reused by `set_constant_buffer` (bind.rs).
     constant_spares: bind::ConstantSpares,
+    /// Draw recording state (draw.rs): a field, not a world resource,
+    /// because `draw_vbo` reads it four times a draw and a
+    /// `World::resource` lookup is ~80 instructions (many_draws: 10,000
+    /// draws a frame).
+    recorder: draw::DrawRecorder,
 }
 
 impl Screen {
@@ -311,7 +316,6 @@ impl Screen {
         // per tile pass), the recorded scene and the worker pool
         // (ferropipe-systems), plus draw recording and query bookkeeping.
         ferropipe_systems::configure_pipeline(&mut world, self.executor().clone());
-        world.init_resource::<draw::DrawRecorder>();
         world.init_resource::<compute::ComputeBindings>();
         world.init_resource::<query::QueryTracker>();
         Ok(Context {
@@ -324,6 +328,7 @@ impl Screen {
             capture: None,
             shader_sources: Default::default(),
             constant_spares: Default::default(),
+            recorder: Default::default(),
         })
     }
 }
@@ -457,7 +462,7 @@ impl Context {
         self.world
             .resource_mut::<ferropipe_components::batch::RecordedScene>()
             .clear();
-        self.world.insert_resource(draw::DrawRecorder::default());
+        self.recorder = draw::DrawRecorder::default();
         self.world
             .remove_resource::<ferropipe_systems::compute::ComputeDispatch>();
         self.lost = Some(reason.clone());
