@@ -328,6 +328,23 @@ unsafe impl Send for Targets {}
 unsafe impl Sync for Targets {}
 
 impl TargetMemory {
+    /// No memory at all: a target that only carries its format, for
+    /// `ColorTarget::write_color` and the blend (which never touch memory)
+    /// outside the tile pass.  Every pixel is outside it.
+    pub(crate) const fn detached() -> TargetMemory {
+        TargetMemory {
+            ptr: std::ptr::null_mut(),
+            len: 0,
+            base: 0,
+            row_stride: 0,
+            bpp: 0,
+            width: 0,
+            height: 0,
+            samples: 1,
+            sample_stride: 0,
+        }
+    }
+
     /// Describes `surface` inside memory `ptr`/`len` (from its write guard).
     pub fn for_surface(surface: &Surface, ptr: *mut u8, len: usize) -> Option<TargetMemory> {
         let res = &surface.resource;
@@ -1373,17 +1390,7 @@ pub fn blend_store_row(
     src: &[[f32; 4]],
     row: &mut [u8],
 ) -> bool {
-    let mem = TargetMemory {
-        ptr: std::ptr::null_mut(),
-        len: 0,
-        base: 0,
-        row_stride: 0,
-        bpp: 0,
-        width: 0,
-        height: 0,
-        samples: 1,
-        sample_stride: 0,
-    };
+    let mem = TargetMemory::detached();
     // The target is only a format here: `write_color` does not touch `mem`.
     let Some(target) = ColorTarget::new(mem, format) else {
         return false;
@@ -1449,17 +1456,7 @@ mod tests {
 
     #[test]
     fn generic_color_round_trip() {
-        let mem = TargetMemory {
-            ptr: std::ptr::null_mut(),
-            len: 0,
-            base: 0,
-            row_stride: 0,
-            bpp: 0,
-            width: 0,
-            height: 0,
-            samples: 1,
-            sample_stride: 0,
-        };
+        let mem = TargetMemory::detached();
         for f in [
             Format::B5G6R5_UNORM,
             Format::R16G16B16A16_FLOAT,
