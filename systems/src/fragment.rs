@@ -19,7 +19,7 @@ use multiversion::multiversion;
 
 use crate::derived::DerivedState;
 pub use crate::lanes::MAX_BATCH_GROUPS;
-use crate::lanes::{mask_lanes, resize_lanes};
+use crate::lanes::{grow_lanes, mask_lanes};
 use crate::link::FsInputSource;
 
 /// One covered 4x2 group awaiting shading.
@@ -225,13 +225,18 @@ pub fn shade_batch(
     if n == 0 {
         return;
     }
+    // The rows are `[..][group]` with `n` as the stride; the buffers keep
+    // their longest length (`grow_lanes`), and only these prefixes are
+    // live.
     let n_in = ds.link.fs_inputs.len();
-    resize_lanes(&mut batch.inputs, n_in * 4 * n);
-    resize_lanes(&mut batch.frag_coord, 4 * n);
-    resize_lanes(&mut batch.masks, n);
-    resize_lanes(&mut batch.outputs, ds.link.fs_info.outputs.len() * 4 * n);
+    let (in_len, fc_len) = (n_in * 4 * n, 4 * n);
+    let out_len = ds.link.fs_info.outputs.len() * 4 * n;
+    grow_lanes(&mut batch.inputs, in_len);
+    grow_lanes(&mut batch.frag_coord, fc_len);
+    grow_lanes(&mut batch.masks, n);
+    grow_lanes(&mut batch.outputs, out_len);
     if !ds.link.fs_writes_all_outputs {
-        batch.outputs.iter_mut().for_each(|l| *l = Lanes::ZERO);
+        batch.outputs[..out_len].fill(Lanes::ZERO);
     }
 
     let needs_fc = ds.link.fs_info.frag_coord_mask != 0
@@ -245,7 +250,7 @@ pub fn shade_batch(
             }
         )
     });
-    resize_lanes(&mut batch.w, n);
+    grow_lanes(&mut batch.w, n);
     let so = batch.sample_offset;
     let FragBatch {
         groups,
@@ -376,10 +381,10 @@ pub fn shade_batch(
         } = batch;
         let mut io = FragmentIo {
             groups: n,
-            inputs,
-            frag_coord,
-            mask: masks,
-            outputs,
+            inputs: &inputs[..in_len],
+            frag_coord: &frag_coord[..fc_len],
+            mask: &mut masks[..n],
+            outputs: &mut outputs[..out_len],
         };
         ds.link.fs.run(resources, &mut io);
     }
