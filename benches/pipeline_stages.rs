@@ -63,7 +63,8 @@ use std::sync::Arc;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ferropipe_components::batch::{
-    BinnedJob, ClippedPrims, JobBins, SetupPrims, StageResources, StateBlock, VertexBufferSlots,
+    BinnedJob, ClippedPrims, JobBins, PipelineState, SetupPrims, StageResources, StateBlock,
+    VertexBufferSlots,
 };
 use ferropipe_components::draw::{
     DrawInfo, FramebufferState, IndexBufferBinding, VertexBufferBinding,
@@ -258,29 +259,31 @@ fn state_block(
     };
     let (vs, fs) = shaders();
     StateBlock {
-        rasterizer: Arc::new(RasterizerState::default()),
-        dsa: Arc::new(DepthStencilAlphaState::default()),
-        blend: Arc::new(blend),
-        velems: Arc::from(vec![el(0), el(16)]),
-        vs,
-        fs,
-        framebuffer: fb.clone(),
-        vertex_buffers: Arc::new(vbs),
-        index_buffer: IndexBufferBinding {
-            buffer: Some(ibuf.clone()),
-            index_size: 4,
-            offset: 0,
-        },
+        pipeline: Arc::new(PipelineState {
+            rasterizer: Arc::new(RasterizerState::default()),
+            dsa: Arc::new(DepthStencilAlphaState::default()),
+            blend: Arc::new(blend),
+            velems: Arc::from(vec![el(0), el(16)]),
+            vs,
+            fs,
+            framebuffer: fb.clone(),
+            vertex_buffers: Arc::new(vbs),
+            index_buffer: IndexBufferBinding {
+                buffer: Some(ibuf.clone()),
+                index_size: 4,
+                offset: 0,
+            },
+            blend_color: BlendColor::default(),
+            stencil_ref: StencilRef::default(),
+            sample_mask: !0,
+            min_samples: 1,
+            clip: ClipState::default(),
+            poly_stipple: PolyStipple::default(),
+            viewports: Arc::new(viewports),
+            scissors: Arc::new([ScissorState::default(); MAX_VIEWPORTS]),
+        }),
         vs_resources: StageResources::default(),
         fs_resources: StageResources::default(),
-        blend_color: BlendColor::default(),
-        stencil_ref: StencilRef::default(),
-        sample_mask: !0,
-        min_samples: 1,
-        clip: ClipState::default(),
-        poly_stipple: PolyStipple::default(),
-        viewports: Arc::new(viewports),
-        scissors: Arc::new([ScissorState::default(); MAX_VIEWPORTS]),
         stream_output: None,
     }
 }

@@ -29,7 +29,9 @@ use ferropipe::{
     BlitInfo, BlitSide, ComputeState, DrawIndirectInfo, DrawInfo, GridInfo, ImageView,
     ResourceTemplate, SamplerViewDesc, ShaderBuffer, ShaderState, SurfaceTemplate,
 };
-use ferropipe_components::batch::{ShaderBufferBinding, StageResources, StateBlock};
+use ferropipe_components::batch::{
+    PipelineState, ShaderBufferBinding, StageBindings, StageResources, StateBlock,
+};
 use ferropipe_components::draw::{
     ConstantBufferBinding, FramebufferState, IndexBufferBinding, StreamOutputBinding,
     StreamOutputTarget, VertexBufferBinding,
@@ -263,6 +265,12 @@ fn audits() -> Vec<Audit> {
             instance_divisor: 0,
         }, from vertex_elements),
         audit!(StateBlock {
+            pipeline,
+            vs_resources,
+            fs_resources,
+            stream_output,
+        }),
+        audit!(PipelineState {
             rasterizer,
             dsa,
             blend,
@@ -272,8 +280,6 @@ fn audits() -> Vec<Audit> {
             framebuffer,
             vertex_buffers,
             index_buffer,
-            vs_resources,
-            fs_resources,
             blend_color,
             stencil_ref,
             sample_mask,
@@ -282,10 +288,12 @@ fn audits() -> Vec<Audit> {
             poly_stipple,
             viewports,
             scissors,
-            stream_output,
         }),
         audit!(StageResources {
             constant_buffers,
+            bindings,
+        }),
+        audit!(StageBindings {
             sampler_views,
             samplers,
             shader_buffers,

@@ -12,7 +12,7 @@
 
 use std::sync::Arc;
 
-use ferropipe_components::batch::StateBlock;
+use ferropipe_components::batch::{PipelineState, StateBlock};
 
 use crate::clip_plan::ClipPlan;
 use crate::fetch_plan::FetchPlan;
@@ -48,11 +48,17 @@ impl std::ops::Deref for DerivedState {
 }
 
 /// Whether deriving `a` and `b` gives the same [`DerivedShape`]: every
-/// field of the block but the bindings the derivation never reads.  The
-/// destructuring is exhaustive, so a new `StateBlock` field does not
-/// compile until it is placed on one side or the other.
+/// field of the blocks' pipeline states but the bindings the derivation
+/// never reads (the stage resources are not read at all).  Blocks that
+/// share one pipeline state (many_draws: every draw's block after the
+/// first) answer with one pointer compare.  The destructuring is
+/// exhaustive, so a new `PipelineState` field does not compile until it
+/// is placed on one side or the other.
 pub(crate) fn same_shape_inputs(a: &StateBlock, b: &StateBlock) -> bool {
-    let StateBlock {
+    if Arc::ptr_eq(&a.pipeline, &b.pipeline) {
+        return true;
+    }
+    let PipelineState {
         rasterizer,
         dsa,
         blend,
@@ -62,8 +68,6 @@ pub(crate) fn same_shape_inputs(a: &StateBlock, b: &StateBlock) -> bool {
         framebuffer,
         vertex_buffers: _,
         index_buffer: _,
-        vs_resources: _,
-        fs_resources: _,
         blend_color,
         stencil_ref,
         sample_mask,
@@ -72,8 +76,7 @@ pub(crate) fn same_shape_inputs(a: &StateBlock, b: &StateBlock) -> bool {
         poly_stipple,
         viewports,
         scissors,
-        stream_output: _,
-    } = a;
+    } = &*a.pipeline;
     Arc::ptr_eq(rasterizer, &b.rasterizer)
         && Arc::ptr_eq(dsa, &b.dsa)
         && Arc::ptr_eq(blend, &b.blend)

@@ -127,17 +127,7 @@ pub(crate) fn stage_resource_refs(
 /// buffers (a [`PreparedStage`] of `a` then serves `b` after
 /// [`PreparedStage::rebind_constants`]).
 pub(crate) fn same_except_constants(a: &StageResources, b: &StageResources) -> bool {
-    let StageResources {
-        constant_buffers: _,
-        sampler_views,
-        samplers,
-        shader_buffers,
-        shader_images,
-    } = a;
-    Arc::ptr_eq(sampler_views, &b.sampler_views)
-        && Arc::ptr_eq(samplers, &b.samplers)
-        && Arc::ptr_eq(shader_buffers, &b.shader_buffers)
-        && Arc::ptr_eq(shader_images, &b.shader_images)
+    Arc::ptr_eq(&a.bindings, &b.bindings) || a.bindings.same_as(&b.bindings)
 }
 
 /// One stage's resources resolved to byte slices (and words).

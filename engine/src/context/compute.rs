@@ -369,10 +369,11 @@ impl Context {
             }
             None => {
                 let st = &mut self.compute_mut().stage;
+                let bindings = Arc::make_mut(&mut st.bindings);
                 (
                     &mut st.constant_buffers,
-                    &mut st.sampler_views,
-                    &mut st.samplers,
+                    &mut bindings.sampler_views,
+                    &mut bindings.samplers,
                 )
             }
         };

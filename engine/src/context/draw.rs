@@ -17,7 +17,8 @@ use std::sync::Arc;
 
 use bevy_ecs::change_detection::Tick;
 use ferropipe_components::batch::{
-    ClearValue, Command, MS_SAMPLES, RecordedScene, StageResources, StateBlock,
+    ClearValue, Command, MS_SAMPLES, PipelineState, RecordedScene, StageBindings, StageResources,
+    StateBlock,
 };
 use ferropipe_components::draw::{DrawInfo, StreamOutputBinding};
 use ferropipe_components::enums::{ClearFlags, ConservativeRasterMode, PrimType};
@@ -113,19 +114,44 @@ fn missing(what: &'static str) -> Error {
 
 /// Snapshots the bound state (validated by the setters) into a block,
 /// with `rasterizer` (the bound one, or its copy without `poly_smooth`).
+/// `prev` is the previous block, whose pipeline state and stage bindings
+/// the new block shares where nothing in them changed.
 ///
 /// The block is built straight into its `Arc` once every bound object is
 /// known to be there: a `Result<StateBlock>` moved out and into `Arc::new`
-/// copied its ~1.2 KB three more times per draw (many_draws: ~380
-/// instructions of memcpy per draw).
-fn snapshot(b: &BoundState, rasterizer: Arc<RasterizerState>) -> Result<Arc<StateBlock>> {
-    let stage = |i: usize| StageResources {
+/// copied it three more times per draw (many_draws: ~380 instructions of
+/// memcpy per draw).
+fn snapshot(
+    b: &BoundState,
+    rasterizer: Arc<RasterizerState>,
+    prev: Option<&StateBlock>,
+) -> Result<Arc<StateBlock>> {
+    let stage = |i: usize, prev: Option<&StageResources>| StageResources {
         constant_buffers: b.constant_buffers[i].clone(),
-        sampler_views: b.sampler_views[i].clone(),
-        samplers: b.samplers[i].clone(),
-        shader_buffers: b.shader_buffers[i].clone(),
-        shader_images: b.shader_images[i].clone(),
+        bindings: match prev {
+            Some(p) if same_bindings(b, i, &p.bindings) => p.bindings.clone(),
+            _ => Arc::new(StageBindings {
+                sampler_views: b.sampler_views[i].clone(),
+                samplers: b.samplers[i].clone(),
+                shader_buffers: b.shader_buffers[i].clone(),
+                shader_images: b.shader_images[i].clone(),
+            }),
+        },
     };
+    let pipeline = match prev {
+        Some(p) if same_pipeline(b, &rasterizer, &p.pipeline) => p.pipeline.clone(),
+        _ => Arc::new(pipeline_state(b, rasterizer)?),
+    };
+    Ok(Arc::new(StateBlock {
+        pipeline,
+        vs_resources: stage(0, prev.map(|p| &p.vs_resources)),
+        fs_resources: stage(1, prev.map(|p| &p.fs_resources)),
+        stream_output: stream_output_binding(b),
+    }))
+}
+
+/// The pipeline part of a new block: the bound objects, each required.
+fn pipeline_state(b: &BoundState, rasterizer: Arc<RasterizerState>) -> Result<PipelineState> {
     let dsa = b.depth_stencil_alpha.as_ref();
     let dsa = dsa.ok_or_else(|| missing("depth_stencil_alpha"))?;
     let blend = b.blend.as_ref().ok_or_else(|| missing("blend"))?;
@@ -133,7 +159,7 @@ fn snapshot(b: &BoundState, rasterizer: Arc<RasterizerState>) -> Result<Arc<Stat
     let velems = velems.ok_or_else(|| missing("vertex_elements"))?;
     let vs = b.vs.as_ref().ok_or_else(|| missing("vs"))?;
     let fs = b.fs.as_ref().ok_or_else(|| missing("fs"))?;
-    Ok(Arc::new(StateBlock {
+    Ok(PipelineState {
         rasterizer,
         dsa: dsa.clone(),
         blend: blend.clone(),
@@ -143,8 +169,6 @@ fn snapshot(b: &BoundState, rasterizer: Arc<RasterizerState>) -> Result<Arc<Stat
         framebuffer: b.framebuffer.clone(),
         vertex_buffers: b.vertex_buffers.clone(),
         index_buffer: b.index_buffer.clone(),
-        vs_resources: stage(0),
-        fs_resources: stage(1),
         blend_color: b.blend_color,
         stencil_ref: b.stencil_ref,
         sample_mask: b.sample_mask,
@@ -153,8 +177,74 @@ fn snapshot(b: &BoundState, rasterizer: Arc<RasterizerState>) -> Result<Arc<Stat
         poly_stipple: b.poly_stipple,
         viewports: b.viewports.clone(),
         scissors: b.scissors.clone(),
-        stream_output: stream_output_binding(b),
-    }))
+    })
+}
+
+/// Whether stage `i`'s bound arrays are the very ones `p` holds.
+fn same_bindings(b: &BoundState, i: usize, p: &StageBindings) -> bool {
+    let StageBindings {
+        sampler_views,
+        samplers,
+        shader_buffers,
+        shader_images,
+    } = p;
+    Arc::ptr_eq(&b.sampler_views[i], sampler_views)
+        && Arc::ptr_eq(&b.samplers[i], samplers)
+        && Arc::ptr_eq(&b.shader_buffers[i], shader_buffers)
+        && Arc::ptr_eq(&b.shader_images[i], shader_images)
+}
+
+/// Whether [`pipeline_state`] would build a state equal to `p`: the very
+/// same objects and equal values.  The destructuring is exhaustive, so a
+/// new `PipelineState` field does not compile until it is compared here.
+fn same_pipeline(b: &BoundState, rast: &Arc<RasterizerState>, p: &PipelineState) -> bool {
+    let PipelineState {
+        rasterizer,
+        dsa,
+        blend,
+        velems,
+        vs,
+        fs,
+        framebuffer,
+        vertex_buffers,
+        index_buffer,
+        blend_color,
+        stencil_ref,
+        sample_mask,
+        min_samples,
+        clip,
+        poly_stipple,
+        viewports,
+        scissors,
+    } = p;
+    let same = |a: &Option<ResourceRef>, b: &Option<ResourceRef>| match (a, b) {
+        (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+        (None, None) => true,
+        _ => false,
+    };
+    Arc::ptr_eq(rasterizer, rast)
+        && b.depth_stencil_alpha
+            .as_ref()
+            .is_some_and(|o| Arc::ptr_eq(o, dsa))
+        && b.blend.as_ref().is_some_and(|o| Arc::ptr_eq(o, blend))
+        && b.vertex_elements
+            .as_ref()
+            .is_some_and(|o| Arc::ptr_eq(o, velems))
+        && b.vs.as_ref().is_some_and(|o| Arc::ptr_eq(o, vs))
+        && b.fs.as_ref().is_some_and(|o| Arc::ptr_eq(o, fs))
+        && Arc::ptr_eq(&b.framebuffer, framebuffer)
+        && Arc::ptr_eq(&b.vertex_buffers, vertex_buffers)
+        && same(&b.index_buffer.buffer, &index_buffer.buffer)
+        && b.index_buffer.index_size == index_buffer.index_size
+        && b.index_buffer.offset == index_buffer.offset
+        && b.blend_color == *blend_color
+        && b.stencil_ref == *stencil_ref
+        && b.sample_mask == *sample_mask
+        && b.min_samples == *min_samples
+        && b.clip == *clip
+        && b.poly_stipple == *poly_stipple
+        && Arc::ptr_eq(&b.viewports, viewports)
+        && Arc::ptr_eq(&b.scissors, scissors)
 }
 
 /// What a draw with this state captures: `None` unless the vertex shader
@@ -218,20 +308,20 @@ fn check_supported(info: &DrawInfo, s: &StateBlock, checked: Option<&StateBlock>
 /// A constant buffer per draw (many_draws: 10,000 blocks a flush) then
 /// skips the ~1,700 instructions of the full check per draw.
 fn same_checked_state(a: &StateBlock, b: &StateBlock) -> bool {
-    Arc::ptr_eq(&a.rasterizer, &b.rasterizer)
-        && Arc::ptr_eq(&a.framebuffer, &b.framebuffer)
-        && Arc::ptr_eq(&a.vs, &b.vs)
-        && Arc::ptr_eq(&a.fs, &b.fs)
-        && Arc::ptr_eq(
-            &a.vs_resources.shader_buffers,
-            &b.vs_resources.shader_buffers,
-        )
-        && Arc::ptr_eq(&a.vs_resources.shader_images, &b.vs_resources.shader_images)
-        && Arc::ptr_eq(
-            &a.fs_resources.shader_buffers,
-            &b.fs_resources.shader_buffers,
-        )
-        && Arc::ptr_eq(&a.fs_resources.shader_images, &b.fs_resources.shader_images)
+    (Arc::ptr_eq(&a.pipeline, &b.pipeline)
+        || Arc::ptr_eq(&a.rasterizer, &b.rasterizer)
+            && Arc::ptr_eq(&a.framebuffer, &b.framebuffer)
+            && Arc::ptr_eq(&a.vs, &b.vs)
+            && Arc::ptr_eq(&a.fs, &b.fs))
+        && same_storage(&a.vs_resources, &b.vs_resources)
+        && same_storage(&a.fs_resources, &b.fs_resources)
+}
+
+/// Whether two stages bind the very same shader buffers and images.
+fn same_storage(a: &StageResources, b: &StageResources) -> bool {
+    Arc::ptr_eq(&a.bindings, &b.bindings)
+        || Arc::ptr_eq(&a.shader_buffers, &b.shader_buffers)
+            && Arc::ptr_eq(&a.shader_images, &b.shader_images)
 }
 
 /// The part of [`check_supported`] that depends on the block only (see
@@ -510,9 +600,9 @@ impl Context {
             let rasterizer = rasterizer.clone();
             let rec = &mut self.recorder;
             let off = rec.without_poly_smooth(&rasterizer);
-            snapshot(self.bound(), off)?
+            snapshot(self.bound(), off, self.recorder.checked.as_deref())?
         } else {
-            snapshot(bound, rasterizer.clone())?
+            snapshot(bound, rasterizer.clone(), self.recorder.checked.as_deref())?
         };
         let checked = self.recorder.checked.as_deref();
         check_supported(info, &block, checked)?;
