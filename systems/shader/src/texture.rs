@@ -2247,6 +2247,11 @@ impl QuadSampler<'_> {
                 TexWrap::ClampToEdge
             }
         };
+        #[cfg(target_arch = "x86_64")]
+        if v3.is_some() && self.words.len() >= 2 {
+            // SAFETY: an `X86V3` token exists only on a CPU with AVX2.
+            return unsafe { bilinear_avx2::<RS, RT>(self.words, lv, cx, cy) };
+        }
         let (y0, y1, wy) = wrap_linear_8x8(cy, lv.height, wrap(RT))?;
         let (r0, r1) = (lv.base + y0 * lv.row_stride, lv.base + y1 * lv.row_stride);
         let (i0, wx) = scaled_8x8(cx, lv.width)?;
@@ -2420,6 +2425,256 @@ unsafe fn fetch_pairs_avx2(words: &[[u8; 4]], i0: i32x8, i1: i32x8) -> [i32x8; 4
     let (tl, tr) = row(i0);
     let (bl, br) = row(i1);
     [tl, tr, bl, br]
+}
+
+/// [`QuadSampler::bilinear_k`] in AVX2 instructions, the same operations
+/// lane for lane (so the same bits): `wide`'s 8-lane types are two SSE2
+/// halves in a baseline x86-64 build even inside an AVX2 clone, and SSE2
+/// has no 32-bit `min`/`max`/multiply or blend, so the same kernel took
+/// 41 % more instructions there (postprocess 1.32x slower than the v3
+/// build).  Needs `words.len() >= 2`.
+///
+/// Not a `#[target_feature]` function: those cannot be
+/// `#[inline(always)]`, and LLVM left this one out of line in the AVX2
+/// clone (a call per level and group, 10-20 % slower).  Inlined, its
+/// intrinsics become the clone's own instructions.
+///
+/// # Safety
+/// The CPU has AVX2.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn bilinear_avx2<const RS: bool, const RT: bool>(
+    words: &[[u8; 4]],
+    lv: &LaneLevels,
+    cx: f32x8,
+    cy: f32x8,
+) -> Option<(u16x16, u16x16)> {
+    use avx2_lanes::*;
+    use core::arch::x86_64::*;
+    // No closures here or in the helpers: a closure is its own function,
+    // compiled without the clone's features, and in a baseline build LLVM
+    // left them out of line with every intrinsic a call (13x slower).
+    // SAFETY: the caller's contract (AVX2) makes the intrinsics and the
+    // helpers callable; they compute on register lanes only, and the two
+    // loads' contracts are stated where they are called.
+    unsafe {
+        let one = _mm256_set1_epi32(1);
+        let zero = _mm256_setzero_si256();
+        let (width, height) = (m(lv.width), m(lv.height));
+        let (iy, wy) = scaled(cy, height)?;
+        let last_y = _mm256_sub_epi32(height, one);
+        let (y0, y1) = if RT {
+            repeat_pair(iy, last_y)
+        } else {
+            clamp_pair(iy, last_y)
+        };
+        let (base, stride) = (m(lv.base), m(lv.row_stride));
+        let r0 = _mm256_add_epi32(base, _mm256_mullo_epi32(y0, stride));
+        let r1 = _mm256_add_epi32(base, _mm256_mullo_epi32(y1, stride));
+        let (i0, wx) = scaled(cx, width)?;
+        let last = _mm256_sub_epi32(width, one);
+        // The pair fetch (see `bilinear_k`): (left texel, weight, lanes
+        // whose left texel is the right one).
+        let pair = if RS {
+            let x0 = _mm256_and_si256(i0, last);
+            all(_mm256_cmpgt_epi32(last, x0)).then_some((x0, wx, zero))
+        } else if all(_mm256_cmpgt_epi32(last, zero)) {
+            let p = _mm256_min_epi32(_mm256_max_epi32(i0, zero), _mm256_sub_epi32(last, one));
+            let right = _mm256_xor_si256(_mm256_cmpgt_epi32(last, i0), _mm256_set1_epi32(-1));
+            let edge = _mm256_or_si256(_mm256_cmpgt_epi32(zero, i0), right);
+            Some((p, _mm256_blendv_epi8(wx, zero, edge), right))
+        } else {
+            None
+        };
+        if let Some((p, w, right)) = pair {
+            // (`words.len() >= 2`: the caller's contract.)
+            let mut t = fetch_pairs_avx2(
+                words,
+                v(_mm256_add_epi32(r0, p)),
+                v(_mm256_add_epi32(r1, p)),
+            );
+            if !RS {
+                t[0] = v(_mm256_blendv_epi8(m(t[0]), m(t[1]), right));
+                t[2] = v(_mm256_blendv_epi8(m(t[2]), m(t[3]), right));
+            }
+            return Some(filter_pairs_avx2(t, w, wy));
+        }
+        let (x0, x1) = if RS {
+            repeat_pair(i0, last)
+        } else {
+            clamp_pair(i0, last)
+        };
+        // `fetch_words`' guard: every index at most the last word, so each
+        // gather's lanes are in `words` (and below 2^31): `gather_words`'
+        // contract.
+        let max = _mm256_set1_epi32((words.len() - 1).min(i32::MAX as usize) as i32);
+        let t = [
+            gather_words(
+                words,
+                bytemuck::cast(_mm256_min_epu32(_mm256_add_epi32(r0, x0), max)),
+            ),
+            gather_words(
+                words,
+                bytemuck::cast(_mm256_min_epu32(_mm256_add_epi32(r0, x1), max)),
+            ),
+            gather_words(
+                words,
+                bytemuck::cast(_mm256_min_epu32(_mm256_add_epi32(r1, x0), max)),
+            ),
+            gather_words(
+                words,
+                bytemuck::cast(_mm256_min_epu32(_mm256_add_epi32(r1, x1), max)),
+            ),
+        ];
+        Some(filter_pairs_avx2(t, wx, wy))
+    }
+}
+
+/// [`filter_pairs`] in AVX2 instructions (the same operations); the
+/// weights are 8-bit values per 32-bit lane.
+///
+/// # Safety
+/// The CPU has AVX2.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn filter_pairs_avx2(
+    t: [i32x8; 4],
+    wx: core::arch::x86_64::__m256i,
+    wy: core::arch::x86_64::__m256i,
+) -> (u16x16, u16x16) {
+    use avx2_lanes::*;
+    use core::arch::x86_64::*;
+    // SAFETY: the caller's contract (AVX2) makes the intrinsics callable;
+    // they compute on register lanes only.
+    unsafe {
+        let pairs = _mm256_set1_epi32(0x00ff_00ff);
+        let (wx, wy) = (both16_avx2(wx), both16_avx2(wy));
+        let (t0, t1, t2, t3) = (m(t[0]), m(t[1]), m(t[2]), m(t[3]));
+        let even = lerp16(
+            lerp16(_mm256_and_si256(t0, pairs), _mm256_and_si256(t1, pairs), wx),
+            lerp16(_mm256_and_si256(t2, pairs), _mm256_and_si256(t3, pairs), wx),
+            wy,
+        );
+        let (t0, t1) = (_mm256_srai_epi32::<8>(t0), _mm256_srai_epi32::<8>(t1));
+        let (t2, t3) = (_mm256_srai_epi32::<8>(t2), _mm256_srai_epi32::<8>(t3));
+        let odd = lerp16(
+            lerp16(_mm256_and_si256(t0, pairs), _mm256_and_si256(t1, pairs), wx),
+            lerp16(_mm256_and_si256(t2, pairs), _mm256_and_si256(t3, pairs), wx),
+            wy,
+        );
+        (bytemuck::cast(even), bytemuck::cast(odd))
+    }
+}
+
+/// The AVX2 kernels' lane steps, each the `wide` expression it replaces.
+/// `#[inline(always)]` functions, not `#[target_feature]` ones (which
+/// cannot be) or closures (which keep their own, featureless bodies): they
+/// become the calling clone's instructions.  Every function needs AVX2.
+#[cfg(target_arch = "x86_64")]
+mod avx2_lanes {
+    use super::{f32x8, i32x8};
+    use core::arch::x86_64::*;
+
+    /// The register of `v`.
+    #[inline(always)]
+    pub(super) fn m(v: i32x8) -> __m256i {
+        bytemuck::cast(v)
+    }
+
+    /// The lanes of `v`.
+    #[inline(always)]
+    pub(super) fn v(r: __m256i) -> i32x8 {
+        bytemuck::cast(r)
+    }
+
+    /// Whether every 32-bit lane of the mask `r` is set.
+    ///
+    /// # Safety
+    /// The CPU has AVX2.
+    #[inline(always)]
+    pub(super) unsafe fn all(r: __m256i) -> bool {
+        // SAFETY: the caller's contract (AVX).
+        unsafe { _mm256_movemask_ps(_mm256_castsi256_ps(r)) == 0xff }
+    }
+
+    /// `scaled_8x8`: the texel left of the sample point (`u >> 8`) and its
+    /// 8-bit weight, or `None` beyond i32 or NaN (an ordered compare is
+    /// false for NaN).
+    ///
+    /// # Safety
+    /// The CPU has AVX2.
+    #[inline(always)]
+    pub(super) unsafe fn scaled(c: f32x8, len: __m256i) -> Option<(__m256i, __m256i)> {
+        // SAFETY: the caller's contract (AVX2).
+        unsafe {
+            let f = _mm256_cvtepi32_ps(_mm256_slli_epi32::<8>(len));
+            let s = _mm256_mul_ps(bytemuck::cast(c), f);
+            let abs = _mm256_and_ps(s, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fff_ffff)));
+            let ok = _mm256_cmp_ps::<_CMP_LT_OQ>(abs, _mm256_set1_ps(2147483520.0));
+            if _mm256_movemask_ps(ok) != 0xff {
+                return None;
+            }
+            let u = _mm256_sub_epi32(_mm256_cvtps_epi32(s), _mm256_set1_epi32(128));
+            Some((
+                _mm256_srai_epi32::<8>(u),
+                _mm256_and_si256(u, _mm256_set1_epi32(255)),
+            ))
+        }
+    }
+
+    /// REPEAT on a power-of-two size: `(i & last, (i + 1) & last)`.
+    ///
+    /// # Safety
+    /// The CPU has AVX2.
+    #[inline(always)]
+    pub(super) unsafe fn repeat_pair(i: __m256i, last: __m256i) -> (__m256i, __m256i) {
+        // SAFETY: the caller's contract (AVX2).
+        unsafe {
+            let i0 = _mm256_and_si256(i, last);
+            let i1 = _mm256_and_si256(_mm256_add_epi32(i0, _mm256_set1_epi32(1)), last);
+            (i0, i1)
+        }
+    }
+
+    /// CLAMP_TO_EDGE: `c0 = clamp(i, 0, last)`, and `c0 + 1` where `i` is
+    /// inside `0..last`, else `c0`.
+    ///
+    /// # Safety
+    /// The CPU has AVX2.
+    #[inline(always)]
+    pub(super) unsafe fn clamp_pair(i: __m256i, last: __m256i) -> (__m256i, __m256i) {
+        // SAFETY: the caller's contract (AVX2).
+        unsafe {
+            let inside = _mm256_and_si256(
+                _mm256_cmpgt_epi32(i, _mm256_set1_epi32(-1)),
+                _mm256_cmpgt_epi32(last, i),
+            );
+            let c0 = _mm256_min_epi32(_mm256_max_epi32(i, _mm256_setzero_si256()), last);
+            let c1 = _mm256_blendv_epi8(c0, _mm256_add_epi32(c0, _mm256_set1_epi32(1)), inside);
+            (c0, c1)
+        }
+    }
+
+    /// `both16`: an 8-bit weight per 32-bit lane in both 16-bit halves,
+    /// times 128.
+    ///
+    /// # Safety
+    /// The CPU has AVX2.
+    #[inline(always)]
+    pub(super) unsafe fn both16_avx2(w: __m256i) -> __m256i {
+        // SAFETY: the caller's contract (AVX2).
+        unsafe { _mm256_slli_epi32::<7>(_mm256_or_si256(w, _mm256_slli_epi32::<16>(w))) }
+    }
+
+    /// `lerp8x16`: `a + mulhrs(b - a, w)` per 16-bit lane.
+    ///
+    /// # Safety
+    /// The CPU has AVX2.
+    #[inline(always)]
+    pub(super) unsafe fn lerp16(a: __m256i, b: __m256i, w: __m256i) -> __m256i {
+        // SAFETY: the caller's contract (AVX2).
+        unsafe { _mm256_add_epi16(a, _mm256_mulhrs_epi16(_mm256_sub_epi16(b, a), w)) }
+    }
 }
 
 /// [`LodParams::choose`] for mip filter LINEAR without bias or LOD clamps
