@@ -2512,29 +2512,37 @@ unsafe fn bilinear_avx2<const RS: bool, const RT: bool>(
         } else {
             clamp_pair(i0, last)
         };
-        // `fetch_words`' guard: every index at most the last word, so each
-        // gather's lanes are in `words` (and below 2^31): `gather_words`'
-        // contract.
+        // `fetch_words`' guard: every index at most the last word.
         let max = _mm256_set1_epi32((words.len() - 1).min(i32::MAX as usize) as i32);
         let t = [
-            gather_words(
-                words,
-                bytemuck::cast(_mm256_min_epu32(_mm256_add_epi32(r0, x0), max)),
-            ),
-            gather_words(
-                words,
-                bytemuck::cast(_mm256_min_epu32(_mm256_add_epi32(r0, x1), max)),
-            ),
-            gather_words(
-                words,
-                bytemuck::cast(_mm256_min_epu32(_mm256_add_epi32(r1, x0), max)),
-            ),
-            gather_words(
-                words,
-                bytemuck::cast(_mm256_min_epu32(_mm256_add_epi32(r1, x1), max)),
-            ),
+            gather_clamped(words, r0, x0, max),
+            gather_clamped(words, r0, x1, max),
+            gather_clamped(words, r1, x0, max),
+            gather_clamped(words, r1, x1, max),
         ];
         Some(filter_pairs_avx2(t, wx, wy))
+    }
+}
+
+/// `gather_words(words, min(row + x, max))`: the unsigned `min` with the
+/// last word's index keeps every lane inside `words` (and below 2^31),
+/// which is `gather_words`' contract.
+///
+/// # Safety
+/// The CPU has AVX2; `max` is at most `words.len() - 1` and below 2^31.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn gather_clamped(
+    words: &[[u8; 4]],
+    row: core::arch::x86_64::__m256i,
+    x: core::arch::x86_64::__m256i,
+    max: core::arch::x86_64::__m256i,
+) -> i32x8 {
+    use core::arch::x86_64::*;
+    // SAFETY: the caller's contract: AVX2, and `max` bounds the indices.
+    unsafe {
+        let i = _mm256_min_epu32(_mm256_add_epi32(row, x), max);
+        gather_words(words, bytemuck::cast(i))
     }
 }
 
