@@ -187,8 +187,13 @@ impl Default for StageResources {
 impl StageResources {
     /// Whether two stages hold the very same binding arrays.
     pub fn same_as(&self, o: &StageResources) -> bool {
-        Arc::ptr_eq(&self.constant_buffers, &o.constant_buffers)
-            && (Arc::ptr_eq(&self.bindings, &o.bindings) || self.bindings.same_as(&o.bindings))
+        Arc::ptr_eq(&self.constant_buffers, &o.constant_buffers) && self.same_bindings(o)
+    }
+
+    /// Whether two stages hold the very same arrays but for the constant
+    /// buffers (shared [`StageBindings`], or equal ones).
+    pub fn same_bindings(&self, o: &StageResources) -> bool {
+        Arc::ptr_eq(&self.bindings, &o.bindings) || self.bindings.same_as(&o.bindings)
     }
 
     /// The resources bound as shader buffers and images: what the stage

@@ -123,13 +123,6 @@ pub(crate) fn stage_resource_refs(
         .chain(s.storage_refs().map(|r| (r, true)))
 }
 
-/// Whether `a` and `b` bind the very same `Arc`s but for the constant
-/// buffers (a [`PreparedStage`] of `a` then serves `b` after
-/// [`PreparedStage::rebind_constants`]).
-pub(crate) fn same_except_constants(a: &StageResources, b: &StageResources) -> bool {
-    Arc::ptr_eq(&a.bindings, &b.bindings) || a.bindings.same_as(&b.bindings)
-}
-
 /// One stage's resources resolved to byte slices (and words).
 pub(crate) struct PreparedStage<'a> {
     constants: Vec<&'a [u8]>,

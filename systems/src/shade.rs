@@ -14,7 +14,7 @@ pub use crate::shade_plan::ShadePlan;
 use bevy_ecs::prelude::*;
 
 use crate::job::{FrontJob, PipelineCounters, PipelineExecutor, SceneExecution, for_each_job};
-use crate::locks::{LockSet, PreparedStage, same_except_constants};
+use crate::locks::{LockSet, PreparedStage};
 use crate::sets::PipelineSet;
 
 /// Runs `vs` over `batch` (inputs already fetched) as `plan` says.
@@ -103,7 +103,7 @@ pub(crate) fn shade_vertices(
                         let was = &states[*s as usize].block.vs_resources;
                         if was.same_as(now) {
                             false
-                        } else if same_except_constants(was, now) {
+                        } else if was.same_bindings(now) {
                             p.rebind_constants(now, locks);
                             *s = state;
                             false
