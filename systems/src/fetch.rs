@@ -844,8 +844,7 @@ unsafe fn gather_prefix_avx2(
     bytes: &[u8],
     n_bytes: usize,
 ) -> usize {
-    use core::arch::x86_64::{__m256i, _mm256_i32gather_epi32};
-    use wide::{f32x8, i32x8};
+    use core::arch::x86_64::*;
     let count = vids
         .len()
         .min(rows.iter().map(|r| r.len()).min().unwrap_or(0));
@@ -865,57 +864,106 @@ unsafe fn gather_prefix_avx2(
             break;
         }
         // Every offset `base + stride * vid` is at most `end - n_bytes`
-        // (< 2^31), so the i32 arithmetic below is exact.
-        let ids = i32x8::new(std::array::from_fn(|l| chunk[l] as i32));
-        let addr = i32x8::splat(base as i32) + i32x8::splat(stride as i32) * ids;
-        let word = |k: usize| -> i32x8 {
-            let a: __m256i = bytemuck::cast(addr + i32x8::splat(4 * k as i32));
-            // SAFETY: each lane reads the 4 bytes at `bytes + addr + 4k`,
-            // k < n_bytes / 4 (`words`), and `addr + n_bytes <= end <=
-            // bytes.len()` for every lane (checked above); the gather has
-            // no alignment requirement and AVX2 is enabled (the caller's
-            // contract).
-            let v = unsafe { _mm256_i32gather_epi32::<1>(bytes.as_ptr().cast::<i32>(), a) };
-            bytemuck::cast(v)
-        };
-        let to_f = |v: i32x8| v.round_float();
-        let v: [f32x8; 4] = match w {
-            WordDecode::F32(n) => std::array::from_fn(|c| {
-                if c < n as usize {
-                    bytemuck::cast(word(c))
-                } else {
-                    f32x8::splat(f32::from_bits(default_bits(false)[c]))
+        // (< 2^31), so the i32 arithmetic below is exact.  Intrinsics, not
+        // `wide` and no closures: in a baseline build both stay SSE (two
+        // halves per register, closures without this function's features,
+        // each gather a call), which made this loop 70 % slower there on
+        // tiny_tris_1m.
+        let ids = _mm256_setr_epi32(
+            chunk[0] as i32,
+            chunk[1] as i32,
+            chunk[2] as i32,
+            chunk[3] as i32,
+            chunk[4] as i32,
+            chunk[5] as i32,
+            chunk[6] as i32,
+            chunk[7] as i32,
+        );
+        let addr = _mm256_add_epi32(
+            _mm256_set1_epi32(base as i32),
+            _mm256_mullo_epi32(_mm256_set1_epi32(stride as i32), ids),
+        );
+        let v: [__m256; 4] = match w {
+            WordDecode::F32(n) => {
+                let mut v = [_mm256_setzero_ps(); 4];
+                for (c, vc) in v.iter_mut().enumerate() {
+                    *vc = if c < n as usize {
+                        // SAFETY: c < n_bytes / 4, and the bounds above.
+                        _mm256_castsi256_ps(unsafe { gather_word(bytes, addr, c) })
+                    } else {
+                        _mm256_set1_ps(f32::from_bits(default_bits(false)[c]))
+                    };
                 }
-            }),
+                v
+            }
             WordDecode::Unorm8x4 => {
-                let x = word(0);
-                let k = f32x8::splat(1.0 / 255.0);
-                let byte = i32x8::splat(0xff);
+                // SAFETY: word 0 lies inside every element (the bounds above).
+                let x = unsafe { gather_word(bytes, addr, 0) };
                 [
-                    to_f(x & byte) * k,
-                    to_f((x >> 8_i32) & byte) * k,
-                    to_f((x >> 16_i32) & byte) * k,
-                    to_f((x >> 24_i32) & byte) * k,
+                    // SAFETY (each): AVX2, the function's contract.
+                    unsafe { unorm8(x) },
+                    unsafe { unorm8(_mm256_srli_epi32::<8>(x)) },
+                    unsafe { unorm8(_mm256_srli_epi32::<16>(x)) },
+                    unsafe { unorm8(_mm256_srli_epi32::<24>(x)) },
                 ]
             }
             WordDecode::Unorm16x2 => {
-                let x = word(0);
-                let half = i32x8::splat(0xffff);
-                let d = f32x8::splat(65535.0);
+                // SAFETY: as above.
+                let x = unsafe { gather_word(bytes, addr, 0) };
+                let half = _mm256_set1_epi32(0xffff);
+                let d = _mm256_set1_ps(65535.0);
                 [
-                    to_f(x & half) / d,
-                    to_f((x >> 16_i32) & half) / d,
-                    f32x8::ZERO,
-                    f32x8::ONE,
+                    _mm256_div_ps(_mm256_cvtepi32_ps(_mm256_and_si256(x, half)), d),
+                    _mm256_div_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32::<16>(x)), d),
+                    _mm256_setzero_ps(),
+                    _mm256_set1_ps(1.0),
                 ]
             }
         };
         for (row, lanes) in rows.iter_mut().zip(v) {
-            row[done..done + LANES].copy_from_slice(&lanes.to_array());
+            let to = &mut row[done..done + LANES];
+            // SAFETY: `to` is LANES = 8 writable floats.
+            unsafe { _mm256_storeu_ps(to.as_mut_ptr(), lanes) };
         }
         done += LANES;
     }
     done
+}
+
+/// The low byte of each lane as a unorm value (`v & 255`, over 255).
+///
+/// # Safety
+/// The CPU has AVX2.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn unorm8(v: core::arch::x86_64::__m256i) -> core::arch::x86_64::__m256 {
+    use core::arch::x86_64::*;
+    // SAFETY: the caller's contract.
+    unsafe {
+        let b = _mm256_and_si256(v, _mm256_set1_epi32(0xff));
+        _mm256_mul_ps(_mm256_cvtepi32_ps(b), _mm256_set1_ps(1.0 / 255.0))
+    }
+}
+
+/// Word `k` of the element at each lane's byte offset `addr`.
+///
+/// # Safety
+/// The CPU has AVX2, and every lane's 4 bytes at `addr + 4k` lie inside
+/// `bytes`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn gather_word(
+    bytes: &[u8],
+    addr: core::arch::x86_64::__m256i,
+    k: usize,
+) -> core::arch::x86_64::__m256i {
+    use core::arch::x86_64::{_mm256_add_epi32, _mm256_i32gather_epi32, _mm256_set1_epi32};
+    // SAFETY: the caller's contract; the gather has no alignment
+    // requirement.
+    unsafe {
+        let a = _mm256_add_epi32(addr, _mm256_set1_epi32(4 * k as i32));
+        _mm256_i32gather_epi32::<1>(bytes.as_ptr().cast::<i32>(), a)
+    }
 }
 
 fn fill_default(rows: &mut [Lanes], groups: usize, integer: bool) {

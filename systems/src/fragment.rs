@@ -15,11 +15,12 @@ use ferropipe_components::batch::{BinnedJob, MS_SAMPLES, Plane, SetupPrim};
 use ferropipe_components::shader::{
     FRAG_LANE_X, FRAG_LANE_Y, FragmentIo, Interpolation, Lanes, ShaderResources,
 };
+use ferropipe_components::simd::X86V3;
 use multiversion::multiversion;
 
 use crate::derived::DerivedState;
 pub use crate::lanes::MAX_BATCH_GROUPS;
-use crate::lanes::{grow_lanes, mask_lanes};
+use crate::lanes::{fill_lanes_at, fill_lanes_with_at, grow_lanes, mask_lanes_at};
 use crate::link::FsInputSource;
 
 /// One covered 4x2 group awaiting shading.
@@ -221,6 +222,14 @@ pub fn shade_batch(
     jobs: &[BinnedJob],
     resources: &ShaderResources<'_>,
 ) {
+    // SAFETY: the expression is true only in the x86-64-v3 clone (run
+    // where the CPU has those features) or in a build that requires them.
+    let v3 = unsafe {
+        X86V3::in_clone(multiversion::target::target_cfg_f!(all(
+            target_feature = "avx2",
+            target_feature = "fma"
+        )))
+    };
     let n = batch.groups.len();
     if n == 0 {
         return;
@@ -265,7 +274,7 @@ pub fn shade_batch(
     let ly = lane_y() + Lanes::splat(0.5);
     let mut shaded = 0u32;
     for (g, grp) in groups.iter().enumerate() {
-        masks[g] = mask_lanes(grp.mask);
+        masks[g] = mask_lanes_at(v3, grp.mask);
         shaded += grp.mask.count_ones();
     }
     batch.counts.shaded += shaded as u64;
@@ -295,7 +304,7 @@ pub fn shade_batch(
         let flat_plane = |p: &Plane| p.dadx == 0.0 && p.dady == 0.0;
         let const_w = needs_w && flat_plane(&planes[1]);
         if const_w && !needs_fc {
-            w[start..end].fill(Lanes::ONE / Lanes::splat(planes[1].a0));
+            fill_lanes_at(v3, &mut w[start..end], 1.0 / planes[1].a0);
         } else if needs_w || needs_fc {
             let p = &planes[1];
             for (k, g) in run.iter().enumerate() {
@@ -331,10 +340,10 @@ pub fn shade_batch(
                     FsInputSource::Attr { plane, interp, .. } => {
                         let p = &planes[plane + c];
                         match interp {
-                            Interpolation::Flat => row.fill(Lanes::splat(p.a0)),
-                            Interpolation::Linear if flat_plane(p) => row.fill(Lanes::splat(p.a0)),
+                            Interpolation::Flat => fill_lanes_at(v3, row, p.a0),
+                            Interpolation::Linear if flat_plane(p) => fill_lanes_at(v3, row, p.a0),
                             Interpolation::Perspective if const_w && flat_plane(p) => {
-                                row.fill(Lanes::splat(p.a0) * w[start]);
+                                fill_lanes_with_at(v3, row, Lanes::splat(p.a0) * w[start]);
                             }
                             Interpolation::Linear => {
                                 for (v, g) in row.iter_mut().zip(run) {
@@ -362,9 +371,9 @@ pub fn shade_batch(
                     }
                     FsInputSource::FrontFacing => {
                         let bits = if prim.front_facing { u32::MAX } else { 0 };
-                        row.fill(Lanes::splat(f32::from_bits(bits)));
+                        fill_lanes_at(v3, row, f32::from_bits(bits));
                     }
-                    FsInputSource::SampleId | FsInputSource::Zero => row.fill(Lanes::ZERO),
+                    FsInputSource::SampleId | FsInputSource::Zero => fill_lanes_at(v3, row, 0.0),
                 }
             }
         }

@@ -12,7 +12,8 @@
 
 use ferropipe_components::batch::{Plane, SetupPrim, SetupPrims, TILE_SIZE};
 use ferropipe_components::draw::FramebufferState;
-use ferropipe_components::shader::{ILanes, Lanes};
+use ferropipe_components::shader::{ILanes, Lanes, ULanes};
+use ferropipe_components::simd::X86V3;
 use ferropipe_components::state::ViewportState;
 
 /// Groups per fragment batch (8 lanes each: 512 pixels, two 16x16 blocks):
@@ -26,6 +27,240 @@ pub(crate) fn mask_lanes(mask: u8) -> Lanes {
     const BITS: ILanes = ILanes::new([1, 2, 4, 8, 16, 32, 64, 128]);
     let m = (ILanes::splat(mask as i32) & BITS).simd_eq(BITS);
     bytemuck::cast(m)
+}
+
+/// [`mask_lanes`] at a SIMD level: one broadcast, one `vpand` and one
+/// compare with the token, where a baseline build's `wide` does each step
+/// twice on SSE halves.
+#[inline(always)]
+pub(crate) fn mask_lanes_at(v3: Option<X86V3>, mask: u8) -> Lanes {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(t) = v3 {
+        return v3_lanes::mask_lanes(t, mask);
+    }
+    let _ = v3;
+    mask_lanes(mask)
+}
+
+/// `x.fast_max(lo).fast_min(hi)` at a SIMD level (the same operations in
+/// the same order, so the same bits, NaN included: `vmaxps` returns its
+/// second operand for NaN).
+#[inline(always)]
+pub(crate) fn clamp_at(v3: Option<X86V3>, x: Lanes, lo: Lanes, hi: Lanes) -> Lanes {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(t) = v3 {
+        return v3_lanes::clamp(t, x, lo, hi);
+    }
+    let _ = v3;
+    x.fast_max(lo).fast_min(hi)
+}
+
+/// `(new & keep) | (old & !keep)` at a SIMD level.
+#[inline(always)]
+pub(crate) fn select_bits_at(v3: Option<X86V3>, keep: ULanes, new: ULanes, old: ULanes) -> ULanes {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(t) = v3 {
+        return v3_lanes::select_bits(t, keep, new, old);
+    }
+    let _ = v3;
+    (new & keep) | (old & !keep)
+}
+
+/// Fills a row of lane registers with one value, at a SIMD level: with
+/// the token one 32-byte store per register, where `[Lanes]::fill` in a
+/// baseline build stores the two SSE halves (the fragment stage's constant
+/// inputs were 28 % of its samples in blend_overdraw's baseline build).
+/// Not a fill of the floats: rows are a few registers long, and the
+/// vectorised loop's set-up cost more than it saved (+7 % instructions in
+/// small_tris_100k's fragment stage).
+#[inline(always)]
+pub(crate) fn fill_lanes_at(v3: Option<X86V3>, row: &mut [Lanes], v: f32) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(t) = v3 {
+        return v3_lanes::fill(t, row, Lanes::splat(v));
+    }
+    let _ = v3;
+    row.fill(Lanes::splat(v));
+}
+
+/// [`fill_lanes_at`] with a register's value.
+#[inline(always)]
+pub(crate) fn fill_lanes_with_at(v3: Option<X86V3>, row: &mut [Lanes], v: Lanes) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(t) = v3 {
+        return v3_lanes::fill(t, row, v);
+    }
+    let _ = v3;
+    row.fill(v);
+}
+
+/// `a.min(b)` on 32-bit integers at a SIMD level (SSE2, a baseline
+/// build's `wide`, has no `pminsd`: a compare and three logic operations
+/// per half).
+#[inline(always)]
+pub(crate) fn min_i_at(v3: Option<X86V3>, a: ILanes, b: ILanes) -> ILanes {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(t) = v3 {
+        return v3_lanes::min_i(t, a, b);
+    }
+    let _ = v3;
+    a.min(b)
+}
+
+/// `a + b` (wrapping) on 32-bit integers at a SIMD level.
+#[inline(always)]
+pub(crate) fn add_i_at(v3: Option<X86V3>, a: ILanes, b: ILanes) -> ILanes {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(t) = v3 {
+        return v3_lanes::add_i(t, a, b);
+    }
+    let _ = v3;
+    a + b
+}
+
+/// `a * b` (wrapping) on 32-bit integers at a SIMD level (SSE2 has no
+/// `pmulld`: two `pmuludq` and four shuffles per half).
+#[inline(always)]
+pub(crate) fn mul_i_at(v3: Option<X86V3>, a: ILanes, b: ILanes) -> ILanes {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(t) = v3 {
+        return v3_lanes::mul_i(t, a, b);
+    }
+    let _ = v3;
+    a * b
+}
+
+/// Bit `l` set where lane `l` of `v` is above zero
+/// (`v.simd_gt(0).to_bitmask()`), at a SIMD level.
+#[inline(always)]
+pub(crate) fn positive_bits_at(v3: Option<X86V3>, v: ILanes) -> u8 {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(t) = v3 {
+        return v3_lanes::positive_bits(t, v);
+    }
+    let _ = v3;
+    v.simd_gt(ILanes::ZERO).to_bitmask() as u8
+}
+
+/// The lane steps of the helpers above in AVX2 intrinsics, for kernels
+/// that run in a `multiversion` clone of a baseline build (ARCHITECTURE.md,
+/// "SIMD width and levels"): there `wide`'s 8-lane types are two SSE halves
+/// whatever the clone's features.  `#[inline(always)]` functions without
+/// `#[target_feature]`, so they become the calling clone's instructions;
+/// the [`X86V3`] argument proves the CPU runs AVX2.
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod v3_lanes {
+    use core::arch::x86_64::*;
+    use ferropipe_components::shader::{ILanes, Lanes, ULanes};
+    use ferropipe_components::simd::X86V3;
+
+    /// [`super::mask_lanes`].
+    #[inline(always)]
+    pub(crate) fn mask_lanes(_: X86V3, mask: u8) -> Lanes {
+        // SAFETY: the token proves AVX2.
+        unsafe {
+            let bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+            let m = _mm256_and_si256(_mm256_set1_epi32(mask as i32), bits);
+            bytemuck::cast(_mm256_cmpeq_epi32(m, bits))
+        }
+    }
+
+    /// [`super::fill_lanes_at`].
+    #[inline(always)]
+    pub(crate) fn fill(_: X86V3, row: &mut [Lanes], v: Lanes) {
+        let r: __m256 = bytemuck::cast(v);
+        for l in row {
+            // SAFETY: the token proves AVX; `l` is 32 writable bytes.
+            unsafe { _mm256_storeu_ps(l as *mut Lanes as *mut f32, r) };
+        }
+    }
+
+    /// [`super::min_i_at`].
+    #[inline(always)]
+    pub(crate) fn min_i(_: X86V3, a: ILanes, b: ILanes) -> ILanes {
+        // SAFETY: the token proves AVX2.
+        unsafe { bytemuck::cast(_mm256_min_epi32(bytemuck::cast(a), bytemuck::cast(b))) }
+    }
+
+    /// [`super::add_i_at`].
+    #[inline(always)]
+    pub(crate) fn add_i(_: X86V3, a: ILanes, b: ILanes) -> ILanes {
+        // SAFETY: the token proves AVX2.
+        unsafe { bytemuck::cast(_mm256_add_epi32(bytemuck::cast(a), bytemuck::cast(b))) }
+    }
+
+    /// [`super::mul_i_at`].
+    #[inline(always)]
+    pub(crate) fn mul_i(_: X86V3, a: ILanes, b: ILanes) -> ILanes {
+        // SAFETY: the token proves AVX2.
+        unsafe { bytemuck::cast(_mm256_mullo_epi32(bytemuck::cast(a), bytemuck::cast(b))) }
+    }
+
+    /// [`super::positive_bits_at`].
+    #[inline(always)]
+    pub(crate) fn positive_bits(_: X86V3, v: ILanes) -> u8 {
+        // SAFETY: the token proves AVX2.
+        unsafe {
+            let gt = _mm256_cmpgt_epi32(bytemuck::cast(v), _mm256_setzero_si256());
+            _mm256_movemask_ps(_mm256_castsi256_ps(gt)) as u8
+        }
+    }
+
+    /// [`super::clamp_at`].
+    #[inline(always)]
+    pub(crate) fn clamp(_: X86V3, x: Lanes, lo: Lanes, hi: Lanes) -> Lanes {
+        // SAFETY: the token proves AVX2.
+        unsafe {
+            let x: __m256 = bytemuck::cast(x);
+            let m = _mm256_max_ps(x, bytemuck::cast(lo));
+            bytemuck::cast(_mm256_min_ps(m, bytemuck::cast(hi)))
+        }
+    }
+
+    /// [`super::select_bits_at`].
+    #[inline(always)]
+    pub(crate) fn select_bits(_: X86V3, keep: ULanes, new: ULanes, old: ULanes) -> ULanes {
+        // SAFETY: the token proves AVX2.
+        unsafe {
+            let keep: __m256i = bytemuck::cast(keep);
+            let new = _mm256_and_si256(bytemuck::cast(new), keep);
+            bytemuck::cast(_mm256_or_si256(
+                new,
+                _mm256_andnot_si256(keep, bytemuck::cast(old)),
+            ))
+        }
+    }
+
+    /// A 4x2 group's 32-bit pixels from its two 16-byte rows, in lane
+    /// order (pixel pairs of row 0, row 1, row 0, row 1: `FRAG_LANE_X/Y`).
+    ///
+    /// # Safety
+    /// 16 bytes are readable at each of `r0` and `r1`.
+    #[inline(always)]
+    pub(crate) unsafe fn load_group32(_: X86V3, r0: *const u8, r1: *const u8) -> ULanes {
+        // SAFETY: the caller's contract; the token proves AVX2.
+        unsafe {
+            let a = _mm_loadu_si128(r0 as *const __m128i);
+            let b = _mm_loadu_si128(r1 as *const __m128i);
+            let rows = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(a), b);
+            // [r0 lo, r0 hi, r1 lo, r1 hi] -> [r0 lo, r1 lo, r0 hi, r1 hi].
+            bytemuck::cast(_mm256_permute4x64_epi64::<0xd8>(rows))
+        }
+    }
+
+    /// The inverse of [`load_group32`].
+    ///
+    /// # Safety
+    /// 16 bytes are writable at each of `r0` and `r1`.
+    #[inline(always)]
+    pub(crate) unsafe fn store_group32(_: X86V3, r0: *mut u8, r1: *mut u8, px: ULanes) {
+        // SAFETY: the caller's contract; the token proves AVX2.
+        unsafe {
+            let rows = _mm256_permute4x64_epi64::<0xd8>(bytemuck::cast(px));
+            _mm_storeu_si128(r0 as *mut __m128i, _mm256_castsi256_si128(rows));
+            _mm_storeu_si128(r1 as *mut __m128i, _mm256_extracti128_si256::<1>(rows));
+        }
+    }
 }
 
 /// Grows (never shrinks) a lane buffer to `n` registers.

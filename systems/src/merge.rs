@@ -19,7 +19,10 @@ use ferropipe_components::draw::FramebufferState;
 use ferropipe_components::enums::{BlendFactor, BlendFunc, ClearFlags, Func, LogicOp, StencilOp};
 use ferropipe_components::format::{ChannelType, Format, FormatDesc, FormatKind};
 use ferropipe_components::pack;
-use ferropipe_components::shader::{FRAG_LANE_X, FRAG_LANE_Y, LANES, Lanes, Semantic, ShaderInfo};
+use ferropipe_components::shader::{
+    FRAG_LANE_X, FRAG_LANE_Y, LANES, Lanes, Semantic, ShaderInfo, ULanes,
+};
+use ferropipe_components::simd::X86V3;
 use ferropipe_components::state::{
     BlendColor, BlendState, DepthStencilAlphaState, MAX_COLOR_BUFS, RasterizerState, RtBlendState,
     StencilRef, StencilState,
@@ -254,6 +257,50 @@ impl TargetMemory {
             )
         };
         bytemuck::cast([r0[0], r1[0], r0[1], r1[1]])
+    }
+
+    /// [`Self::load_group32`] at a SIMD level: two 16-byte loads and one
+    /// `vpermq` with the token, where a baseline build moves four 64-bit
+    /// halves through SSE registers.
+    ///
+    /// # Safety
+    /// As [`Self::load_group32`].
+    #[inline(always)]
+    unsafe fn load_group32_at(&self, v3: Option<X86V3>, rows: (usize, usize)) -> ULanes {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(t) = v3 {
+            // SAFETY: both 16-byte rows lie inside the storage (group_rows32).
+            return unsafe {
+                crate::lanes::v3_lanes::load_group32(t, self.ptr.add(rows.0), self.ptr.add(rows.1))
+            };
+        }
+        let _ = v3;
+        // SAFETY: the caller's contract.
+        ULanes::new(unsafe { self.load_group32(rows) })
+    }
+
+    /// [`Self::store_group32`] at a SIMD level.
+    ///
+    /// # Safety
+    /// As [`Self::load_group32`].
+    #[inline(always)]
+    unsafe fn store_group32_at(&self, v3: Option<X86V3>, rows: (usize, usize), px: ULanes) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(t) = v3 {
+            // SAFETY: both 16-byte rows lie inside the storage (group_rows32)
+            // and belong to this tile job.
+            return unsafe {
+                crate::lanes::v3_lanes::store_group32(
+                    t,
+                    self.ptr.add(rows.0),
+                    self.ptr.add(rows.1),
+                    px,
+                )
+            };
+        }
+        let _ = v3;
+        // SAFETY: the caller's contract.
+        unsafe { self.store_group32(rows, px.to_array()) }
     }
 
     /// Stores the 32-bit pixels of a 4x2 group given in lane order.

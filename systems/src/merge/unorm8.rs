@@ -45,7 +45,7 @@ use ferropipe_components::state::RtBlendState;
 use multiversion::multiversion;
 
 use super::{ColorTarget, Quad, StoreGroup, TargetMemory};
-use crate::lanes::mask_lanes;
+use crate::lanes::{clamp_at, mask_lanes_at, select_bits_at};
 
 /// Four channels of eight pixels as bytes in i32 lanes (0..=255).
 pub(super) type ByteQuad = [ILanes; 4];
@@ -719,7 +719,7 @@ fn store_batch_at(
 ) {
     let sh = plan.shuffles;
     let Some(blend) = &plan.blend else {
-        return store_groups(plan, b, leftover, |s, _, _| bytes::pack(v3, s, &sh));
+        return store_groups(v3, plan, b, leftover, |s, _, _| bytes::pack(v3, s, &sh));
     };
     // The kernels are the table's operations for their factors (a factor
     // of ONE multiplies exactly), so every path writes the same bytes; with
@@ -733,17 +733,17 @@ fn store_batch_at(
         // only on a CPU with AVX2.
         match kernel {
             Kernel::Over { alpha_one } => {
-                return store_groups(plan, b, leftover, |s, old, _| unsafe {
+                return store_groups(v3, plan, b, leftover, |s, old, _| unsafe {
                     word_kernels::over(s, old, &sh, alpha_one)
                 });
             }
             Kernel::Premultiplied => {
-                return store_groups(plan, b, leftover, |s, old, _| unsafe {
+                return store_groups(v3, plan, b, leftover, |s, old, _| unsafe {
                     word_kernels::premultiplied(s, old, &sh)
                 });
             }
             Kernel::Additive => {
-                return store_groups(plan, b, leftover, |s, old, _| unsafe {
+                return store_groups(v3, plan, b, leftover, |s, old, _| unsafe {
                     word_kernels::additive(s, old, &sh)
                 });
             }
@@ -808,24 +808,33 @@ fn store_batch_at(
 /// Every function here needs a CPU with AVX2.
 #[cfg(target_arch = "x86_64")]
 mod word_kernels {
+    use super::Quad;
     use super::bytes::Shuffles;
     use super::bytes::Words;
     use super::bytes::avx2::{
         add_words, mul_norm_words, pack_words, word_pair, words_of_ints, words_of_pixels,
     };
-    use super::{Quad, unit_to_byte};
-    use ferropipe_components::shader::{ILanes, ULanes};
+    use core::arch::x86_64::{_mm256_cvtps_epi32, _mm256_mul_ps, _mm256_set1_ps};
+    use ferropipe_components::shader::{ILanes, Lanes, ULanes};
 
     /// The source's bytes as words, and its alpha bytes.
     #[target_feature(enable = "avx2")]
     #[inline]
     fn src_words(s: &Quad) -> (Words, ILanes) {
-        let v = [
-            unit_to_byte(s[0]),
-            unit_to_byte(s[1]),
-            unit_to_byte(s[2]),
-            unit_to_byte(s[3]),
-        ];
+        // [`super::unit_to_byte`] in AVX2 (`wide`'s form is two SSE halves
+        // in a baseline build, even here).  A nested `#[inline(always)]`
+        // function, not a closure: closures keep featureless bodies.
+        #[inline(always)]
+        fn byte(x: Lanes) -> ILanes {
+            // SAFETY: only inlined into this AVX2 function.
+            unsafe {
+                bytemuck::cast(_mm256_cvtps_epi32(_mm256_mul_ps(
+                    bytemuck::cast(x),
+                    _mm256_set1_ps(255.0),
+                )))
+            }
+        }
+        let v = [byte(s[0]), byte(s[1]), byte(s[2]), byte(s[3])];
         (words_of_ints(&v), v[3])
     }
 
@@ -883,7 +892,7 @@ fn store_bytes(
 ) {
     let sh = plan.shuffles;
     let absent = plan.absent.map(ILanes::splat);
-    store_groups(plan, b, leftover, |src, old, g| {
+    store_groups(v3, plan, b, leftover, |src, old, g| {
         let s: ByteQuad = [
             unit_to_byte(src[0]),
             unit_to_byte(src[1]),
@@ -897,9 +906,14 @@ fn store_bytes(
 }
 
 /// The group loop, monomorphised per closure `f(src, old pixels, group)`
-/// returning the new pixels (`src` clamped to [0, 1]).
+/// returning the new pixels (`src` clamped to [0, 1]).  The loads, the
+/// clamp, the mask and the stores go through the `lanes` helpers at the
+/// clone's level: in a baseline build's AVX2 clone their `wide` forms were
+/// two SSE halves each, +17 % of this function's instructions on
+/// blend_overdraw.
 #[inline(always)]
 fn store_groups(
+    v3: Option<X86V3>,
     plan: &Unorm8Plan,
     b: &Unorm8Batch<'_>,
     leftover: &mut Vec<usize>,
@@ -907,13 +921,14 @@ fn store_groups(
 ) {
     let n = b.groups.len();
     let mem: &TargetMemory = &b.target.mem;
-    let write_bits = plan.write_bits();
+    let write_bits = ULanes::splat(plan.write_bits());
     // Padding bytes (X channels) keep their contents, as the per-pixel path
     // keeps them, so only a store of all 32 bits may skip the load.
-    let full_channels = write_bits == u32::MAX;
+    let full_channels = plan.write_bits() == u32::MAX;
     let zero = Lanes::ZERO;
     let one = Lanes::ONE;
     let blending = plan.blend.is_some();
+    let outputs = &b.outputs[b.slot * 4 * n..(b.slot * 4 + 4) * n];
     for (g, grp) in b.groups.iter().enumerate() {
         if grp.mask == 0 {
             continue;
@@ -924,25 +939,24 @@ fn store_groups(
         };
         // Explicit four-element arrays, not `array::from_fn`: the latter
         // was left as an out-of-line call per group (6 % of blend_overdraw).
-        let load = |c: usize| {
-            b.outputs[(b.slot * 4 + c) * n + g]
-                .fast_max(zero)
-                .fast_min(one)
-        };
-        let src: Quad = [load(0), load(1), load(2), load(3)];
+        let src: Quad = [
+            clamp_at(v3, outputs[g], zero, one),
+            clamp_at(v3, outputs[n + g], zero, one),
+            clamp_at(v3, outputs[2 * n + g], zero, one),
+            clamp_at(v3, outputs[3 * n + g], zero, one),
+        ];
         let need_old = blending || grp.mask != 0xff || !full_channels;
         let old = if need_old {
             // SAFETY: rows from group_rows32; tile jobs own disjoint pixels.
-            ULanes::new(unsafe { mem.load_group32(rows) })
+            unsafe { mem.load_group32_at(v3, rows) }
         } else {
             ULanes::ZERO
         };
         let new = f(&src, old, g);
-        let lane_mask: ULanes = bytemuck::cast(mask_lanes(grp.mask));
-        let w = lane_mask & ULanes::splat(write_bits);
-        let out = (new & w) | (old & !w);
+        let lane_mask: ULanes = bytemuck::cast(mask_lanes_at(v3, grp.mask));
+        let out = select_bits_at(v3, lane_mask & write_bits, new, old);
         // SAFETY: as above.
-        unsafe { mem.store_group32(rows, out.to_array()) };
+        unsafe { mem.store_group32_at(v3, rows, out) };
     }
 }
 
