@@ -853,9 +853,13 @@ unsafe fn gather_prefix_avx2(
         // In range when the smallest id is not negative and the largest
         // element ends inside the buffer (the address grows with the id),
         // and byte offsets fit the gather's i32 lanes.
-        let (lo, hi) = chunk
-            .iter()
-            .fold((i64::MAX, i64::MIN), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+        // A loop, not `fold`: its closure stayed a call per id in the
+        // baseline build.
+        let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+        for &v in chunk {
+            lo = lo.min(v);
+            hi = hi.max(v);
+        }
         let end = (hi as u64)
             .checked_mul(stride)
             .and_then(|a| a.checked_add(base))

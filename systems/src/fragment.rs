@@ -20,7 +20,9 @@ use multiversion::multiversion;
 
 use crate::derived::DerivedState;
 pub use crate::lanes::MAX_BATCH_GROUPS;
-use crate::lanes::{fill_lanes_at, fill_lanes_with_at, grow_lanes, mask_lanes_at};
+use crate::lanes::{
+    fill_lanes_at, fill_lanes_with_at, grow_lanes, mask_lanes_at, mul_at, plane_at,
+};
 use crate::link::FsInputSource;
 
 /// One covered 4x2 group awaiting shading.
@@ -68,6 +70,10 @@ pub struct FragBatch {
     pub stores: Vec<crate::merge::StoreGroup>,
     /// Per group, `w` (the perspective divisor), when an input needs it.
     pub w: Vec<Lanes>,
+    /// Per group, scratch: its lanes' offsets `(dx, dy)` from its
+    /// primitive's reference pixel (plus the sample offset), computed once
+    /// per batch and read by every interpolated component.
+    pub offsets: Vec<[Lanes; 2]>,
     /// Per group, on a multisampled framebuffer: the lanes each sample
     /// covers (`mask` is their union).
     pub sample_masks: Vec<[u8; MS_SAMPLES]>,
@@ -148,7 +154,7 @@ fn lane_y() -> Lanes {
 /// reference pixel are `dx`, `dy`.
 #[inline]
 pub(crate) fn eval_plane(p: &Plane, dx: Lanes, dy: Lanes) -> Lanes {
-    Lanes::splat(p.a0) + Lanes::splat(p.dadx) * dx + Lanes::splat(p.dady) * dy
+    plane_at(None, p, dx, dy)
 }
 
 /// Offsets (dx, dy) of a group's lanes from its primitive's reference pixel.
@@ -261,6 +267,9 @@ pub fn shade_batch(
     });
     grow_lanes(&mut batch.w, n);
     let so = batch.sample_offset;
+    if batch.offsets.len() < n {
+        batch.offsets.resize(n, [Lanes::ZERO; 2]);
+    }
     let FragBatch {
         groups,
         prims,
@@ -268,6 +277,7 @@ pub fn shade_batch(
         frag_coord,
         masks,
         w,
+        offsets: offsets_buf,
         ..
     } = batch;
     let lx = lane_x() + Lanes::splat(0.5);
@@ -295,6 +305,16 @@ pub fn shade_batch(
             let (dx, dy) = group_offsets(g, prim);
             (dx + sx, dy + sy)
         };
+        // The run's offsets, once: the attribute loops below read them per
+        // component instead of converting the group position again each
+        // time (pbr_barrels: 12 interpolated components).  In the batch's
+        // scratch, not a stack array: initialising 64 entries per run was
+        // a 4 KiB memset per primitive on small triangles.
+        for (o, g) in offsets_buf[start..end].iter_mut().zip(run) {
+            let (dx, dy) = offsets(g);
+            *o = [dx, dy];
+        }
+        let dxy = &offsets_buf[start..end];
         // A primitive whose vertices share w (2D, orthographic, and every
         // quad drawn flat to the screen) has a constant 1/w plane: w is
         // one division per run instead of one per group, and a perspective
@@ -307,9 +327,8 @@ pub fn shade_batch(
             fill_lanes_at(v3, &mut w[start..end], 1.0 / planes[1].a0);
         } else if needs_w || needs_fc {
             let p = &planes[1];
-            for (k, g) in run.iter().enumerate() {
-                let (dx, dy) = offsets(g);
-                let inv_w = eval_plane(p, dx, dy);
+            for (k, &[dx, dy]) in dxy.iter().enumerate() {
+                let inv_w = plane_at(v3, p, dx, dy);
                 if needs_fc {
                     frag_coord[3 * n + start + k] = inv_w;
                 }
@@ -319,12 +338,11 @@ pub fn shade_batch(
             }
         }
         if needs_fc {
-            for (k, g) in run.iter().enumerate() {
+            for (k, (g, &[dx, dy])) in run.iter().zip(dxy).enumerate() {
                 frag_coord[start + k] = Lanes::splat(g.x as f32) + lx + sx;
                 frag_coord[n + start + k] = Lanes::splat(g.y as f32) + ly + sy;
-                let (dx, dy) = offsets(g);
                 frag_coord[2 * n + start + k] =
-                    clamp_depth(ds, prim.viewport, eval_plane(&planes[0], dx, dy));
+                    clamp_depth(ds, prim.viewport, plane_at(v3, &planes[0], dx, dy));
             }
         }
         for (s, src) in ds.link.fs_inputs.iter().enumerate() {
@@ -346,24 +364,23 @@ pub fn shade_batch(
                                 fill_lanes_with_at(v3, row, Lanes::splat(p.a0) * w[start]);
                             }
                             Interpolation::Linear => {
-                                for (v, g) in row.iter_mut().zip(run) {
-                                    let (dx, dy) = offsets(g);
-                                    *v = eval_plane(p, dx, dy);
+                                for (v, &[dx, dy]) in row.iter_mut().zip(dxy) {
+                                    *v = plane_at(v3, p, dx, dy);
                                 }
                             }
                             Interpolation::Perspective => {
-                                for ((v, g), wv) in row.iter_mut().zip(run).zip(&w[start..end]) {
-                                    let (dx, dy) = offsets(g);
-                                    *v = eval_plane(p, dx, dy) * *wv;
+                                for ((v, &[dx, dy]), wv) in
+                                    row.iter_mut().zip(dxy).zip(&w[start..end])
+                                {
+                                    *v = mul_at(v3, plane_at(v3, p, dx, dy), *wv);
                                 }
                             }
                         }
                     }
                     FsInputSource::PointCoord { plane } => {
                         let p = &planes[plane + c];
-                        for (v, g) in row.iter_mut().zip(run) {
-                            let (dx, dy) = offsets(g);
-                            *v = eval_plane(p, dx, dy);
+                        for (v, &[dx, dy]) in row.iter_mut().zip(dxy) {
+                            *v = plane_at(v3, p, dx, dy);
                         }
                     }
                     FsInputSource::FragCoord => {

@@ -94,17 +94,28 @@ pub(crate) fn fill_lanes_with_at(v3: Option<X86V3>, row: &mut [Lanes], v: Lanes)
     row.fill(v);
 }
 
-/// `a.min(b)` on 32-bit integers at a SIMD level (SSE2, a baseline
-/// build's `wide`, has no `pminsd`: a compare and three logic operations
-/// per half).
+/// [`Plane`]'s value at offsets `(dx, dy)` from its reference pixel,
+/// `a0 + dadx * dx + dady * dy` (two multiplies and two adds, unfused, in
+/// that order: `fragment::eval_plane`'s bits), at a SIMD level.
 #[inline(always)]
-pub(crate) fn min_i_at(v3: Option<X86V3>, a: ILanes, b: ILanes) -> ILanes {
+pub(crate) fn plane_at(v3: Option<X86V3>, p: &Plane, dx: Lanes, dy: Lanes) -> Lanes {
     #[cfg(target_arch = "x86_64")]
     if let Some(t) = v3 {
-        return v3_lanes::min_i(t, a, b);
+        return v3_lanes::plane(t, p, dx, dy);
     }
     let _ = v3;
-    a.min(b)
+    Lanes::splat(p.a0) + Lanes::splat(p.dadx) * dx + Lanes::splat(p.dady) * dy
+}
+
+/// `a * b` at a SIMD level.
+#[inline(always)]
+pub(crate) fn mul_at(v3: Option<X86V3>, a: Lanes, b: Lanes) -> Lanes {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(t) = v3 {
+        return v3_lanes::mul(t, a, b);
+    }
+    let _ = v3;
+    a * b
 }
 
 /// `a + b` (wrapping) on 32-bit integers at a SIMD level.
@@ -130,18 +141,6 @@ pub(crate) fn mul_i_at(v3: Option<X86V3>, a: ILanes, b: ILanes) -> ILanes {
     a * b
 }
 
-/// Bit `l` set where lane `l` of `v` is above zero
-/// (`v.simd_gt(0).to_bitmask()`), at a SIMD level.
-#[inline(always)]
-pub(crate) fn positive_bits_at(v3: Option<X86V3>, v: ILanes) -> u8 {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(t) = v3 {
-        return v3_lanes::positive_bits(t, v);
-    }
-    let _ = v3;
-    v.simd_gt(ILanes::ZERO).to_bitmask() as u8
-}
-
 /// The lane steps of the helpers above in AVX2 intrinsics, for kernels
 /// that run in a `multiversion` clone of a baseline build (ARCHITECTURE.md,
 /// "SIMD width and levels"): there `wide`'s 8-lane types are two SSE halves
@@ -151,6 +150,7 @@ pub(crate) fn positive_bits_at(v3: Option<X86V3>, v: ILanes) -> u8 {
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod v3_lanes {
     use core::arch::x86_64::*;
+    use ferropipe_components::batch::Plane;
     use ferropipe_components::shader::{ILanes, Lanes, ULanes};
     use ferropipe_components::simd::X86V3;
 
@@ -175,11 +175,22 @@ pub(crate) mod v3_lanes {
         }
     }
 
-    /// [`super::min_i_at`].
+    /// [`super::plane_at`].
     #[inline(always)]
-    pub(crate) fn min_i(_: X86V3, a: ILanes, b: ILanes) -> ILanes {
+    pub(crate) fn plane(_: X86V3, p: &Plane, dx: Lanes, dy: Lanes) -> Lanes {
         // SAFETY: the token proves AVX2.
-        unsafe { bytemuck::cast(_mm256_min_epi32(bytemuck::cast(a), bytemuck::cast(b))) }
+        unsafe {
+            let x = _mm256_mul_ps(_mm256_set1_ps(p.dadx), bytemuck::cast(dx));
+            let y = _mm256_mul_ps(_mm256_set1_ps(p.dady), bytemuck::cast(dy));
+            bytemuck::cast(_mm256_add_ps(_mm256_add_ps(_mm256_set1_ps(p.a0), x), y))
+        }
+    }
+
+    /// [`super::mul_at`].
+    #[inline(always)]
+    pub(crate) fn mul(_: X86V3, a: Lanes, b: Lanes) -> Lanes {
+        // SAFETY: the token proves AVX2.
+        unsafe { bytemuck::cast(_mm256_mul_ps(bytemuck::cast(a), bytemuck::cast(b))) }
     }
 
     /// [`super::add_i_at`].
@@ -194,16 +205,6 @@ pub(crate) mod v3_lanes {
     pub(crate) fn mul_i(_: X86V3, a: ILanes, b: ILanes) -> ILanes {
         // SAFETY: the token proves AVX2.
         unsafe { bytemuck::cast(_mm256_mullo_epi32(bytemuck::cast(a), bytemuck::cast(b))) }
-    }
-
-    /// [`super::positive_bits_at`].
-    #[inline(always)]
-    pub(crate) fn positive_bits(_: X86V3, v: ILanes) -> u8 {
-        // SAFETY: the token proves AVX2.
-        unsafe {
-            let gt = _mm256_cmpgt_epi32(bytemuck::cast(v), _mm256_setzero_si256());
-            _mm256_movemask_ps(_mm256_castsi256_ps(gt)) as u8
-        }
     }
 
     /// [`super::clamp_at`].

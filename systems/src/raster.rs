@@ -42,8 +42,8 @@ use crate::fragment::{
     sample_depth, shade_batch,
 };
 use crate::lanes::{
-    PREFETCH_DISTANCE, Rect, TileGrid, add_i_at, min_i_at, mul_i_at, positive_bits_at, prefetch,
-    prefetch_planes, prefetch_record,
+    PREFETCH_DISTANCE, Rect, TileGrid, add_i_at, mul_i_at, prefetch, prefetch_planes,
+    prefetch_record,
 };
 use crate::merge::{
     DepthTarget, GroupColors, StoreGroup, Targets, alpha_test, clear_color, clear_depth_stencil,
@@ -290,19 +290,105 @@ fn cover_region(
 fn cover_region_n<const N: usize>(
     v3: Option<X86V3>,
     edges: &[LocalEdge; N],
+    at: (i32, i32, i32, i32),
+    region: &Rect,
+    out: &mut Vec<Coverage>,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(t) = v3 {
+        return cover_lanes::<N, Avx2Edges>(t, edges, at, region, out);
+    }
+    let _ = v3;
+    cover_lanes::<N, ILanes>((), edges, at, region, out)
+}
+
+/// The lane operations of the coverage walk, at one SIMD level: `wide`'s
+/// `ILanes`, or [`Avx2Edges`].  The walk keeps `N` edge registers live
+/// and copies them per group row; as `wide` lanes a baseline build holds
+/// each as two SSE halves, and those copies alone were 15 M instructions
+/// a frame in small_tris_100k's AVX2 clone.
+trait EdgeLanes: Copy {
+    /// What making a value needs (the [`X86V3`] token for AVX2).
+    type Level: Copy;
+    fn of(level: Self::Level, v: ILanes) -> Self;
+    fn add(self, o: Self) -> Self;
+    fn min(self, o: Self) -> Self;
+    /// Bit `l` set where lane `l` is above zero.
+    fn positive_bits(self) -> u8;
+}
+
+impl EdgeLanes for ILanes {
+    type Level = ();
+    #[inline(always)]
+    fn of(_: (), v: ILanes) -> Self {
+        v
+    }
+    #[inline(always)]
+    fn add(self, o: Self) -> Self {
+        self + o
+    }
+    #[inline(always)]
+    fn min(self, o: Self) -> Self {
+        ILanes::min(self, o)
+    }
+    #[inline(always)]
+    fn positive_bits(self) -> u8 {
+        self.simd_gt(ILanes::ZERO).to_bitmask() as u8
+    }
+}
+
+/// Edge lanes in an AVX2 register.  Made only by [`EdgeLanes::of`] with an
+/// [`X86V3`] token, so every value proves the CPU runs AVX2.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+struct Avx2Edges(core::arch::x86_64::__m256i);
+
+#[cfg(target_arch = "x86_64")]
+impl EdgeLanes for Avx2Edges {
+    type Level = X86V3;
+    #[inline(always)]
+    fn of(_: X86V3, v: ILanes) -> Self {
+        Avx2Edges(bytemuck::cast(v))
+    }
+    #[inline(always)]
+    fn add(self, o: Self) -> Self {
+        // SAFETY: an `Avx2Edges` exists only where a token made one.
+        Avx2Edges(unsafe { core::arch::x86_64::_mm256_add_epi32(self.0, o.0) })
+    }
+    #[inline(always)]
+    fn min(self, o: Self) -> Self {
+        // SAFETY: as above.
+        Avx2Edges(unsafe { core::arch::x86_64::_mm256_min_epi32(self.0, o.0) })
+    }
+    #[inline(always)]
+    fn positive_bits(self) -> u8 {
+        use core::arch::x86_64::*;
+        // SAFETY: as above.
+        unsafe {
+            let gt = _mm256_cmpgt_epi32(self.0, _mm256_setzero_si256());
+            _mm256_movemask_ps(_mm256_castsi256_ps(gt)) as u8
+        }
+    }
+}
+
+/// [`cover_region_n`] on lanes `L`.
+#[inline(always)]
+fn cover_lanes<const N: usize, L: EdgeLanes>(
+    level: L::Level,
+    edges: &[LocalEdge; N],
     (ox, oy, gx0, gy0): (i32, i32, i32, i32),
     region: &Rect,
     out: &mut Vec<Coverage>,
 ) {
-    let zero = ILanes::ZERO;
+    let zero = L::of(level, ILanes::ZERO);
     let mut row = [zero; N];
     let mut step_x = [zero; N];
     let mut step_y = [zero; N];
     for (k, e) in edges.iter().enumerate() {
         let base = e.c + e.a * (gx0 - ox) + e.b * (gy0 - oy);
-        row[k] = ILanes::splat(base) + e.off;
-        step_x[k] = ILanes::splat(e.a.wrapping_mul(4));
-        step_y[k] = ILanes::splat(e.b.wrapping_mul(2));
+        row[k] = L::of(level, ILanes::splat(base)).add(L::of(level, e.off));
+        step_x[k] = L::of(level, ILanes::splat(e.a.wrapping_mul(4)));
+        step_y[k] = L::of(level, ILanes::splat(e.b.wrapping_mul(2)));
     }
     let mut gy = gy0;
     while gy < region.y1 {
@@ -314,9 +400,9 @@ fn cover_region_n<const N: usize>(
             if N > 0 && m != 0 {
                 let mut least = v[0];
                 for vk in &v[1..] {
-                    least = min_i_at(v3, least, *vk);
+                    least = least.min(*vk);
                 }
-                m &= positive_bits_at(v3, least);
+                m &= least.positive_bits();
             }
             if m != 0 {
                 out.push(Coverage {
@@ -326,12 +412,12 @@ fn cover_region_n<const N: usize>(
                 });
             }
             for (vk, s) in v.iter_mut().zip(&step_x) {
-                *vk = add_i_at(v3, *vk, *s);
+                *vk = vk.add(*s);
             }
             gx += 4;
         }
         for (rk, s) in row.iter_mut().zip(&step_y) {
-            *rk += *s;
+            *rk = rk.add(*s);
         }
         gy += 2;
     }
