@@ -2183,18 +2183,19 @@ impl QuadSampler<'_> {
                     let QuadLod::Ilog2 { first, last } = self.how else {
                         return None;
                     };
-                    let (l, _) = ilog2_levels(rho2_quads(coord, self.size), first, last);
+                    let (l, _) = ilog2_levels(rho2_quads_at(v3, coord, self.size), first, last);
                     let l = l.to_array();
                     ([l[0], l[4]], [l[0], l[4]], None)
                 }
                 LOD_LINEAR => {
                     let (first, last) = (self.lod.first as i32, self.lod.last as i32);
-                    let (l0, l1, w) = linear_lods(rho2_quads(coord, self.size), first, last)?;
+                    let rho2 = rho2_quads_at(v3, coord, self.size);
+                    let (l0, l1, w) = linear_lods_at(v3, rho2, first, last)?;
                     let (l0, l1) = (l0.to_array(), l1.to_array());
                     ([l0[0], l0[4]], [l1[0], l1[4]], Some(w))
                 }
                 _ => {
-                    let r = rho2_quads(coord, self.size).to_array();
+                    let r = rho2_quads_at(v3, coord, self.size).to_array();
                     let q = [
                         self.lod.choose(self.s, r[0], 0.0, None),
                         self.lod.choose(self.s, r[LANES / 2], 0.0, None),
@@ -2708,6 +2709,83 @@ mod avx2_lanes {
         }
     }
 
+    /// [`super::rho2_quads`]: the same differences, products, sums and
+    /// `f32::max` NaN rule (`wide`'s `max`: a NaN second operand gives the
+    /// first), with in-lane permutes.
+    ///
+    /// # Safety
+    /// The CPU has AVX2.
+    #[inline(always)]
+    pub(super) unsafe fn rho2_quads(c0: f32x8, c1: f32x8, size: [f32; 2]) -> f32x8 {
+        // SAFETY: the caller's contract (AVX).
+        unsafe {
+            /// `[a1, a2, a1, a2] - [a0, a0, a0, a0]` in each quad's half
+            /// (a function, not a closure: see the module's note).
+            #[inline(always)]
+            unsafe fn diffs(c: __m256) -> __m256 {
+                // SAFETY: the caller's contract (AVX).
+                unsafe { _mm256_sub_ps(_mm256_permute_ps::<0x99>(c), _mm256_permute_ps::<0x00>(c)) }
+            }
+            let ds = _mm256_mul_ps(diffs(bytemuck::cast(c0)), _mm256_set1_ps(size[0]));
+            let dt = _mm256_mul_ps(diffs(bytemuck::cast(c1)), _mm256_set1_ps(size[1]));
+            let sum = _mm256_add_ps(_mm256_mul_ps(ds, ds), _mm256_mul_ps(dt, dt));
+            let swapped = _mm256_permute_ps::<0xb1>(sum);
+            let nan = _mm256_cmp_ps::<_CMP_UNORD_Q>(swapped, swapped);
+            let m = _mm256_blendv_ps(_mm256_max_ps(sum, swapped), sum, nan);
+            bytemuck::cast(_mm256_permute_ps::<0x00>(m))
+        }
+    }
+
+    /// [`super::linear_lods`], operation for operation.
+    ///
+    /// # Safety
+    /// The CPU has AVX2.
+    #[inline(always)]
+    pub(super) unsafe fn linear_lods(
+        rho2: f32x8,
+        first: i32,
+        last: i32,
+    ) -> Option<(i32x8, i32x8, i32x8)> {
+        // SAFETY: the caller's contract (AVX2).
+        unsafe {
+            let bits: __m256i = bytemuck::cast(rho2);
+            let e = _mm256_sub_epi32(
+                _mm256_and_si256(_mm256_srai_epi32::<23>(bits), _mm256_set1_epi32(0xff)),
+                _mm256_set1_epi32(127),
+            );
+            let m = _mm256_castsi256_ps(_mm256_or_si256(
+                _mm256_and_si256(bits, _mm256_set1_epi32(0x007f_ffff)),
+                _mm256_set1_epi32(127 << 23),
+            ));
+            let one = _mm256_set1_ps(1.0);
+            let lod = _mm256_mul_ps(
+                _mm256_set1_ps(0.5),
+                _mm256_add_ps(_mm256_cvtepi32_ps(e), _mm256_sub_ps(m, one)),
+            );
+            if _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_EQ_OQ>(lod, lod)) != 0xff {
+                return None;
+            }
+            let ip = _mm256_floor_ps(lod);
+            let fpart = _mm256_sub_ps(lod, ip);
+            let l0 = _mm256_add_epi32(_mm256_set1_epi32(first), _mm256_cvtps_epi32(ip));
+            let (first, last) = (_mm256_set1_epi32(first), _mm256_set1_epi32(last));
+            let below = _mm256_cmpgt_epi32(first, l0);
+            let above = _mm256_xor_si256(_mm256_cmpgt_epi32(last, l0), _mm256_set1_epi32(-1));
+            let single = _mm256_or_si256(below, above);
+            let level0 = _mm256_blendv_epi8(_mm256_blendv_epi8(l0, last, above), first, below);
+            let level1 =
+                _mm256_blendv_epi8(_mm256_add_epi32(l0, _mm256_set1_epi32(1)), level0, single);
+            let clamped = _mm256_min_ps(_mm256_max_ps(fpart, _mm256_setzero_ps()), one);
+            let w = _mm256_cvttps_epi32(_mm256_mul_ps(clamped, _mm256_set1_ps(256.0)));
+            let w = _mm256_min_epi32(
+                _mm256_max_epi32(w, _mm256_setzero_si256()),
+                _mm256_set1_epi32(255),
+            );
+            let w = _mm256_blendv_epi8(w, _mm256_setzero_si256(), single);
+            Some((v(level0), v(level1), v(w)))
+        }
+    }
+
     /// `lerp8x16`: `a + mulhrs(b - a, w)` per 16-bit lane.
     ///
     /// # Safety
@@ -2749,6 +2827,39 @@ fn linear_lods(rho2: f32x8, first: i32, last: i32) -> Option<(i32x8, i32x8, i32x
         .max(i32x8::ZERO)
         .min(i32x8::splat(255));
     Some((level0, level1, single.select(i32x8::ZERO, w)))
+}
+
+/// [`rho2_quads`] at a SIMD level: with the token, in-lane permutes where
+/// `wide`'s form moves the lanes through memory (`to_array`, `new`), which
+/// a baseline build does on SSE halves (pbr_barrels' sampler ran 14 %
+/// more instructions there).
+#[inline(always)]
+fn rho2_quads_at(v3: Option<X86V3>, coord: &[Lanes; 3], size: [f32; 2]) -> f32x8 {
+    #[cfg(target_arch = "x86_64")]
+    if v3.is_some() {
+        // SAFETY: an `X86V3` token exists only on a CPU with AVX2.
+        return unsafe { avx2_lanes::rho2_quads(coord[0], coord[1], size) };
+    }
+    let _ = v3;
+    rho2_quads(coord, size)
+}
+
+/// [`linear_lods`] at a SIMD level (in a baseline build, `wide`'s
+/// `floor` without SSE4.1 is a software rounding on each half).
+#[inline(always)]
+fn linear_lods_at(
+    v3: Option<X86V3>,
+    rho2: f32x8,
+    first: i32,
+    last: i32,
+) -> Option<(i32x8, i32x8, i32x8)> {
+    #[cfg(target_arch = "x86_64")]
+    if v3.is_some() {
+        // SAFETY: an `X86V3` token exists only on a CPU with AVX2.
+        return unsafe { avx2_lanes::linear_lods(rho2, first, last) };
+    }
+    let _ = v3;
+    linear_lods(rho2, first, last)
 }
 
 /// Lanes 0-3 `a`, lanes 4-7 `b` (one value per quad).
@@ -3568,6 +3679,31 @@ mod tests {
             assert_eq!(
                 fetch_words(None, &words, i).to_array(),
                 fetch_words(Some(v3), &words, i).to_array()
+            );
+            // LOD selection on coordinates of every scale, NaN and
+            // infinities included.
+            let coord = |r: u64| -> Lanes {
+                Lanes::new(std::array::from_fn(|k| match (r >> (k * 8)) & 0x3f {
+                    0 => f32::NAN,
+                    1 => f32::INFINITY,
+                    2 => -0.0,
+                    x => (x as f32 - 31.0) * f32::from_bits(0x3000_0000 + (r as u32 % 0x0c00_0000)),
+                }))
+            };
+            let cs = [coord(next()), coord(next()), Lanes::ZERO];
+            let size = [(next() % 4096) as f32 + 1.0, (next() % 4096) as f32 + 1.0];
+            let (r_p, r_a) = (rho2_quads(&cs, size), rho2_quads_at(Some(v3), &cs, size));
+            assert_eq!(
+                bytemuck::cast::<_, [u32; 8]>(r_p),
+                bytemuck::cast::<_, [u32; 8]>(r_a)
+            );
+            let (first, last) = ((next() % 4) as i32, (next() % 13) as i32);
+            let lods = |l: Option<(i32x8, i32x8, i32x8)>| {
+                l.map(|(a, b, c)| (a.to_array(), b.to_array(), c.to_array()))
+            };
+            assert_eq!(
+                lods(linear_lods(r_p, first, last)),
+                lods(linear_lods_at(Some(v3), r_p, first, last))
             );
             let i1 = i32x8::new(std::array::from_fn(|_| (next() % 96) as i32));
             let pairs = fetch_pairs(v3, &words, i1, i1);
