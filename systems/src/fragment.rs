@@ -305,14 +305,42 @@ pub fn shade_batch(
             let (dx, dy) = group_offsets(g, prim);
             (dx + sx, dy + sy)
         };
-        // The run's offsets, once: the attribute loops below read them per
-        // component instead of converting the group position again each
-        // time (pbr_barrels: 12 interpolated components).  In the batch's
-        // scratch, not a stack array: initialising 64 entries per run was
-        // a 4 KiB memset per primitive on small triangles.
-        for (o, g) in offsets_buf[start..end].iter_mut().zip(run) {
-            let (dx, dy) = offsets(g);
-            *o = [dx, dy];
+        let flat_plane = |p: &Plane| p.dadx == 0.0 && p.dady == 0.0;
+        let const_w = needs_w && flat_plane(&planes[1]);
+        // The run's offsets, once, where something below evaluates a plane:
+        // the attribute loops read them per component instead of converting
+        // the group position again each time (pbr_barrels: 12 interpolated
+        // components).  Not for a run whose inputs are all constant
+        // (blend_overdraw's quads: computing them anyway made it 8 %
+        // slower), and in the batch's scratch, not a stack array
+        // (initialising 64 entries per run was a 4 KiB memset per
+        // primitive on small triangles).
+        let evaluates = needs_fc
+            || (needs_w && !const_w)
+            || ds.link.fs_inputs.iter().any(|src| match *src {
+                FsInputSource::Attr {
+                    plane,
+                    interp,
+                    read,
+                    ..
+                } => (0..4).any(|c| {
+                    read & (1 << c) != 0
+                        && match interp {
+                            Interpolation::Flat => false,
+                            Interpolation::Linear => !flat_plane(&planes[plane + c]),
+                            Interpolation::Perspective => {
+                                !(const_w && flat_plane(&planes[plane + c]))
+                            }
+                        }
+                }),
+                FsInputSource::PointCoord { .. } => true,
+                _ => false,
+            });
+        if evaluates {
+            for (o, g) in offsets_buf[start..end].iter_mut().zip(run) {
+                let (dx, dy) = offsets(g);
+                *o = [dx, dy];
+            }
         }
         let dxy = &offsets_buf[start..end];
         // A primitive whose vertices share w (2D, orthographic, and every
@@ -321,8 +349,6 @@ pub fn shade_batch(
         // attribute that is also constant is filled, not evaluated.  Both
         // give the same bits as the general loops (the gradient terms are
         // exact zeros).
-        let flat_plane = |p: &Plane| p.dadx == 0.0 && p.dady == 0.0;
-        let const_w = needs_w && flat_plane(&planes[1]);
         if const_w && !needs_fc {
             fill_lanes_at(v3, &mut w[start..end], 1.0 / planes[1].a0);
         } else if needs_w || needs_fc {
