@@ -467,3 +467,79 @@ pub(crate) fn viewport_pixels(
         y1: ry1,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The lane steps' AVX2 forms give the portable forms' bits, on random
+    /// lanes mixed with NaN, infinities and signed zeros (skipped on a CPU
+    /// without AVX2).
+    #[test]
+    fn levels_agree() {
+        let Some(t) = X86V3::detect() else {
+            return;
+        };
+        let v3 = Some(t);
+        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let bits = |v: Lanes| v.to_array().map(f32::to_bits);
+        let lanes = |next: &mut dyn FnMut() -> u64| -> Lanes {
+            Lanes::new(std::array::from_fn(|_| match next() % 16 {
+                0 => f32::NAN,
+                1 => f32::INFINITY,
+                2 => f32::NEG_INFINITY,
+                3 => -0.0,
+                r => (next() as i32 as f32) * f32::from_bits(0x2f80_0000 + r as u32 * 0x0040_0000),
+            }))
+        };
+        for mask in 0..=255u8 {
+            assert_eq!(
+                bits(mask_lanes_at(None, mask)),
+                bits(mask_lanes_at(v3, mask))
+            );
+        }
+        for _ in 0..5000 {
+            let (a, b, c) = (lanes(&mut next), lanes(&mut next), lanes(&mut next));
+            let (lo, hi) = (Lanes::ZERO, Lanes::ONE);
+            assert_eq!(
+                bits(clamp_at(None, a, lo, hi)),
+                bits(clamp_at(v3, a, lo, hi))
+            );
+            assert_eq!(bits(mul_at(None, a, b)), bits(mul_at(v3, a, b)));
+            let p = Plane {
+                a0: a.to_array()[0],
+                dadx: b.to_array()[1],
+                dady: c.to_array()[2],
+            };
+            assert_eq!(bits(plane_at(None, &p, b, c)), bits(plane_at(v3, &p, b, c)));
+            let (ia, ib): (ILanes, ILanes) = (bytemuck::cast(a), bytemuck::cast(b));
+            assert_eq!(
+                add_i_at(None, ia, ib).to_array(),
+                add_i_at(v3, ia, ib).to_array()
+            );
+            assert_eq!(
+                mul_i_at(None, ia, ib).to_array(),
+                mul_i_at(v3, ia, ib).to_array()
+            );
+            let (ua, ub, uc): (ULanes, ULanes, ULanes) =
+                (bytemuck::cast(a), bytemuck::cast(b), bytemuck::cast(c));
+            assert_eq!(
+                select_bits_at(None, ua, ub, uc).to_array(),
+                select_bits_at(v3, ua, ub, uc).to_array()
+            );
+            let (mut r0, mut r1) = ([a; 3], [a; 3]);
+            fill_lanes_at(None, &mut r0, c.to_array()[0]);
+            fill_lanes_at(v3, &mut r1, c.to_array()[0]);
+            assert_eq!(r0.map(bits), r1.map(bits));
+            fill_lanes_with_at(None, &mut r0, b);
+            fill_lanes_with_at(v3, &mut r1, b);
+            assert_eq!(r0.map(bits), r1.map(bits));
+        }
+    }
+}
