@@ -824,9 +824,11 @@ mod word_kernels {
         // [`super::unit_to_byte`] in AVX2 (`wide`'s form is two SSE halves
         // in a baseline build, even here).  A nested `#[inline(always)]`
         // function, not a closure: closures keep featureless bodies.
+        /// # Safety
+        /// The CPU has AVX2.
         #[inline(always)]
-        fn byte(x: Lanes) -> ILanes {
-            // SAFETY: only inlined into this AVX2 function.
+        unsafe fn byte(x: Lanes) -> ILanes {
+            // SAFETY: the caller's contract.
             unsafe {
                 bytemuck::cast(_mm256_cvtps_epi32(_mm256_mul_ps(
                     bytemuck::cast(x),
@@ -834,7 +836,8 @@ mod word_kernels {
                 )))
             }
         }
-        let v = [byte(s[0]), byte(s[1]), byte(s[2]), byte(s[3])];
+        // SAFETY: this function runs only with AVX2 (its contract).
+        let v = unsafe { [byte(s[0]), byte(s[1]), byte(s[2]), byte(s[3])] };
         (words_of_ints(&v), v[3])
     }
 
@@ -921,10 +924,11 @@ fn store_groups(
 ) {
     let n = b.groups.len();
     let mem: &TargetMemory = &b.target.mem;
-    let write_bits = ULanes::splat(plan.write_bits());
+    let bits = plan.write_bits();
+    let write_bits = ULanes::splat(bits);
     // Padding bytes (X channels) keep their contents, as the per-pixel path
     // keeps them, so only a store of all 32 bits may skip the load.
-    let full_channels = plan.write_bits() == u32::MAX;
+    let full_channels = bits == u32::MAX;
     let zero = Lanes::ZERO;
     let one = Lanes::ONE;
     let blending = plan.blend.is_some();
