@@ -501,6 +501,12 @@ pub struct TexOp {
     pub sample: Option<Reg>,
     /// Clamp coordinates to half a texel inside the edge (external textures).
     pub clamp_to_edge: bool,
+    /// Bit `k`: the program reads `dst[k]`; the executors write only these
+    /// (and a sampler converts only those channels).  The lowering sets
+    /// every result ([`TexOp::ALL_RESULTS`]); [`crate::opt`] clears the
+    /// ones nothing reads.  postprocess's 16 samples read 3 or 1 of their
+    /// 4 results: a dead result was a conversion and a store per group.
+    pub live: u8,
 }
 
 /// Texture queries (`textureDimensions` ...).
@@ -1047,6 +1053,15 @@ impl TexOp {
     }
 
     /// Results written: 1 for non-gather depth accesses, else 4.
+    /// [`TexOp::live`] before optimisation: every result.
+    pub const ALL_RESULTS: u8 = 0b1111;
+
+    /// Whether the program reads result `k` ([`TexOp::live`]).
+    #[inline]
+    pub fn is_live(&self, k: usize) -> bool {
+        self.live & (1 << k) != 0
+    }
+
     pub fn result_count(&self) -> usize {
         if self.kind == TexKind::Depth && self.func != TexFn::Gather {
             1

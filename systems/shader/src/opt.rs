@@ -9,7 +9,7 @@
 //! computed inside a loop never flow into the next iteration except through
 //! registers that are defined before the loop.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use ferropipe_components::shader::ShaderInfo;
@@ -53,6 +53,8 @@ pub fn finish(
         }
         dce(&mut prologue, &mut body);
     }
+
+    mark_live_results(&mut prologue, &mut body);
 
     let mut prog = LaneProgram {
         id: NEXT_PROGRAM_ID.fetch_add(1, Ordering::Relaxed),
@@ -191,6 +193,33 @@ pub fn dce(prologue: &mut Vec<Op>, body: &mut Vec<Op>) {
         retain_body(body, |op| live(op));
         if prologue.len() + body.len() == before {
             return;
+        }
+    }
+}
+
+/// Clears [`crate::ir::TexOp::live`] bits of texture results nothing reads.  Runs
+/// on the virtual registers (before allocation), where a register that is
+/// never read anywhere is dead wherever it is written: flow-insensitive,
+/// so exact for the lowering's single-definition results and
+/// conservative for anything else.  Allocation still gives a dead result
+/// a register (its interval is the op), so leaving it unwritten changes
+/// no other value.
+fn mark_live_results(prologue: &mut [Op], body: &mut [Op]) {
+    let mut read: HashSet<Reg> = HashSet::new();
+    for op in prologue.iter().chain(body.iter()) {
+        op.for_each_use(|r| {
+            read.insert(r);
+        });
+    }
+    for op in prologue.iter_mut().chain(body.iter_mut()) {
+        if let Op::Texture(t) = op {
+            let mut live = 0u8;
+            for (k, r) in t.dst.iter().enumerate().take(t.result_count()) {
+                if read.contains(r) {
+                    live |= 1 << k;
+                }
+            }
+            t.live = live;
         }
     }
 }
@@ -466,5 +495,32 @@ mod tests {
         };
         assert_eq!(read[slot(0)], 0b0011, "{read:?}");
         assert_eq!(read[slot(1)], 0b1000, "{read:?}");
+    }
+
+    /// A texture op's `live` mask lists the results the program reads:
+    /// the executors write (and the sampler converts) only those.
+    #[test]
+    fn texture_results_nothing_reads_are_not_live() {
+        let src = "
+            @group(1) @binding(0) var t: texture_2d<f32>;
+            @group(2) @binding(0) var s: sampler;
+            struct V { @builtin(position) p: vec4<f32>, @location(0) uv: vec4<f32> };
+            @fragment fn fs(v: V) -> @location(0) vec4<f32> {
+                let a = textureSample(t, s, v.uv.xy).rgb;
+                let b = textureSample(t, s, v.uv.yx).g;
+                let c = textureSample(t, s, v.uv.zw);
+                return vec4<f32>(a * b, c.w);
+            }";
+        let c = compile(Language::Wgsl, src, "fs", ShaderType::Fragment, &[]).unwrap();
+        let live: Vec<u8> = c
+            .program()
+            .body
+            .iter()
+            .filter_map(|op| match op {
+                crate::ir::Op::Texture(t) => Some(t.live),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(live, [0b0111, 0b0010, 0b1000]);
     }
 }

@@ -67,7 +67,7 @@ use ferropipe_components::simd::X86V3;
 use multiversion::multiversion;
 use wide::{f32x8, i16x16, i32x8, u16x16, u32x8};
 
-use crate::ir::{TexDim, TexFn, TexKind, TexOp, TexQuery, TexQueryFn, loc};
+use crate::ir::{Reg, TexDim, TexFn, TexKind, TexOp, TexQuery, TexQueryFn, loc};
 use crate::lanemath::{as_u, from_u};
 
 /// `PIPE_MAX_TEXTURE_LEVELS` (llvmpipe applies `max_lod` only below it - 1).
@@ -1608,6 +1608,13 @@ struct ConstLevels {
     second: Option<(LaneLevels, u16x16)>,
 }
 
+/// What a chunk kernel reads in every group, copied out of the
+/// [`QuadSampler`] before the loop (see [`QuadSampler::chunk_body`]).
+struct Invariants<'s> {
+    words: &'s [[u8; 4]],
+    const_lv: Option<ConstLevels>,
+}
+
 /// How [`QuadSampler`] chooses each quad's level.
 #[derive(Clone, Copy)]
 enum QuadLod {
@@ -1733,17 +1740,21 @@ impl QuadSampler<'_> {
     /// [`Self::run_chunk`]'s per-group step for callers that sample group
     /// by group (Rust-native shaders, generated code).
     pub fn planned(&self, coord: &[Lanes; 3]) -> Option<[Lanes; 4]> {
+        let inv = &Invariants {
+            words: self.words,
+            const_lv: self.const_lv,
+        };
         macro_rules! arms {
             ($k:expr; $($rs:literal $rt:literal)*) => {
                 match $k {
                     $( Kernel::Bilinear { lod: LOD_CONST, repeat_s: $rs, repeat_t: $rt } =>
-                        self.group::<$rs, $rt, LOD_CONST>(coord, X86V3::of_build()),
+                        self.group::<$rs, $rt, LOD_CONST>(inv, coord, X86V3::of_build()),
                        Kernel::Bilinear { lod: LOD_ILOG2, repeat_s: $rs, repeat_t: $rt } =>
-                        self.group::<$rs, $rt, LOD_ILOG2>(coord, X86V3::of_build()),
+                        self.group::<$rs, $rt, LOD_ILOG2>(inv, coord, X86V3::of_build()),
                        Kernel::Bilinear { lod: LOD_LINEAR, repeat_s: $rs, repeat_t: $rt } =>
-                        self.group::<$rs, $rt, LOD_LINEAR>(coord, X86V3::of_build()),
+                        self.group::<$rs, $rt, LOD_LINEAR>(inv, coord, X86V3::of_build()),
                        Kernel::Bilinear { repeat_s: $rs, repeat_t: $rt, .. } =>
-                        self.group::<$rs, $rt, LOD_GENERAL>(coord, X86V3::of_build()), )*
+                        self.group::<$rs, $rt, LOD_GENERAL>(inv, coord, X86V3::of_build()), )*
                     Kernel::Other => self.sample_channels(coord),
                 }
             };
@@ -2007,25 +2018,103 @@ impl QuadSampler<'_> {
 
 /// Register locations of one texture op in a chunk (see
 /// [`crate::ir::loc`]): the coordinates it reads and the results it
-/// writes, resolved once per op.
+/// writes, resolved and bounds-checked once per op and chunk
+/// ([`ChunkRegs::new`]), so the per-group accesses are unchecked.  With
+/// a check per access, reading 2 coordinates and writing 4 results took
+/// 50 of a bilinear sample's 193 instructions in postprocess (callgrind).
 pub struct ChunkRegs {
-    pub coord: [(usize, usize); 3],
+    coord: [(usize, usize); 3],
     /// Coordinates read (1 to 3).
-    pub coords: usize,
-    pub dst: [(usize, usize); 4],
-    /// Results written (1 to 4).
-    pub results: usize,
-    pub groups: usize,
+    coords: usize,
+    dst: [(usize, usize); 4],
+    /// Bit `k`: result `k` is written ([`TexOp::live`]).
+    live: u8,
+    groups: usize,
+    /// One past the largest file index any group touches.
+    end: usize,
 }
 
 impl ChunkRegs {
+    /// The locations of `t`'s operands for a chunk of `groups` groups in
+    /// a file with `nu` uniform registers.
+    pub(crate) fn new(t: &TexOp, nu: usize, groups: usize) -> Self {
+        let n = t.coord_count();
+        let at = |r: Reg| loc(r, nu, groups);
+        let coord: [(usize, usize); 3] =
+            std::array::from_fn(|k| if k < n { at(t.coord[k]) } else { (0, 0) });
+        let live = t.live & ((1u8 << t.result_count()) - 1);
+        let dst: [(usize, usize); 4] = std::array::from_fn(|k| {
+            if live & (1 << k) != 0 {
+                at(t.dst[k])
+            } else {
+                (0, 0)
+            }
+        });
+        // the last index an operand reaches: its base, plus `groups - 1`
+        // for a varying register (`mask == usize::MAX`)
+        let reach = |(b, m): (usize, usize)| b + ((groups.max(1) - 1) & m) + 1;
+        let end = coord[..n]
+            .iter()
+            .chain((0..4).filter(|k| live & (1 << k) != 0).map(|k| &dst[k]))
+            .map(|&l| reach(l))
+            .max()
+            .unwrap_or(0);
+        ChunkRegs {
+            coord,
+            coords: n,
+            dst,
+            live,
+            groups,
+            end,
+        }
+    }
+
+    /// Whether every access fits a file of `len` registers: what the
+    /// unchecked accesses of [`Self::read`] and [`Self::store`] rely on,
+    /// asserted once per op and chunk ([`QuadSampler::run_chunk`],
+    /// [`exec_texture`]).
+    fn fits(&self, len: usize) -> bool {
+        self.end <= len
+    }
+
+    /// Group `g`'s coordinates.  The caller has asserted [`Self::fits`]
+    /// for `file` and passes `g < self.groups`.
     #[inline(always)]
     fn read(&self, file: &[Lanes], g: usize) -> [Lanes; 3] {
+        debug_assert!(self.fits(file.len()) && g < self.groups);
         let mut coord = [f32x8::ZERO; 3];
-        for (c, &(b, m)) in coord.iter_mut().zip(&self.coord).take(self.coords) {
-            *c = file[b + (g & m)];
+        for (k, (c, &(b, m))) in coord.iter_mut().zip(&self.coord).enumerate() {
+            if k < self.coords {
+                // SAFETY: `b + (g & m) < self.end <= file.len()` (`fits`,
+                // asserted by the caller, and `g < groups`).
+                *c = unsafe { *file.get_unchecked(b + (g & m)) };
+            }
         }
         coord
+    }
+
+    /// Stores group `g`'s live results `r`.  The caller has asserted
+    /// [`Self::fits`] for `file` and passes `g < self.groups`.
+    #[inline(always)]
+    fn store(&self, file: &mut [Lanes], g: usize, r: [Lanes; 4]) {
+        debug_assert!(self.fits(file.len()) && g < self.groups);
+        // The four results are stored from registers one by one: a
+        // dynamic loop over the result array (or zipping it by value)
+        // kept it in a misaligned stack slot, stored and reloaded every
+        // group, a store-forwarding stall at each of the 4 reloads.
+        let [r0, r1, r2, r3] = r;
+        let mut put = |k: usize, v: Lanes| {
+            if self.live & (1 << k) != 0 {
+                let (b, m) = self.dst[k];
+                // SAFETY: as in `read`: every live result's reach is
+                // inside `self.end <= file.len()`.
+                unsafe { *file.get_unchecked_mut(b + (g & m)) = v };
+            }
+        };
+        put(0, r0);
+        put(1, r1);
+        put(2, r2);
+        put(3, r3);
     }
 }
 
@@ -2073,7 +2162,15 @@ impl QuadSampler<'_> {
     /// dispatch per chunk.  Groups a kernel cannot take (coordinates
     /// beyond i32 after scaling, NaN, a level outside the fast path) go
     /// to `fallback`, which must return what [`Texture::sample`] would.
+    ///
+    /// # Panics
+    /// If `regs` reach past `file` (the executor sizes the file for the
+    /// program, so this is an internal error).
     pub fn run_chunk(&self, file: &mut [Lanes], regs: &ChunkRegs, fallback: &mut Fallback<'_>) {
+        assert!(
+            regs.fits(file.len()),
+            "texture operands outside the register file"
+        );
         macro_rules! kernel {
             ($lod:expr, $($rs:literal $rt:literal)*) => {
                 match (self.kernel, $lod) {
@@ -2104,19 +2201,15 @@ impl QuadSampler<'_> {
 
     #[inline(always)]
     fn chunk_other_body(&self, file: &mut [Lanes], regs: &ChunkRegs, fallback: &mut Fallback<'_>) {
-        // The four results are stored from registers in each arm: a
-        // dynamic loop over the result array (or zipping it by value)
-        // kept it in a misaligned stack slot, stored and reloaded every
-        // group, a store-forwarding stall at each of the 4 reloads.
         let identity = self.identity_swizzle();
         for g in 0..regs.groups {
             let coord = regs.read(file, g);
             match self.sample_channels(&coord) {
-                Some(ch) if identity => store_results(file, &regs.dst, regs.results, g, ch),
-                Some(ch) => store_results(file, &regs.dst, regs.results, g, self.swizzle(ch)),
+                Some(ch) if identity => regs.store(file, g, ch),
+                Some(ch) => regs.store(file, g, self.swizzle(ch)),
                 None => {
                     let r = fallback(file, g, coord);
-                    store_results(file, &regs.dst, regs.results, g, r);
+                    regs.store(file, g, r);
                 }
             }
         }
@@ -2143,14 +2236,23 @@ impl QuadSampler<'_> {
         v3: Option<X86V3>,
     ) {
         let identity = self.identity_swizzle();
+        // Copies of what every group reads: `self` holds `Cell`s (the
+        // level table) and the fallback is an opaque call, so LLVM must
+        // assume either may change `self` and reloads (and recomputes
+        // from) its fields every group; locals it hoists (the level's
+        // scale factors, the pair-fetch test, for LOD_CONST all of them).
+        let inv = Invariants {
+            words: self.words,
+            const_lv: self.const_lv,
+        };
         for g in 0..regs.groups {
             let coord = regs.read(file, g);
-            match self.group::<RS, RT, LOD>(&coord, v3) {
-                Some(ch) if identity => store_results(file, &regs.dst, regs.results, g, ch),
-                Some(ch) => store_results(file, &regs.dst, regs.results, g, self.swizzle(ch)),
+            match self.group::<RS, RT, LOD>(&inv, &coord, v3) {
+                Some(ch) if identity => regs.store(file, g, ch),
+                Some(ch) => regs.store(file, g, self.swizzle(ch)),
                 None => {
                     let r = fallback(file, g, coord);
-                    store_results(file, &regs.dst, regs.results, g, r);
+                    regs.store(file, g, r);
                 }
             }
         }
@@ -2162,17 +2264,19 @@ impl QuadSampler<'_> {
     #[inline(always)]
     fn group<const RS: bool, const RT: bool, const LOD: u8>(
         &self,
+        inv: &Invariants<'_>,
         coord: &[Lanes; 3],
         v3: Option<X86V3>,
     ) -> Option<[Lanes; 4]> {
         let (cx, cy) = (coord[0], coord[1]);
+        let words = inv.words;
         let (even, odd) = if LOD == LOD_CONST {
-            let c = self.const_lv.as_ref()?;
-            let (e, o) = self.bilinear_k::<RS, RT>(&c.first, cx, cy, v3)?;
+            let c = inv.const_lv.as_ref()?;
+            let (e, o) = bilinear_k::<RS, RT>(words, &c.first, cx, cy, v3)?;
             match &c.second {
                 None => (e, o),
                 Some((lv, w)) => {
-                    let (e1, o1) = self.bilinear_k::<RS, RT>(lv, cx, cy, v3)?;
+                    let (e1, o1) = bilinear_k::<RS, RT>(words, lv, cx, cy, v3)?;
                     (lerp8x16(v3, e, e1, *w), lerp8x16(v3, o, o1, *w))
                 }
             }
@@ -2209,14 +2313,14 @@ impl QuadSampler<'_> {
                 }
             };
             let lv0 = self.levels_of(l0[0] as u32, l0[1] as u32)?;
-            let (mut e, mut o) = self.bilinear_k::<RS, RT>(&lv0, cx, cy, v3)?;
+            let (mut e, mut o) = bilinear_k::<RS, RT>(words, &lv0, cx, cy, v3)?;
             if let Some(w) = w
                 && l1 != l0
             {
                 // A quad with one level lerps between equal texels (its
                 // weight is 0): no change.
                 let lv1 = self.levels_of(l1[0] as u32, l1[1] as u32)?;
-                let (e1, o1) = self.bilinear_k::<RS, RT>(&lv1, cx, cy, v3)?;
+                let (e1, o1) = bilinear_k::<RS, RT>(words, &lv1, cx, cy, v3)?;
                 let w = both16(w);
                 e = lerp8x16(v3, e, e1, w);
                 o = lerp8x16(v3, o, o1, w);
@@ -2233,80 +2337,80 @@ impl QuadSampler<'_> {
         }
         Some(channels_f32(even, odd))
     }
+}
 
-    /// [`Self::bilinear`] with the wrap modes as constants and texel
-    /// fetches in pairs.  Where a lane's two columns are adjacent in memory
-    /// (CLAMP_TO_EDGE on levels at least 2 wide, REPEAT away from the
-    /// wrap), one 8-byte load per row fetches both: half the gathered
-    /// elements.  A CLAMP_TO_EDGE lane off the left or right edge reads the
-    /// pair at the edge with weight 0, its edge texel moved to the left
-    /// slot, which is what the equal pair of the scalar path gives.
-    #[inline(always)]
-    fn bilinear_k<const RS: bool, const RT: bool>(
-        &self,
-        lv: &LaneLevels,
-        cx: f32x8,
-        cy: f32x8,
-        v3: Option<X86V3>,
-    ) -> Option<(u16x16, u16x16)> {
-        let wrap = |r: bool| {
-            if r {
-                TexWrap::Repeat
-            } else {
-                TexWrap::ClampToEdge
-            }
-        };
-        #[cfg(target_arch = "x86_64")]
-        if v3.is_some() && self.words.len() >= 2 {
-            // SAFETY: an `X86V3` token exists only on a CPU with AVX2.
-            return unsafe { bilinear_avx2::<RS, RT>(self.words, lv, cx, cy) };
-        }
-        let (y0, y1, wy) = wrap_linear_8x8(cy, lv.height, wrap(RT))?;
-        let (r0, r1) = (lv.base + y0 * lv.row_stride, lv.base + y1 * lv.row_stride);
-        let (i0, wx) = scaled_8x8(cx, lv.width)?;
-        let last = lv.width - i32x8::ONE;
-        #[cfg(target_arch = "x86_64")]
-        if let Some(v3) = v3
-            && self.words.len() >= 2
-        {
-            // (left texel, weight, lanes whose left texel is the right one)
-            let pair = if RS {
-                let x0 = i0 & last;
-                x0.simd_lt(last).all().then_some((x0, wx, i32x8::ZERO))
-            } else {
-                last.simd_gt(i32x8::ZERO).all().then(|| {
-                    let p = i0.max(i32x8::ZERO).min(last - i32x8::ONE);
-                    let right = !i0.simd_lt(last);
-                    let edge = i0.simd_lt(i32x8::ZERO) | right;
-                    (p, edge.select(i32x8::ZERO, wx), right)
-                })
-            };
-            if let Some((p, w, right)) = pair {
-                let mut t = fetch_pairs(v3, self.words, r0 + p, r1 + p);
-                if !RS {
-                    t[0] = right.select(t[1], t[0]);
-                    t[2] = right.select(t[3], t[2]);
-                }
-                return Some(filter_pairs(Some(v3), t, w, wy));
-            }
-        }
-        let (x0, x1) = if RS {
-            let x0 = i0 & last;
-            (x0, (x0 + i32x8::ONE) & last)
+/// [`QuadSampler::bilinear`] with the wrap modes as constants and texel
+/// fetches in pairs.  Where a lane's two columns are adjacent in memory
+/// (CLAMP_TO_EDGE on levels at least 2 wide, REPEAT away from the
+/// wrap), one 8-byte load per row fetches both: half the gathered
+/// elements.  A CLAMP_TO_EDGE lane off the left or right edge reads the
+/// pair at the edge with weight 0, its edge texel moved to the left
+/// slot, which is what the equal pair of the scalar path gives.
+#[inline(always)]
+fn bilinear_k<const RS: bool, const RT: bool>(
+    words: &[[u8; 4]],
+    lv: &LaneLevels,
+    cx: f32x8,
+    cy: f32x8,
+    v3: Option<X86V3>,
+) -> Option<(u16x16, u16x16)> {
+    let wrap = |r: bool| {
+        if r {
+            TexWrap::Repeat
         } else {
-            let inside = i0.simd_gt(i32x8::splat(-1)) & i0.simd_lt(last);
-            let c0 = i0.max(i32x8::ZERO).min(last);
-            (c0, inside.select(c0 + i32x8::ONE, c0))
-        };
-        let w = self.words;
-        let t = [
-            fetch_words(v3, w, r0 + x0),
-            fetch_words(v3, w, r0 + x1),
-            fetch_words(v3, w, r1 + x0),
-            fetch_words(v3, w, r1 + x1),
-        ];
-        Some(filter_pairs(v3, t, wx, wy))
+            TexWrap::ClampToEdge
+        }
+    };
+    #[cfg(target_arch = "x86_64")]
+    if v3.is_some() && words.len() >= 2 {
+        // SAFETY: an `X86V3` token exists only on a CPU with AVX2.
+        return unsafe { bilinear_avx2::<RS, RT>(words, lv, cx, cy) };
     }
+    let (y0, y1, wy) = wrap_linear_8x8(cy, lv.height, wrap(RT))?;
+    let (r0, r1) = (lv.base + y0 * lv.row_stride, lv.base + y1 * lv.row_stride);
+    let (i0, wx) = scaled_8x8(cx, lv.width)?;
+    let last = lv.width - i32x8::ONE;
+    #[cfg(target_arch = "x86_64")]
+    if let Some(v3) = v3
+        && words.len() >= 2
+    {
+        // (left texel, weight, lanes whose left texel is the right one)
+        let pair = if RS {
+            let x0 = i0 & last;
+            x0.simd_lt(last).all().then_some((x0, wx, i32x8::ZERO))
+        } else {
+            last.simd_gt(i32x8::ZERO).all().then(|| {
+                let p = i0.max(i32x8::ZERO).min(last - i32x8::ONE);
+                let right = !i0.simd_lt(last);
+                let edge = i0.simd_lt(i32x8::ZERO) | right;
+                (p, edge.select(i32x8::ZERO, wx), right)
+            })
+        };
+        if let Some((p, w, right)) = pair {
+            let mut t = fetch_pairs(v3, words, r0 + p, r1 + p);
+            if !RS {
+                t[0] = right.select(t[1], t[0]);
+                t[2] = right.select(t[3], t[2]);
+            }
+            return Some(filter_pairs(Some(v3), t, w, wy));
+        }
+    }
+    let (x0, x1) = if RS {
+        let x0 = i0 & last;
+        (x0, (x0 + i32x8::ONE) & last)
+    } else {
+        let inside = i0.simd_gt(i32x8::splat(-1)) & i0.simd_lt(last);
+        let c0 = i0.max(i32x8::ZERO).min(last);
+        (c0, inside.select(c0 + i32x8::ONE, c0))
+    };
+    let w = words;
+    let t = [
+        fetch_words(v3, w, r0 + x0),
+        fetch_words(v3, w, r0 + x1),
+        fetch_words(v3, w, r1 + x0),
+        fetch_words(v3, w, r1 + x1),
+    ];
+    Some(filter_pairs(v3, t, wx, wy))
 }
 
 /// The filtered channel pairs (see [`filter_pairs`]) as floats: stored
@@ -2436,7 +2540,7 @@ unsafe fn fetch_pairs_avx2(words: &[[u8; 4]], i0: i32x8, i1: i32x8) -> [i32x8; 4
     [tl, tr, bl, br]
 }
 
-/// [`QuadSampler::bilinear_k`] in AVX2 instructions, the same operations
+/// [`bilinear_k`] in AVX2 instructions, the same operations
 /// lane for lane (so the same bits): `wide`'s 8-lane types are two SSE2
 /// halves in a baseline x86-64 build even inside an AVX2 clone, and SSE2
 /// has no 32-bit `min`/`max`/multiply or blend, so the same kernel took
@@ -3431,32 +3535,10 @@ pub fn exec_texture(
         (Some(tex), true) => tex.quad_sampler(sampler),
         _ => None,
     };
-    let n = t.coord_count();
-    // Register locations once per op, not per group (the fast path is a
-    // handful of instructions per lane; per-group loc() lookups were a
-    // visible part of exec_texture in textured_mesh).
-    let coord_loc: [(usize, usize); 3] = std::array::from_fn(|k| {
-        if k < n {
-            loc(t.coord[k], nu, groups)
-        } else {
-            (0, 0)
-        }
-    });
-    let nres = t.result_count();
-    let dst_loc: [(usize, usize); 4] = std::array::from_fn(|k| {
-        if k < nres {
-            loc(t.dst[k], nu, groups)
-        } else {
-            (0, 0)
-        }
-    });
-    let regs = ChunkRegs {
-        coord: coord_loc,
-        coords: n,
-        dst: dst_loc,
-        results: nres,
-        groups,
-    };
+    // Register locations once per op and chunk, not per group (the fast
+    // path is a handful of instructions per lane; per-group loc() lookups
+    // were a visible part of exec_texture in textured_mesh).
+    let regs = ChunkRegs::new(t, nu, groups);
     if let Some(q) = &quad {
         // The plan's kernel runs the whole chunk (one dispatch per op and
         // chunk); the groups it leaves take the general path.
@@ -3466,37 +3548,14 @@ pub fn exec_texture(
         q.run_chunk(file, &regs, &mut fallback);
         return;
     }
+    assert!(
+        regs.fits(file.len()),
+        "texture operands outside the register file"
+    );
     for g in 0..groups {
         let coord = regs.read(file, g);
         let r = sample_group(t, file, nu, groups, g, coord, tex.as_ref(), sampler);
-        store_results(file, &dst_loc, nres, g, r);
-    }
-}
-
-/// Stores the first `nres` of a group's results `r` at `dst` (register
-/// locations).
-#[inline(always)]
-fn store_results(
-    file: &mut [Lanes],
-    dst: &[(usize, usize); 4],
-    nres: usize,
-    g: usize,
-    r: [Lanes; 4],
-) {
-    let [r0, r1, r2, r3] = r;
-    let mut put = |k: usize, v: Lanes| {
-        let (b, m) = dst[k];
-        file[b + (g & m)] = v;
-    };
-    put(0, r0);
-    if nres > 1 {
-        put(1, r1);
-    }
-    if nres > 2 {
-        put(2, r2);
-    }
-    if nres > 3 {
-        put(3, r3);
+        regs.store(file, g, r);
     }
 }
 

@@ -1221,6 +1221,7 @@ impl<'m> Lowerer<'m> {
                     gather: gather_comp,
                     sample: None,
                     clamp_to_edge: *clamp_to_edge,
+                    live: TexOp::ALL_RESULTS,
                 };
                 let n = op.result_count();
                 let d = self.b.texture(op);
@@ -1269,6 +1270,7 @@ impl<'m> Lowerer<'m> {
                     gather: 0,
                     sample,
                     clamp_to_edge: false,
+                    live: TexOp::ALL_RESULTS,
                 };
                 let n = op.result_count();
                 let d = self.b.texture(op);
