@@ -60,3 +60,60 @@ fn pow_runs_match_the_interpreter_and_f64() {
     }
     assert_eq!(checked, 1024);
 }
+
+/// `pow` with a constant integer exponent in 2..=16 is lowered to
+/// multiplications (`Builder::pow_int`): the values stay within 2e-6
+/// of `f64` (relative), negative bases (and NaN) still give NaN, zero gives zero, and
+/// both back ends give the same bits (the harness).
+#[test]
+fn integer_exponents_multiply_and_keep_pows_special_cases() {
+    const SRC: &str = "
+    @fragment fn fs(@location(0) p: vec4<f32>) -> @location(0) vec4<f32> {
+        return vec4<f32>(pow(p.x, 2.0), pow(p.x, 5.0), pow(p.x, 16.0), pow(p.x, 7.0));
+    }";
+    let s = setup(Language::Wgsl, SRC, "fs", ShaderType::Fragment);
+    let xs = |lane: usize| -> f32 {
+        match lane {
+            0 => -1.5,
+            1 => -0.0,
+            2 => 0.0,
+            3 => f32::NAN,
+            4 => f32::INFINITY,
+            5 => 1.0,
+            6 => 1e-30,
+            7 => 3e5,
+            l => (l as f32 - 7.5) * 0.37,
+        }
+    };
+    let inputs = |leaf: Leaf, c: usize, lane: usize| -> u32 {
+        match leaf {
+            Leaf::Slot(Semantic::Generic(_), _, _) if c == 0 => xs(lane).to_bits(),
+            _ => 0,
+        }
+    };
+    let out = run_lanes(&s, 8, &inputs, &[]);
+    for lane in 0..64 {
+        let x = xs(lane);
+        for (c, n) in [2, 5, 16, 7].into_iter().enumerate() {
+            let got = f32::from_bits(out.outputs[0][c][lane]);
+            if x.is_nan() || x < 0.0 {
+                assert!(got.is_nan(), "pow({x}, {n}) = {got}, want NaN");
+                continue;
+            }
+            let want = (x as f64).powi(n) as f32;
+            if want.is_infinite() || want == 0.0 || !want.is_normal() {
+                assert!(
+                    got == want
+                        || (want.abs() < f32::MIN_POSITIVE && got.abs() < f32::MIN_POSITIVE),
+                    "pow({x}, {n}) = {got}, want {want}"
+                );
+                assert!(got.is_sign_positive(), "pow({x}, {n}) = {got}");
+                continue;
+            }
+            // each squaring doubles the relative error (16 is 4
+            // squarings: up to ~16 ulp); `lanemath::pow` is within 4e-7
+            let rel = ((got as f64 - want as f64) / want as f64).abs();
+            assert!(rel <= 2e-6, "pow({x}, {n}) = {got}, want {want} ({rel:e})");
+        }
+    }
+}

@@ -159,6 +159,11 @@ impl Builder {
             {
                 return a;
             }
+            BinOp::FPow if ca.is_none() => {
+                if let Some(n) = cb.and_then(small_integer_exponent) {
+                    return self.pow_int(a, n);
+                }
+            }
             BinOp::IMul if cb == Some(1) => return a,
             BinOp::IMul if ca == Some(1) => return b,
             BinOp::And if cb == Some(!0) => return a,
@@ -181,6 +186,40 @@ impl Builder {
             |_| Some(Self::bits_of(lanemath::bin(f, la, lb))),
             |d| Op::Bin { f, d, a, b },
         )
+    }
+
+    /// `pow(x, n)` for a constant integer `n` in `2..=MAX_POW_CHAIN` as
+    /// multiplications (square-and-multiply on `|x|`: at most 6 for
+    /// `n <= 16`), with `pow`'s NaN for `x < 0` (and NaN) kept by a
+    /// select.  Shaders write `pow(1 - v_h, 5.0)` (Schlick) and
+    /// `pow(n_h, 32.0)` (Blinn-Phong); `lanemath::pow` is a log2, an exp2
+    /// and a helper call (~95 instructions per 8 lanes) where this is
+    /// 3-5 multiplies inline.  The products are within 2e-6 of the exact
+    /// power (each squaring doubles the error; `lanemath::pow` is within
+    /// 4e-7), and both back ends run the same ops, so they stay
+    /// byte-identical (`tests/jit_pow.rs`).  `-0` gives `+0`, as `pow`
+    /// does.
+    fn pow_int(&mut self, x: Reg, n: u32) -> Reg {
+        let mut base = self.un(UnOp::FAbs, x);
+        let mut acc: Option<Reg> = None;
+        let mut k = n;
+        while k > 0 {
+            if k & 1 != 0 {
+                acc = Some(match acc {
+                    None => base,
+                    Some(r) => self.bin(BinOp::FMul, r, base),
+                });
+            }
+            k >>= 1;
+            if k > 0 {
+                base = self.bin(BinOp::FMul, base, base);
+            }
+        }
+        let chain = acc.unwrap_or(base);
+        let zero = self.kf(0.0);
+        let nonneg = self.bin(BinOp::FGe, x, zero);
+        let nan = self.kf(f32::NAN);
+        self.tri(TriOp::Select, nonneg, chain, nan)
     }
 
     pub fn tri(&mut self, f: TriOp, a: Reg, b: Reg, c: Reg) -> Reg {
@@ -466,4 +505,14 @@ impl Builder {
     pub fn push(&mut self, op: Op) {
         self.body.push(op);
     }
+}
+
+/// Largest exponent [`Builder::pow_int`] expands (at most 6
+/// multiplies: 15 is 3 squarings and 3 products).
+const MAX_POW_CHAIN: u32 = 16;
+
+/// `bits` as an `f32` that is an integer in `2..=MAX_POW_CHAIN`.
+fn small_integer_exponent(bits: u32) -> Option<u32> {
+    let y = f32::from_bits(bits);
+    (y.fract() == 0.0 && (2.0..=MAX_POW_CHAIN as f32).contains(&y)).then_some(y as u32)
 }
