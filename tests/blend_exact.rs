@@ -12,7 +12,13 @@
 //!   (`merge/packed.rs`);
 //! * `srgb_*`: sRGB targets (default formats, seed 1), three that differed
 //!   by up to 3 before the store used llvmpipe's sRGB approximations
-//!   (`merge/srgb.rs`).
+//!   (`merge/srgb.rs`).  These are held to within 1 of every stored byte,
+//!   not to 0: the approximations use the CPU's `rsqrtps`, whose bits
+//!   differ between CPUs, and so do llvmpipe's bytes.  On an EPYC (family
+//!   25, model 17) llvmpipe itself renders `srgb_165` 86 bytes (of 4,096)
+//!   off the stored reference by 1, and ferropipe's bytes equal that
+//!   host's llvmpipe exactly (2026-11-27); on the CPU the references come
+//!   from, the scenes match exactly.
 //!
 //! See `tests/differential/README.md`, "Exact 8-bit blending".
 
@@ -40,6 +46,8 @@ fn blend_scenes_match_llvmpipe_byte_for_byte() {
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .collect();
     scenes.sort();
+    // `rsqrtps` is per CPU (see the module docs): every byte within 1.
+    let srgb = Tolerance { tol: 1, ..exact };
     assert!(scenes.len() >= 20, "blend_exact scenes missing");
     let mut failures = Vec::new();
     let mut files = 0;
@@ -54,7 +62,12 @@ fn blend_scenes_match_llvmpipe_byte_for_byte() {
             },
         )
         .unwrap_or_else(|e| panic!("{name}: {e}"));
-        for r in compare_with_reference(&report, &dir().join("ref").join(&name), exact) {
+        let tol = if name.starts_with("srgb_") {
+            srgb
+        } else {
+            exact
+        };
+        for r in compare_with_reference(&report, &dir().join("ref").join(&name), tol) {
             files += 1;
             if !r.pass {
                 failures.push(format!("{name}/{}: {}", r.file, r.message));
