@@ -2077,26 +2077,30 @@ impl ChunkRegs {
         self.end <= len
     }
 
-    /// Group `g`'s coordinates.  The caller has asserted [`Self::fits`]
-    /// for `file` and passes `g < self.groups`.
+    /// Group `g`'s coordinates.
+    ///
+    /// # Safety
+    /// [`Self::fits`] holds for `file.len()`, and `g < self.groups`.
     #[inline(always)]
-    fn read(&self, file: &[Lanes], g: usize) -> [Lanes; 3] {
+    unsafe fn read(&self, file: &[Lanes], g: usize) -> [Lanes; 3] {
         debug_assert!(self.fits(file.len()) && g < self.groups);
         let mut coord = [f32x8::ZERO; 3];
         for (k, (c, &(b, m))) in coord.iter_mut().zip(&self.coord).enumerate() {
             if k < self.coords {
-                // SAFETY: `b + (g & m) < self.end <= file.len()` (`fits`,
-                // asserted by the caller, and `g < groups`).
+                // SAFETY: `b + (g & m) < self.end <= file.len()` (the
+                // caller's contract: `fits`, and `g < groups`).
                 *c = unsafe { *file.get_unchecked(b + (g & m)) };
             }
         }
         coord
     }
 
-    /// Stores group `g`'s live results `r`.  The caller has asserted
-    /// [`Self::fits`] for `file` and passes `g < self.groups`.
+    /// Stores group `g`'s live results `r`.
+    ///
+    /// # Safety
+    /// [`Self::fits`] holds for `file.len()`, and `g < self.groups`.
     #[inline(always)]
-    fn store(&self, file: &mut [Lanes], g: usize, r: [Lanes; 4]) {
+    unsafe fn store(&self, file: &mut [Lanes], g: usize, r: [Lanes; 4]) {
         debug_assert!(self.fits(file.len()) && g < self.groups);
         // The four results are stored from registers one by one: a
         // dynamic loop over the result array (or zipping it by value)
@@ -2203,13 +2207,16 @@ impl QuadSampler<'_> {
     fn chunk_other_body(&self, file: &mut [Lanes], regs: &ChunkRegs, fallback: &mut Fallback<'_>) {
         let identity = self.identity_swizzle();
         for g in 0..regs.groups {
-            let coord = regs.read(file, g);
+            // SAFETY (every access below): `run_chunk` asserted
+            // `regs.fits(file.len())`, and `g < regs.groups`.
+            // Each arm stores its own results (see `ChunkRegs::store`).
+            let coord = unsafe { regs.read(file, g) };
             match self.sample_channels(&coord) {
-                Some(ch) if identity => regs.store(file, g, ch),
-                Some(ch) => regs.store(file, g, self.swizzle(ch)),
+                Some(ch) if identity => unsafe { regs.store(file, g, ch) },
+                Some(ch) => unsafe { regs.store(file, g, self.swizzle(ch)) },
                 None => {
                     let r = fallback(file, g, coord);
-                    regs.store(file, g, r);
+                    unsafe { regs.store(file, g, r) };
                 }
             }
         }
@@ -2246,13 +2253,15 @@ impl QuadSampler<'_> {
             const_lv: self.const_lv,
         };
         for g in 0..regs.groups {
-            let coord = regs.read(file, g);
+            // SAFETY (every access below): `run_chunk` asserted
+            // `regs.fits(file.len())`, and `g < regs.groups`.
+            let coord = unsafe { regs.read(file, g) };
             match self.group::<RS, RT, LOD>(&inv, &coord, v3) {
-                Some(ch) if identity => regs.store(file, g, ch),
-                Some(ch) => regs.store(file, g, self.swizzle(ch)),
+                Some(ch) if identity => unsafe { regs.store(file, g, ch) },
+                Some(ch) => unsafe { regs.store(file, g, self.swizzle(ch)) },
                 None => {
                     let r = fallback(file, g, coord);
-                    regs.store(file, g, r);
+                    unsafe { regs.store(file, g, r) };
                 }
             }
         }
@@ -3553,9 +3562,11 @@ pub fn exec_texture(
         "texture operands outside the register file"
     );
     for g in 0..groups {
-        let coord = regs.read(file, g);
+        // SAFETY: `regs.fits(file.len())` is asserted above, and
+        // `g < groups`.
+        let coord = unsafe { regs.read(file, g) };
         let r = sample_group(t, file, nu, groups, g, coord, tex.as_ref(), sampler);
-        regs.store(file, g, r);
+        unsafe { regs.store(file, g, r) };
     }
 }
 
