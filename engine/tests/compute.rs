@@ -1626,7 +1626,7 @@ fn float_atomic_sums_match_the_cpu() {
     }
 }
 
-/// A kernel whose loop never ends stops at the interpreter's back-edge
+/// A kernel whose loop never ends stops at the executor's loop-trip
 /// limit: `launch_grid` says so with a typed error (never a normal
 /// completion), and the next launch of a well-behaved kernel works.
 #[test]

@@ -871,7 +871,7 @@ fn capture_needs_no_framebuffer() {
 }
 
 /// A vertex shader whose loop never ends stops at the interpreter's
-/// back-edge limit, and the flush that ran it fails with a typed error
+/// loop-trip limit, and the flush that ran it fails with a typed error
 /// instead of completing normally (here with the draw's capture
 /// incomplete).
 #[test]

@@ -94,8 +94,8 @@ pub struct ComputeOutcome {
     pub divergent_barrier: bool,
     /// The deadline passed: workgroups after that safe point did not run.
     pub timed_out: bool,
-    /// A workgroup stopped a runaway loop at the interpreter's back-edge
-    /// limit (`ferropipe_shader::exec::MAX_BACK_EDGES`, the analogue of a
+    /// A workgroup stopped a runaway loop at the executor's loop-trip
+    /// limit (`ferropipe_shader::exec::MAX_LOOP_TRIPS`, the analogue of a
     /// GPU's device-lost timeout): the launch's results are incomplete.
     /// The workgroups not started yet are skipped.
     pub loop_limit: bool,

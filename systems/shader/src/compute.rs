@@ -135,7 +135,7 @@ impl ComputeShader {
     /// Runs one workgroup.  `call.shared` must hold at least
     /// [`ComputeShader::shared_words`] zeroed words (fewer are read as 0,
     /// never out of bounds).  [`ShaderError::LoopLimit`] when a loop ran
-    /// past [`exec::MAX_BACK_EDGES`]: the workgroup's writes are then
+    /// past [`exec::MAX_LOOP_TRIPS`]: the workgroup's writes are then
     /// incomplete.
     pub fn run_workgroup(
         &self,

@@ -54,12 +54,20 @@ use crate::texture;
 pub const MAX_CHUNK_GROUPS: usize = 64;
 /// Register-file budget per chunk (varying registers).
 const CHUNK_BYTES: usize = 64 * 1024;
-/// Loop back edges taken per chunk before the executor gives up on a
-/// runaway loop (the GPU analogue is a device-lost timeout).  The call
-/// then returns `true` ([`run`]) and its outputs are whatever they were:
-/// `launch_grid` and the draw's flush report it as
+/// Loop work one call may do before the executor gives up on a runaway
+/// loop (the GPU analogue is a device-lost timeout), in group-trips: a
+/// back edge costs the chunk's group count plus [`BACK_EDGE_COST`] (what
+/// the executor pays per back edge whatever the chunk's size).  2^24 is
+/// ~246,000 trips of a 64-group fragment batch (~0.6 s in the
+/// interpreter: 2^20 back edges of 64 groups took 2.4 s on a nested loop)
+/// and ~3.3 M of a one-group call, far beyond any loop that finishes in
+/// a frame.  The call then returns `true` ([`run`]) and its outputs are
+/// whatever they were: `launch_grid` and the draw's flush report it as
 /// [`crate::ShaderError::LoopLimit`], never as a normal completion.
-pub const MAX_BACK_EDGES: u32 = 1 << 20;
+pub const MAX_LOOP_TRIPS: u64 = 1 << 24;
+/// The fixed part of a back edge's cost in [`MAX_LOOP_TRIPS`]: the
+/// dispatch of a loop's ops, paid per chunk, is about four groups' work.
+const BACK_EDGE_COST: u64 = 4;
 
 /// Per-thread scratch memory of the interpreter.
 #[derive(Default)]
@@ -75,8 +83,8 @@ thread_local! {
 
 /// Runs `prog` over all groups of `io`, using this thread's scratch, with
 /// `jit` (its native code, when the JIT back end compiled it) running the
-/// regions it covers.  Returns whether a chunk stopped at
-/// [`MAX_BACK_EDGES`] (the results are then incomplete).
+/// regions it covers.  Returns whether the call stopped at
+/// [`MAX_LOOP_TRIPS`] (the results are then incomplete).
 #[must_use]
 pub fn run(prog: &LaneProgram, jit: Option<&JitCode>, io: &mut CallIo<'_, '_>) -> bool {
     SCRATCH.with(|s| match s.try_borrow_mut() {
@@ -131,7 +139,7 @@ pub fn run_with(
         g0: 0,
         exec_any: true,
         exec_full: true,
-        back_edges: 0,
+        loop_trips: 0,
         loop_limit: false,
     };
     run_ops(&prog.prologue, file, &mut state, io, None);
@@ -143,10 +151,15 @@ pub fn run_with(
         let groups = chunk.min(total - g0);
         state.groups = groups;
         state.g0 = g0;
-        state.back_edges = 0;
         init_exec(prog, file, &mut state, io);
         if state.exec_any || !prog.dead_lanes_idle {
             run_ops(&prog.body, file, &mut state, io, jit);
+        }
+        if state.loop_limit {
+            // The call's results are incomplete already (the caller
+            // reports it as an error): the remaining chunks would each
+            // spend the same trips on the same runaway loop.
+            break;
         }
         g0 += groups;
     }
@@ -161,8 +174,9 @@ struct State {
     g0: usize,
     exec_any: bool,
     exec_full: bool,
-    back_edges: u32,
-    /// Set when a chunk stopped at [`MAX_BACK_EDGES`].
+    /// Loop trips of the call so far, in groups ([`MAX_LOOP_TRIPS`]).
+    loop_trips: u64,
+    /// Set when the call stopped at [`MAX_LOOP_TRIPS`].
     loop_limit: bool,
 }
 
@@ -483,8 +497,8 @@ fn run_ops(
             }
             Op::JumpIfAny { target } => {
                 if st.exec_any {
-                    st.back_edges += 1;
-                    if st.back_edges > MAX_BACK_EDGES {
+                    st.loop_trips += st.groups as u64 + BACK_EDGE_COST;
+                    if st.loop_trips > MAX_LOOP_TRIPS {
                         st.loop_limit = true;
                         return;
                     }

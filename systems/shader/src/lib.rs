@@ -158,13 +158,13 @@ pub enum ShaderError {
         column: u32,
     },
     /// A call of the shader stopped a runaway loop after
-    /// `exec::MAX_BACK_EDGES` back edges in one chunk (the GPU analogue
+    /// `exec::MAX_LOOP_TRIPS` group-trips of its loops (the GPU analogue
     /// is a device-lost timeout): what the call wrote is incomplete.
     /// Reported by `launch_grid` and by the draw's flush, never at
     /// creation.
     #[error(
-        "a {stage} shader loop ran past {} back edges in one call; its results are incomplete",
-        exec::MAX_BACK_EDGES
+        "a {stage} shader loop ran past {} group-trips in one call; its results are incomplete",
+        exec::MAX_LOOP_TRIPS
     )]
     LoopLimit {
         /// The stage whose call stopped (`vertex`, `fragment`, `compute`).
@@ -246,12 +246,23 @@ pub struct CompiledShader {
     /// Set when the program only moves inputs to outputs
     /// (`copies::interface_copies`): it then runs as row copies.
     copies: Option<copies::Copies>,
-    /// Set by a run that stopped at `exec::MAX_BACK_EDGES`; taken (and
+    /// Set by a run that stopped at `exec::MAX_LOOP_TRIPS`; taken (and
     /// cleared) by the flush through `take_incomplete`.
     loop_limit: std::sync::atomic::AtomicBool,
 }
 
 impl CompiledShader {
+    /// Whether a run since the last flush stopped at
+    /// `exec::MAX_LOOP_TRIPS`.  The flush then fails
+    /// ([`VertexShader::take_incomplete`]) whatever the other calls
+    /// compute, so they return at once: a runaway loop in a full-screen
+    /// draw costs one call's loop budget, not one per call (the fuzz
+    /// harness found a nested loop bounded by a constant buffer that
+    /// spent 2.4 s per fragment batch that way, a timeout).
+    fn stopped(&self) -> bool {
+        self.loop_limit.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// The lane program (for inspection, tests and alternative back ends).
     pub fn program(&self) -> &LaneProgram {
         &self.program
@@ -471,6 +482,9 @@ impl VertexShader for CompiledShader {
     }
 
     fn run(&self, resources: &ShaderResources<'_>, io: &mut VertexIo<'_>) {
+        if self.stopped() {
+            return;
+        }
         if let Some(c) = &self.copies {
             copies::run_copies(c, io.groups, io.inputs, io.outputs);
             return;
@@ -511,6 +525,9 @@ impl FragmentShader for CompiledShader {
     }
 
     fn run(&self, resources: &ShaderResources<'_>, io: &mut FragmentIo<'_>) {
+        if self.stopped() {
+            return;
+        }
         if let Some(c) = &self.copies {
             copies::run_copies(c, io.groups, io.inputs, io.outputs);
             return;

@@ -284,3 +284,49 @@ fn a_runaway_draw_shader_flags_its_run() {
     shade(&f);
     assert!(FragmentShader::take_incomplete(&f));
 }
+
+/// Once a draw shader has stopped a runaway loop, its further calls
+/// return at once until the flush takes the flag (the flush fails
+/// anyway): a full-screen draw pays the loop budget once, not once per
+/// fragment batch (the fuzz harness's timeout).  Observed through a
+/// counter each call adds to before its loop.
+#[test]
+fn a_stopped_draw_shader_runs_nothing_until_the_flush_takes_the_flag() {
+    let src = "
+@group(3) @binding(0) var<storage, read_write> count: atomic<u32>;
+@fragment fn fs() -> @location(0) vec4<f32> {
+    atomicAdd(&count, 1u);
+    var x = 0u;
+    loop { x += atomicLoad(&count) & 0x80000000u; if x > 1u { break; } }
+    return vec4<f32>(1.0);
+}";
+    let f = compile(Language::Wgsl, src, "fs", ShaderType::Fragment, &[]).unwrap();
+    let words: Vec<AtomicU32> = (0..1).map(|_| AtomicU32::new(0)).collect();
+    let buffers = [Some(WordBuffer {
+        words: &words,
+        bytes: 4,
+    })];
+    let res = ShaderResources {
+        buffers: &buffers,
+        ..Default::default()
+    };
+    let run = || {
+        let mut outputs = vec![Lanes::ZERO; f.info().outputs.len() * 4];
+        let mut mask = vec![Lanes::from_bits(wide::u32x8::splat(!0))];
+        let frag_coord = vec![Lanes::ZERO; 4];
+        let mut io = FragmentIo {
+            groups: 1,
+            inputs: &[],
+            frag_coord: &frag_coord,
+            mask: &mut mask,
+            outputs: &mut outputs,
+        };
+        FragmentShader::run(&f, &res, &mut io);
+        words[0].load(std::sync::atomic::Ordering::Relaxed)
+    };
+    assert_eq!(run(), 8, "one add per lane, then the loop stops");
+    assert_eq!(run(), 8, "stopped: the second call ran nothing");
+    assert!(FragmentShader::take_incomplete(&f));
+    assert_eq!(run(), 16, "taken: the next call runs (and stops) again");
+    assert!(FragmentShader::take_incomplete(&f));
+}
