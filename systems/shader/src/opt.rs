@@ -46,6 +46,7 @@ pub fn finish(
         op.map_regs(renumber);
     }
 
+    local_cse(&mut body);
     dce(&mut prologue, &mut body);
     for _ in 0..8 {
         if !coalesce(&mut body) {
@@ -220,6 +221,161 @@ fn mark_live_results(prologue: &mut [Op], body: &mut [Op]) {
                 }
             }
             t.live = live;
+        }
+    }
+}
+
+/// Local common-subexpression elimination on the body's virtual
+/// registers: inside a basic block, an op that repeats an earlier one
+/// (same operation, same operands, none of them written in between)
+/// becomes moves from the earlier op's results, which [`coalesce`] then
+/// removes.  NIR's `nir_opt_cse` does this for llvmpipe, texture
+/// instructions included; naga's IR repeats what the source repeats:
+/// postprocess samples `uv` twice (`.rgb` first, `.g` for the sharp
+/// image), one of its 16 bilinear samples per pixel, and the unrolled
+/// tap loop recomputes its loop-invariant products per tap.
+///
+/// Pure ops only, and conservatively: the table empties at every jump
+/// and jump target, at `SetExec`, `Kill` and `Barrier` (an op under a
+/// different `EXEC` is not assumed to compute the same lanes), and a
+/// memory write forgets every memory and image read (a texture may be
+/// the view of a written image).  An op that writes one of its own
+/// operands is never reused.
+fn local_cse(body: &mut Vec<Op>) {
+    let targets: HashSet<u32> = body.iter().filter_map(Op::target).collect();
+    let mut table: HashMap<String, usize> = HashMap::new();
+    // each entry: its key (to remove it), and its results
+    let mut entries: Vec<(String, Vec<Reg>)> = Vec::new();
+    // register -> entries that read or write it
+    let mut by_reg: HashMap<Reg, Vec<usize>> = HashMap::new();
+    let mut memory_reads: Vec<usize> = Vec::new();
+    let mut replaced: HashMap<usize, Vec<Op>> = HashMap::new();
+    for (i, op) in body.iter().enumerate() {
+        let boundary = targets.contains(&(i as u32))
+            || matches!(
+                op,
+                Op::SetExec { .. } | Op::Kill { .. } | Op::Barrier | Op::Jump { .. }
+            )
+            || matches!(op, Op::JumpIfNone { .. } | Op::JumpIfAny { .. });
+        if boundary {
+            table.clear();
+            by_reg.clear();
+            memory_reads.clear();
+        }
+        if matches!(
+            op,
+            Op::MemStore { .. } | Op::MemAtomic(_) | Op::ImageStore(_)
+        ) {
+            for e in memory_reads.drain(..) {
+                forget(&mut table, &entries, e);
+            }
+        }
+        let mut defs: Vec<Reg> = Vec::new();
+        op.for_each_def(|r| defs.push(r));
+        let key = cse_key(op, &defs);
+        let reuse = key
+            .as_ref()
+            .and_then(|k| table.get(k))
+            .map(|&e| entries[e].1.clone());
+        if let Some(src) = &reuse {
+            let movs = defs
+                .iter()
+                .zip(src)
+                .map(|(&d, &a)| Op::Mov { d, a })
+                .collect();
+            replaced.insert(i, movs);
+        }
+        // what this op writes is no longer what earlier entries read or
+        // produced
+        for d in &defs {
+            if let Some(es) = by_reg.remove(d) {
+                for e in es {
+                    forget(&mut table, &entries, e);
+                }
+            }
+        }
+        if let (Some(k), None) = (key, reuse) {
+            let e = entries.len();
+            let mut regs: Vec<Reg> = defs.clone();
+            op.for_each_use(|r| regs.push(r));
+            for r in regs {
+                by_reg.entry(r).or_default().push(e);
+            }
+            if matches!(
+                op,
+                Op::MemLoad { .. } | Op::ImageLoad(_) | Op::Texture(_) | Op::BufferLength { .. }
+            ) {
+                memory_reads.push(e);
+            }
+            table.insert(k.clone(), e);
+            entries.push((k, defs));
+        }
+    }
+    if !replaced.is_empty() {
+        splice_body(body, replaced);
+    }
+}
+
+/// Removes entry `e` from [`local_cse`]'s table (unless its key now
+/// names a later entry).
+fn forget(table: &mut HashMap<String, usize>, entries: &[(String, Vec<Reg>)], e: usize) {
+    let key = &entries[e].0;
+    if table.get(key) == Some(&e) {
+        table.remove(key);
+    }
+}
+
+/// The key under which [`local_cse`] finds `op` (its `Debug` text with
+/// the results blanked), or `None` when it is not a candidate.
+fn cse_key(op: &Op, defs: &[Reg]) -> Option<String> {
+    let pure = matches!(
+        op,
+        Op::Un { .. }
+            | Op::Bin { .. }
+            | Op::Tri { .. }
+            | Op::InsertBits { .. }
+            | Op::Pack { .. }
+            | Op::Unpack { .. }
+            | Op::Deriv { .. }
+            | Op::Extract { .. }
+            | Op::LoadInput { .. }
+            | Op::LoadConst { .. }
+            | Op::LoadConstDyn { .. }
+            | Op::MemLoad { .. }
+            | Op::ImageLoad(_)
+            | Op::Texture(_)
+            | Op::TextureQuery(_)
+    );
+    if !pure || defs.is_empty() || defs.iter().any(|d| *d == EXEC || d.is_uniform()) {
+        return None;
+    }
+    let mut reads_own_result = false;
+    op.for_each_use(|r| reads_own_result |= defs.contains(&r));
+    if reads_own_result {
+        return None;
+    }
+    let mut k = op.clone();
+    let blank = Reg::u(u32::MAX >> 2);
+    k.map_regs(|r| if defs.contains(&r) { blank } else { r });
+    Some(format!("{k:?}"))
+}
+
+/// Replaces op `i` of the body by `replaced[i]` (one or more ops), fixing
+/// jump targets.
+fn splice_body(body: &mut Vec<Op>, mut replaced: HashMap<usize, Vec<Op>>) {
+    let old = std::mem::take(body);
+    let mut new_index = Vec::with_capacity(old.len() + 1);
+    for (i, op) in old.into_iter().enumerate() {
+        new_index.push(body.len() as u32);
+        match replaced.remove(&i) {
+            Some(ops) => body.extend(ops),
+            None => body.push(op),
+        }
+    }
+    new_index.push(body.len() as u32);
+    for op in body.iter_mut() {
+        if let Some(t) = op.target_mut() {
+            *t = new_index[*t as usize];
         }
     }
 }
@@ -522,5 +678,64 @@ mod tests {
             })
             .collect();
         assert_eq!(live, [0b0111, 0b0010, 0b1000]);
+    }
+
+    fn count(ops: &[crate::ir::Op], f: impl Fn(&crate::ir::Op) -> bool) -> usize {
+        ops.iter().filter(|op| f(op)).count()
+    }
+
+    /// A sample or product a block repeats is computed once
+    /// (`local_cse`): postprocess samples `uv` twice.  The merged sample
+    /// keeps the results either use live.
+    #[test]
+    fn repeats_in_a_block_are_computed_once() {
+        let src = "
+            @group(1) @binding(0) var t: texture_2d<f32>;
+            @group(2) @binding(0) var s: sampler;
+            struct V { @builtin(position) p: vec4<f32>, @location(0) uv: vec4<f32> };
+            @fragment fn fs(v: V) -> @location(0) vec4<f32> {
+                let a = textureSample(t, s, v.uv.xy).rb;
+                let k = v.uv.z * v.uv.w;
+                let b = textureSample(t, s, v.uv.xy).g;
+                let k2 = v.uv.z * v.uv.w;
+                return vec4<f32>(a, b, k + k2);
+            }";
+        let c = compile(Language::Wgsl, src, "fs", ShaderType::Fragment, &[]).unwrap();
+        let body = &c.program().body;
+        let tex: Vec<u8> = body
+            .iter()
+            .filter_map(|op| match op {
+                crate::ir::Op::Texture(t) => Some(t.live),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(tex, [0b0111], "{body:?}");
+        let muls = count(body, |op| {
+            matches!(
+                op,
+                crate::ir::Op::Bin {
+                    f: crate::ir::BinOp::FMul,
+                    ..
+                }
+            )
+        });
+        assert_eq!(muls, 1, "{body:?}");
+    }
+
+    /// A load after a store to memory is not the earlier load's value.
+    #[test]
+    fn a_load_after_a_store_reads_again() {
+        let src = "
+            @group(3) @binding(0) var<storage, read_write> buf: array<u32>;
+            @compute @workgroup_size(8) fn main(@builtin(local_invocation_index) i: u32) {
+                let a = buf[3];
+                buf[3] = a + i;
+                let b = buf[3];
+                buf[i + 8u] = a * b;
+            }";
+        let k = crate::compile_compute(Language::Wgsl, src, "main").unwrap();
+        let body = &k.program().body;
+        let loads = count(body, |op| matches!(op, crate::ir::Op::MemLoad { .. }));
+        assert_eq!(loads, 2, "{body:?}");
     }
 }
