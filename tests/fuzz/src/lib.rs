@@ -32,6 +32,11 @@ pub const MAX_DRAW_WORK: u64 = 1 << 15;
 /// draw (an upper bound on its fragments when every primitive covers the
 /// largest render target).
 pub const MAX_SCENE_WORK: u64 = 1 << 27;
+/// Compute invocations (grid × block, summed over launches) a scene input
+/// may run: `launch_grid` of 65535^3 workgroups is valid input that only
+/// takes long (the draw bound's reasoning), and the compute seeds make it
+/// a few mutations away.
+pub const MAX_SCENE_INVOCATIONS: u64 = 1 << 22;
 
 fn screen() -> Screen {
     Screen::new(ScreenConfig {
@@ -57,6 +62,7 @@ pub fn run_scene(data: &[u8]) {
     };
     let mut area = 1u64;
     let mut vertices = 0u64;
+    let mut invocations = 0u64;
     for c in &scene.calls {
         match c {
             Call::ResourceCreate { templ, .. } => {
@@ -65,10 +71,18 @@ pub fn run_scene(data: &[u8]) {
             Call::DrawVbo(d) => {
                 vertices += u64::from(d.count) * u64::from(d.instance_count.max(1));
             }
+            Call::LaunchGrid(g) => {
+                let n = g
+                    .grid
+                    .iter()
+                    .chain(&g.block)
+                    .fold(1u64, |n, &x| n.saturating_mul(u64::from(x)));
+                invocations = invocations.saturating_add(n);
+            }
             _ => {}
         }
     }
-    if vertices.saturating_mul(area) > MAX_SCENE_WORK {
+    if vertices.saturating_mul(area) > MAX_SCENE_WORK || invocations > MAX_SCENE_INVOCATIONS {
         return;
     }
     // Each input gets a fresh screen: state never leaks between inputs.
