@@ -252,11 +252,8 @@ fn local_cse(body: &mut Vec<Op>) {
     let mut replaced: HashMap<usize, Vec<Op>> = HashMap::new();
     for (i, op) in body.iter().enumerate() {
         let boundary = targets.contains(&(i as u32))
-            || matches!(
-                op,
-                Op::SetExec { .. } | Op::Kill { .. } | Op::Barrier | Op::Jump { .. }
-            )
-            || matches!(op, Op::JumpIfNone { .. } | Op::JumpIfAny { .. });
+            || op.target().is_some()
+            || matches!(op, Op::SetExec { .. } | Op::Kill { .. } | Op::Barrier);
         if boundary {
             table.clear();
             by_reg.clear();

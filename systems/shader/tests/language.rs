@@ -27,6 +27,11 @@ fn fs(src: &str, overrides: &[(&str, f64)]) -> Result<CompiledShader, ShaderErro
 
 /// Colour output 0 of one 4x2 block of a fragment shader without inputs.
 fn shade(s: &CompiledShader) -> [f32; 4] {
+    shade_with(s, &ShaderResources::default())
+}
+
+/// [`shade`] with bound resources.
+fn shade_with(s: &CompiledShader, resources: &ShaderResources<'_>) -> [f32; 4] {
     let mut outputs = vec![Lanes::ZERO; s.info().outputs.len() * 4];
     let mut mask = vec![Lanes::from_bits(wide::u32x8::splat(!0))];
     let frag_coord = vec![Lanes::ZERO; 4];
@@ -37,7 +42,7 @@ fn shade(s: &CompiledShader) -> [f32; 4] {
         mask: &mut mask,
         outputs: &mut outputs,
     };
-    FragmentShader::run(s, &ShaderResources::default(), &mut io);
+    FragmentShader::run(s, resources, &mut io);
     std::array::from_fn(|c| outputs[c].to_array()[0])
 }
 
@@ -311,17 +316,7 @@ fn a_stopped_draw_shader_runs_nothing_until_the_flush_takes_the_flag() {
         ..Default::default()
     };
     let run = || {
-        let mut outputs = vec![Lanes::ZERO; f.info().outputs.len() * 4];
-        let mut mask = vec![Lanes::from_bits(wide::u32x8::splat(!0))];
-        let frag_coord = vec![Lanes::ZERO; 4];
-        let mut io = FragmentIo {
-            groups: 1,
-            inputs: &[],
-            frag_coord: &frag_coord,
-            mask: &mut mask,
-            outputs: &mut outputs,
-        };
-        FragmentShader::run(&f, &res, &mut io);
+        shade_with(&f, &res);
         words[0].load(std::sync::atomic::Ordering::Relaxed)
     };
     assert_eq!(run(), 8, "one add per lane, then the loop stops");
