@@ -298,10 +298,7 @@ fn local_cse(body: &mut Vec<Op>) {
             for r in regs {
                 by_reg.entry(r).or_default().push(e);
             }
-            if matches!(
-                op,
-                Op::MemLoad { .. } | Op::ImageLoad(_) | Op::Texture(_) | Op::BufferLength { .. }
-            ) {
+            if matches!(op, Op::MemLoad { .. } | Op::ImageLoad(_) | Op::Texture(_)) {
                 memory_reads.push(e);
             }
             table.insert(k.clone(), e);
