@@ -195,6 +195,33 @@ pub struct TargetMemory {
     pub sample_stride: usize,
 }
 
+/// Where the 4x2 groups of a surface of 4-byte pixels are
+/// ([`TargetMemory::rows32`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GroupRows32 {
+    base: usize,
+    stride: usize,
+    /// The largest group column and row wholly inside the surface and its
+    /// storage.
+    max_x: u32,
+    max_y: u32,
+}
+
+impl GroupRows32 {
+    /// The byte offsets of the two rows of the 4x2 group at `(gx, gy)`,
+    /// or `None` for a group not wholly inside the surface and its storage
+    /// (those take the per-pixel paths).
+    #[inline(always)]
+    pub(crate) fn at(&self, gx: i32, gy: i32) -> Option<(usize, usize)> {
+        // A negative coordinate is above `max_x` / `max_y` as u32.
+        if gx as u32 > self.max_x || gy as u32 > self.max_y {
+            return None;
+        }
+        let r0 = self.base + gy as usize * self.stride + gx as usize * 4;
+        Some((r0, r0 + self.stride))
+    }
+}
+
 impl TargetMemory {
     /// Byte offset of pixel (x, y), or `None` outside the surface.
     #[inline]
@@ -221,21 +248,38 @@ impl TargetMemory {
 }
 
 impl TargetMemory {
-    /// Byte offsets of the two rows of the 4x2 group at `(gx, gy)` when the
-    /// whole group lies inside a surface of 4-byte pixels.
+    /// Where the 4x2 groups of this surface are, with the per-surface
+    /// tests done once: the store and depth loops then pay two compares
+    /// per group, where a per-group function made six tests and a bounds
+    /// check (blend_overdraw's store loop was ~125 instructions per group,
+    /// ~30 of them that test).  `None` for a surface without 4-byte
+    /// pixels or smaller than a group.
     #[inline]
-    fn group_rows32(&self, gx: i32, gy: i32) -> Option<(usize, usize)> {
-        if self.bpp != 4
-            || gx < 0
-            || gy < 0
-            || gx as u32 + 4 > self.width
-            || gy as u32 + 2 > self.height
-        {
+    pub(crate) fn rows32(&self) -> Option<GroupRows32> {
+        if self.bpp != 4 || self.width < 4 {
             return None;
         }
-        let r0 = self.base + gy as usize * self.row_stride + gx as usize * 4;
-        let r1 = r0 + self.row_stride;
-        (r1 + 16 <= self.len).then_some((r0, r1))
+        // The rows a group may touch: every row `y < rows` lies wholly in
+        // the storage (`base + y * stride + 4 * width <= len`), so a group
+        // inside `width x rows` reaches at most `r1 + 16 <= len` (the
+        // unchecked group loads' contract).  A surface its storage covers
+        // has `rows == height`; groups past `rows` go to the per-pixel
+        // paths, which test each pixel.
+        let row_bytes = 4 * self.width as usize;
+        let rows = if self.row_stride == 0 {
+            0
+        } else {
+            self.len
+                .checked_sub(self.base.saturating_add(row_bytes))
+                .map_or(0, |room| room / self.row_stride + 1)
+        };
+        let rows = rows.min(self.height as usize) as u32;
+        Some(GroupRows32 {
+            base: self.base,
+            stride: self.row_stride,
+            max_x: self.width - 4,
+            max_y: rows.checked_sub(2)?,
+        })
     }
 
     /// The 32-bit pixels of a 4x2 group, in lane order.
@@ -245,11 +289,11 @@ impl TargetMemory {
     /// moves (little-endian pixel storage, as everywhere).
     ///
     /// # Safety
-    /// `rows` comes from [`Self::group_rows32`], and the caller owns the
+    /// `rows` comes from [`GroupRows32::at`], and the caller owns the
     /// group's pixels (tile jobs own disjoint pixels).
     #[inline]
     unsafe fn load_group32(&self, rows: (usize, usize)) -> [u32; LANES] {
-        // SAFETY: both 16-byte rows lie inside the storage (group_rows32).
+        // SAFETY: both 16-byte rows lie inside the storage (GroupRows32::at).
         let (r0, r1) = unsafe {
             (
                 std::ptr::read_unaligned(self.ptr.add(rows.0) as *const [u64; 2]),
@@ -269,7 +313,7 @@ impl TargetMemory {
     unsafe fn load_group32_at(&self, v3: Option<X86V3>, rows: (usize, usize)) -> ULanes {
         #[cfg(target_arch = "x86_64")]
         if let Some(t) = v3 {
-            // SAFETY: both 16-byte rows lie inside the storage (group_rows32).
+            // SAFETY: both 16-byte rows lie inside the storage (GroupRows32::at).
             return unsafe {
                 crate::lanes::v3_lanes::load_group32(t, self.ptr.add(rows.0), self.ptr.add(rows.1))
             };
@@ -287,7 +331,7 @@ impl TargetMemory {
     unsafe fn store_group32_at(&self, v3: Option<X86V3>, rows: (usize, usize), px: ULanes) {
         #[cfg(target_arch = "x86_64")]
         if let Some(t) = v3 {
-            // SAFETY: both 16-byte rows lie inside the storage (group_rows32)
+            // SAFETY: both 16-byte rows lie inside the storage (GroupRows32::at)
             // and belong to this tile job.
             return unsafe {
                 crate::lanes::v3_lanes::store_group32(
@@ -310,7 +354,7 @@ impl TargetMemory {
     #[inline]
     unsafe fn store_group32(&self, rows: (usize, usize), px: [u32; LANES]) {
         let q: [u64; 4] = bytemuck::cast(px);
-        // SAFETY: both 16-byte rows lie inside the storage (group_rows32)
+        // SAFETY: both 16-byte rows lie inside the storage (GroupRows32::at)
         // and belong to this tile job.
         unsafe {
             std::ptr::write_unaligned(self.ptr.add(rows.0) as *mut [u64; 2], [q[0], q[2]]);
@@ -357,6 +401,8 @@ pub struct DepthTarget {
     pub format: DepthFormat,
     /// The surface's format (clears go through `pack.rs`).
     pub pipe_format: Format,
+    /// `mem.rows32()`, once per target rather than per group.
+    rows32: Option<GroupRows32>,
 }
 
 /// The framebuffer of a scene as raw memory (see the module docs).
@@ -421,12 +467,19 @@ impl TargetMemory {
 }
 
 impl DepthTarget {
+    /// The depth/stencil buffer at `mem`.
+    pub fn new(mem: TargetMemory, format: DepthFormat, pipe_format: Format) -> Self {
+        DepthTarget {
+            mem,
+            format,
+            pipe_format,
+            rows32: mem.rows32(),
+        }
+    }
+
     /// Sample plane `s` as a single-sample target.
     pub fn plane(&self, s: u32) -> DepthTarget {
-        DepthTarget {
-            mem: self.mem.plane(s),
-            ..*self
-        }
+        DepthTarget::new(self.mem.plane(s), self.format, self.pipe_format)
     }
 }
 
@@ -690,7 +743,7 @@ pub(crate) fn depth_stencil_test(
     if target.format == DepthFormat::Z32Float
         && !plan.stencil_enabled
         && plan.depth_bounds.is_none()
-        && let Some(rows) = target.mem.group_rows32(gx, gy)
+        && let Some(rows) = target.rows32.and_then(|r| r.at(gx, gy))
     {
         return depth_test_z32f(plan, target, rows, z, mask);
     }
@@ -800,7 +853,7 @@ fn depth_test_z32f(
     let Some((func, write)) = plan.depth else {
         return mask;
     };
-    // SAFETY: rows from group_rows32; tile jobs own disjoint pixels.
+    // SAFETY: rows from GroupRows32::at; tile jobs own disjoint pixels.
     let old_bits = unsafe { target.mem.load_group32(rows) };
     let old = Lanes::new(old_bits.map(f32::from_bits));
     let z = *z;
@@ -1490,6 +1543,70 @@ fn target_is_unorm(t: &ColorTarget) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A group is addressed only when all 8 of its pixels lie inside the
+    /// surface *and* its storage: a short allocation (or a 3-byte-per-row
+    /// shortfall) sends the last rows' groups to the per-pixel paths.
+    #[test]
+    fn group_rows_stay_inside_the_surface_and_its_storage() {
+        let surface = |len: usize, base: usize| TargetMemory {
+            ptr: std::ptr::null_mut(),
+            len,
+            base,
+            row_stride: 40,
+            bpp: 4,
+            width: 8,
+            height: 6,
+            samples: 1,
+            sample_stride: 0,
+        };
+        // Storage for all 6 rows (the last row needs 32 bytes).
+        let r = surface(8 + 5 * 40 + 32, 8).rows32().unwrap();
+        assert_eq!(r.at(4, 4), Some((8 + 4 * 40 + 16, 8 + 5 * 40 + 16)));
+        assert_eq!(r.at(0, 0), Some((8, 48)));
+        for (x, y) in [(5, 0), (-1, 0), (0, -2), (0, 5), (i32::MIN, 0)] {
+            assert_eq!(r.at(x, y), None, "({x}, {y})");
+        }
+        // One byte short of the last row: groups touching row 5 are out.
+        let r = surface(8 + 5 * 40 + 31, 8).rows32().unwrap();
+        assert_eq!(r.at(0, 4), None);
+        assert!(r.at(4, 3).is_some());
+        // Every access `at` allows ends inside the storage.
+        let m = surface(8 + 3 * 40 + 20, 8);
+        let r = m.rows32().unwrap();
+        for y in -2..8 {
+            for x in -2..10 {
+                if let Some((_, r1)) = r.at(x, y) {
+                    assert!(r1 + 16 <= m.len, "({x}, {y})");
+                }
+            }
+        }
+        // Narrower than a group, shorter than a group, or 2-byte pixels.
+        assert!(
+            TargetMemory {
+                width: 3,
+                ..surface(1000, 0)
+            }
+            .rows32()
+            .is_none()
+        );
+        assert!(
+            TargetMemory {
+                height: 1,
+                ..surface(1000, 0)
+            }
+            .rows32()
+            .is_none()
+        );
+        assert!(
+            TargetMemory {
+                bpp: 2,
+                ..surface(1000, 0)
+            }
+            .rows32()
+            .is_none()
+        );
+    }
 
     #[test]
     fn stencil_ops_saturate_and_wrap() {

@@ -1194,11 +1194,11 @@ pub(crate) fn rasterize_tiles(
         }
         targets.depth = fb.zsbuf.as_ref().and_then(|s| {
             let (ptr, len) = locks.target(&s.resource)?;
-            Some(DepthTarget {
-                mem: TargetMemory::for_surface(s, ptr, len)?,
-                format: DepthFormat::classify(s.desc.format)?,
-                pipe_format: s.desc.format,
-            })
+            Some(DepthTarget::new(
+                TargetMemory::for_surface(s, ptr, len)?,
+                DepthFormat::classify(s.desc.format)?,
+                s.desc.format,
+            ))
         });
         // One prepared stage per run of state blocks with the very same
         // fragment bindings (blocks that differ in vertex-stage state only,

@@ -932,26 +932,35 @@ fn store_groups(
     let zero = Lanes::ZERO;
     let one = Lanes::ONE;
     let blending = plan.blend.is_some();
-    let outputs = &b.outputs[b.slot * 4 * n..(b.slot * 4 + 4) * n];
+    // One row per component, each exactly `n` long, so indexing them by
+    // the group's position needs no bounds check in the loop.
+    let (o0, rest) = b.outputs[b.slot * 4 * n..(b.slot * 4 + 4) * n].split_at(n);
+    let (o1, rest) = rest.split_at(n);
+    let (o2, o3) = rest.split_at(n);
+    let Some(at) = mem.rows32() else {
+        leftover.extend((0..n).filter(|&g| b.groups[g].mask != 0));
+        return;
+    };
     for (g, grp) in b.groups.iter().enumerate() {
         if grp.mask == 0 {
             continue;
         }
-        let Some(rows) = mem.group_rows32(grp.x, grp.y) else {
+        let Some(rows) = at.at(grp.x, grp.y) else {
             leftover.push(g);
             continue;
         };
         // Explicit four-element arrays, not `array::from_fn`: the latter
         // was left as an out-of-line call per group (6 % of blend_overdraw).
         let src: Quad = [
-            clamp_at(v3, outputs[g], zero, one),
-            clamp_at(v3, outputs[n + g], zero, one),
-            clamp_at(v3, outputs[2 * n + g], zero, one),
-            clamp_at(v3, outputs[3 * n + g], zero, one),
+            clamp_at(v3, o0[g], zero, one),
+            clamp_at(v3, o1[g], zero, one),
+            clamp_at(v3, o2[g], zero, one),
+            clamp_at(v3, o3[g], zero, one),
         ];
         let need_old = blending || grp.mask != 0xff || !full_channels;
         let old = if need_old {
-            // SAFETY: rows from group_rows32; tile jobs own disjoint pixels.
+            // SAFETY: rows from GroupRows32::at; tile jobs own disjoint
+            // pixels.
             unsafe { mem.load_group32_at(v3, rows) }
         } else {
             ULanes::ZERO
