@@ -380,6 +380,9 @@ fn cover_lanes<const N: usize, L: EdgeLanes>(
     region: &Rect,
     out: &mut Vec<Coverage>,
 ) {
+    if N == 0 && cover_full(gx0, gy0, region, out) {
+        return;
+    }
     let zero = L::of(level, ILanes::ZERO);
     let mut row = [zero; N];
     let mut step_x = [zero; N];
@@ -421,6 +424,54 @@ fn cover_lanes<const N: usize, L: EdgeLanes>(
         }
         gy += 2;
     }
+}
+
+/// [`cover_lanes`] without edges (a tile or 16x16 block wholly inside the
+/// primitive): every lane inside `region` is covered, and only the first
+/// and last group column and row can be partial, so each group row is one
+/// exact-size `extend` with the masks known up front.  The same groups in
+/// the same order as the general walk, which spent ~33 instructions per
+/// group on blend_overdraw's full-screen quads (callgrind).
+/// Returns `false`, having pushed nothing, where an end column is empty
+/// (`gx0` more than a group left of `region.x0`; the callers pass it
+/// rounded down to a group, so never): the general walk skips those.
+#[inline(always)]
+fn cover_full(gx0: i32, gy0: i32, region: &Rect, out: &mut Vec<Coverage>) -> bool {
+    if region.x1 <= gx0 || region.y1 <= gy0 {
+        return true;
+    }
+    let last_gx = gx0 + ((region.x1 - gx0 - 1) & !3);
+    let cols = ((last_gx - gx0) / 4 + 1) as usize;
+    // With both end columns non-empty (the interior ones are whole) and a
+    // non-empty row mask, every group has a covered lane, as the walk
+    // finds.
+    let first = span_mask(&X_BELOW, gx0, region.x0, region.x1);
+    let last = span_mask(&X_BELOW, last_gx, region.x0, region.x1);
+    if first == 0 || last == 0 {
+        return false;
+    }
+    let mut gy = gy0;
+    while gy < region.y1 {
+        let ym = span_mask(&Y_BELOW, gy, region.y0, region.y1);
+        if ym != 0 {
+            out.extend((0..cols).map(|i| {
+                let xm = if i == 0 {
+                    first
+                } else if i == cols - 1 {
+                    last
+                } else {
+                    0xff
+                };
+                Coverage {
+                    x: gx0 + 4 * i as i32,
+                    y: gy,
+                    mask: xm & ym,
+                }
+            }));
+        }
+        gy += 2;
+    }
+    true
 }
 
 /// Per-tile counts attributed to commands, in order.
@@ -1373,6 +1424,53 @@ mod tests {
                         brute(&p, px, py),
                         "({px},{py})"
                     );
+                }
+            }
+        }
+    }
+
+    /// Without edges every pixel of the region is covered, each once, in
+    /// row-major group order (`cover_full`, and the general walk where it
+    /// declines), at both SIMD levels; regions of every alignment.
+    #[test]
+    fn edgeless_coverage_is_the_region() {
+        let regions = [
+            (0, 0, 64, 64),
+            (3, 1, 17, 9),
+            (5, 2, 6, 3),
+            (1, 1, 4, 2),
+            (8, 6, 8, 9),
+        ];
+        for (x0, y0, x1, y1) in regions {
+            let r = Rect { x0, y0, x1, y1 };
+            for gx0 in [x0 & !3, (x0 & !3) - 4] {
+                let mut want = Vec::new();
+                let mut gy = y0 & !1;
+                while gy < y1 {
+                    let mut gx = gx0;
+                    while gx < x1 {
+                        let mut m = 0u8;
+                        for l in 0..LANES {
+                            let (px, py) = (gx + FRAG_LANE_X[l] as i32, gy + FRAG_LANE_Y[l] as i32);
+                            if (x0..x1).contains(&px) && (y0..y1).contains(&py) {
+                                m |= 1 << l;
+                            }
+                        }
+                        if m != 0 {
+                            want.push(Coverage {
+                                x: gx,
+                                y: gy,
+                                mask: m,
+                            });
+                        }
+                        gx += 4;
+                    }
+                    gy += 2;
+                }
+                for v3 in [None, X86V3::detect()] {
+                    let mut got = Vec::new();
+                    cover_region_n::<0>(v3, &[], (0, 0, gx0, y0 & !1), &r, &mut got);
+                    assert_eq!(got, want, "{r:?} from {gx0}, AVX2 {}", v3.is_some());
                 }
             }
         }
