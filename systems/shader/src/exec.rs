@@ -142,7 +142,10 @@ pub fn run_with(
         loop_trips: 0,
         loop_limit: false,
     };
-    run_ops(&prog.prologue, file, &mut state, io, None);
+    // One cache of views, samplers and sampling plans for the call: the
+    // bindings are the call's, and every chunk reads the same ones.
+    let mut samplers = texture::SamplerCache::default();
+    run_ops(&prog.prologue, file, &mut state, io, None, &mut samplers);
     // the JIT's regions, unless the call's buffers are shorter than the
     // program's interface (then every op checks its accesses)
     let jit = jit.filter(|j| j.fits(io));
@@ -153,7 +156,7 @@ pub fn run_with(
         state.g0 = g0;
         init_exec(prog, file, &mut state, io);
         if state.exec_any || !prog.dead_lanes_idle {
-            run_ops(&prog.body, file, &mut state, io, jit);
+            run_ops(&prog.body, file, &mut state, io, jit, &mut samplers);
         }
         if state.loop_limit {
             // The call's results are incomplete already (the caller
@@ -308,12 +311,13 @@ fn chunk_live<'a>(io: &'a CallIo<'_, '_>, g0: usize) -> Option<&'a [Lanes]> {
     io.live.as_deref().map(|l| l.get(g0..).unwrap_or(&[]))
 }
 
-fn run_ops(
+fn run_ops<'r>(
     ops: &[Op],
     file: &mut [Lanes],
     st: &mut State,
-    io: &mut CallIo<'_, '_>,
+    io: &mut CallIo<'_, 'r>,
     jit: Option<&JitCode>,
+    samplers: &mut texture::SamplerCache<'r>,
 ) {
     let mut pc = 0usize;
     while pc < ops.len() {
@@ -479,7 +483,9 @@ fn run_ops(
                     from_u(u32x8::new(idx.map(|i| cb_word(res, cb, offset + i as u64))))
                 })
             }
-            Op::Texture(t) => texture::exec_texture(t, file, st.nu, st.groups, io.resources),
+            Op::Texture(t) => {
+                texture::exec_texture(t, file, st.nu, st.groups, io.resources, samplers)
+            }
             Op::TextureQuery(q) => texture::exec_query(q, file, st.nu, st.groups, io.resources),
             Op::SetExec { a } => {
                 map1(file, st, EXEC, *a, |x| x);

@@ -63,6 +63,8 @@ use ferropipe_components::shader::{BoundTexture, LANES, Lanes, ShaderResources};
 use ferropipe_components::state::SamplerState;
 use std::cell::Cell;
 
+use smallvec::SmallVec;
+
 use ferropipe_components::simd::X86V3;
 use multiversion::multiversion;
 use wide::{f32x8, i16x16, i32x8, u16x16, u32x8};
@@ -3525,34 +3527,52 @@ fn chunk_other_simd(
 }
 
 /// Runs a texture access for every group of a chunk.
-pub fn exec_texture(
+pub fn exec_texture<'r>(
     t: &TexOp,
     file: &mut [Lanes],
     nu: usize,
     groups: usize,
-    res: &ShaderResources<'_>,
+    res: &ShaderResources<'r>,
+    cache: &mut SamplerCache<'r>,
 ) {
-    let tex = Texture::bound(res, t.view);
-    let sampler = res.samplers.get(t.sampler as usize).copied().flatten();
     // Implicit-LOD sampling of a plain 2D lookup: decide the fast path once.
     let plain = t.func == TexFn::SampleAuto
         && t.layer.is_none()
         && t.depth_ref.is_none()
         && !t.clamp_to_edge
         && t.offset == [0, 0, 0];
+    if let Some(e) = cache.entry(res, t.view, t.sampler, plain) {
+        let quad = if plain { e.quad.as_ref() } else { None };
+        return run_texture(t, file, nu, groups, e.tex.as_ref(), e.sampler, quad);
+    }
+    let tex = Texture::bound(res, t.view);
+    let sampler = res.samplers.get(t.sampler as usize).copied().flatten();
     let quad = match (&tex, plain) {
         (Some(tex), true) => tex.quad_sampler(sampler),
         _ => None,
     };
+    run_texture(t, file, nu, groups, tex.as_ref(), sampler, quad.as_ref())
+}
+
+/// [`exec_texture`] with the view, sampler and fast path resolved.
+fn run_texture(
+    t: &TexOp,
+    file: &mut [Lanes],
+    nu: usize,
+    groups: usize,
+    tex: Option<&Texture<'_>>,
+    sampler: Option<&SamplerState>,
+    quad: Option<&QuadSampler<'_>>,
+) {
     // Register locations once per op and chunk, not per group (the fast
     // path is a handful of instructions per lane; per-group loc() lookups
     // were a visible part of exec_texture in textured_mesh).
     let regs = ChunkRegs::new(t, nu, groups);
-    if let Some(q) = &quad {
+    if let Some(q) = quad {
         // The plan's kernel runs the whole chunk (one dispatch per op and
         // chunk); the groups it leaves take the general path.
         let mut fallback = |file: &[Lanes], g: usize, coord: [Lanes; 3]| {
-            sample_group(t, file, nu, groups, g, coord, tex.as_ref(), sampler)
+            sample_group(t, file, nu, groups, g, coord, tex, sampler)
         };
         q.run_chunk(file, &regs, &mut fallback);
         return;
@@ -3565,8 +3585,86 @@ pub fn exec_texture(
         // SAFETY: `regs.fits(file.len())` is asserted above, and
         // `g < groups`.
         let coord = unsafe { regs.read(file, g) };
-        let r = sample_group(t, file, nu, groups, g, coord, tex.as_ref(), sampler);
+        let r = sample_group(t, file, nu, groups, g, coord, tex, sampler);
         unsafe { regs.store(file, g, r) };
+    }
+}
+
+/// The views, samplers and sampling plans of one call of a program, by
+/// (view slot, sampler slot), for the pairs the call reads more than once
+/// (several texture ops, or one op over several chunks): made at the
+/// second lookup and kept for every later op and chunk of the call, as
+/// llvmpipe binds its sampler state once per draw.  Built per op and chunk
+/// they were ~1,150 instructions per texture op and chunk of 64 groups
+/// (`Texture::new`, `quad_sampler` and its lazily filled level table):
+/// 5.5 % of postprocess, whose 15 taps read one pair.
+///
+/// A pair's first lookup only records it: the plans are 700-byte values,
+/// and moving every one into the cache cost pbr_barrels (three ops, three
+/// pairs, one chunk per call) 0.5 % more instructions than it saved.  The
+/// storage is inline (a heap vector was an aligned allocation per call,
+/// `posix_memalign`, ~900 instructions).
+#[derive(Default)]
+pub struct SamplerCache<'r> {
+    /// Pairs looked up once so far.
+    seen: SmallVec<[(u32, u32); 8]>,
+    entries: SmallVec<[SamplerEntry<'r>; 1]>,
+}
+
+/// One (view, sampler) pair of a [`SamplerCache`].
+struct SamplerEntry<'r> {
+    view: u32,
+    sampler_slot: u32,
+    tex: Option<Texture<'r>>,
+    sampler: Option<&'r SamplerState>,
+    /// The planned fast path, made at the first plain lookup (`None` as
+    /// well when the pair has none).
+    quad: Option<QuadSampler<'r>>,
+    quad_made: bool,
+}
+
+impl<'r> SamplerCache<'r> {
+    /// The pair `(view, sampler)` of `res`, with its fast path made when
+    /// `plain` asks for it, or `None` at the pair's first lookup (the
+    /// caller resolves it itself).  The resources are the call's: one
+    /// cache serves one call (`exec::run_with`), so the bindings cannot
+    /// change under it.
+    fn entry(
+        &mut self,
+        res: &ShaderResources<'r>,
+        view: u32,
+        sampler: u32,
+        plain: bool,
+    ) -> Option<&SamplerEntry<'r>> {
+        let key = (view, sampler);
+        let i = match self
+            .entries
+            .iter()
+            .position(|e| (e.view, e.sampler_slot) == key)
+        {
+            Some(i) => i,
+            None if !self.seen.contains(&key) => {
+                self.seen.push(key);
+                return None;
+            }
+            None => {
+                self.entries.push(SamplerEntry {
+                    view,
+                    sampler_slot: sampler,
+                    tex: Texture::bound(res, view),
+                    sampler: res.samplers.get(sampler as usize).copied().flatten(),
+                    quad: None,
+                    quad_made: false,
+                });
+                self.entries.len() - 1
+            }
+        };
+        let e = &mut self.entries[i];
+        if plain && !e.quad_made {
+            e.quad = e.tex.as_ref().and_then(|t| t.quad_sampler(e.sampler));
+            e.quad_made = true;
+        }
+        Some(e)
     }
 }
 
@@ -3824,6 +3922,63 @@ mod tests {
 
     fn lanes(v: [f32; 8]) -> Lanes {
         f32x8::new(v)
+    }
+
+    /// The call's cache keeps a (view, sampler) pair from its second
+    /// lookup on, each pair apart, and makes the fast path only once a
+    /// plain lookup asks for it (and never for a pair that has none).
+    #[test]
+    fn the_sampler_cache_keeps_pairs_read_twice() {
+        let a = rgba8(8, 8, |x, y| [x as u8, y as u8, 0, 255]);
+        let b = rgba8(4, 4, |x, _| [0, x as u8, 0, 255]);
+        fn bound(o: &Owned) -> Option<BoundTexture<'_>> {
+            Some(BoundTexture {
+                view: &o.view,
+                layout: &o.layout,
+                resource_format: o.format,
+                data: &o.data,
+            })
+        }
+        let views = [bound(&a), bound(&b)];
+        let linear = SamplerState {
+            min_img_filter: TexFilter::Linear,
+            mag_img_filter: TexFilter::Linear,
+            ..Default::default()
+        };
+        let aniso = SamplerState {
+            max_anisotropy: 4,
+            ..linear
+        };
+        let samplers = [Some(&linear), Some(&aniso)];
+        let res = ShaderResources {
+            textures: &views,
+            samplers: &samplers,
+            ..Default::default()
+        };
+        let mut c = SamplerCache::default();
+        // first lookups only record their pair
+        assert!(c.entry(&res, 0, 0, false).is_none());
+        assert!(c.entry(&res, 1, 0, true).is_none());
+        assert!(c.entry(&res, 0, 1, true).is_none());
+        // a second non-plain lookup caches the pair without a fast path
+        let e = c.entry(&res, 0, 0, false).expect("cached");
+        assert!(e.quad.is_none() && !e.quad_made);
+        assert_eq!(e.tex.as_ref().map(|t| t.size(0)), Some([8, 8, 1]));
+        // a plain one then makes it, once
+        let e = c.entry(&res, 0, 0, true).expect("cached");
+        assert!(e.quad_made && e.quad.is_some());
+        let e = c.entry(&res, 1, 0, true).expect("cached");
+        assert_eq!(e.tex.as_ref().map(|t| t.size(0)), Some([4, 4, 1]));
+        assert!(e.quad.is_some());
+        // anisotropic sampling has no fast path: made, and empty
+        let e = c.entry(&res, 0, 1, true).expect("cached");
+        assert!(e.quad_made && e.quad.is_none());
+        assert!(std::ptr::eq(e.sampler.unwrap(), &aniso));
+        // an unbound view is cached as unbound
+        assert!(c.entry(&res, 5, 0, true).is_none());
+        let e = c.entry(&res, 5, 0, true).expect("cached");
+        assert!(e.tex.is_none() && e.quad.is_none());
+        assert_eq!(c.entries.len(), 4);
     }
 
     fn rgba8(w: u32, h: u32, f: impl Fn(u32, u32) -> [u8; 4]) -> Owned {
