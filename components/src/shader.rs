@@ -535,6 +535,16 @@ pub trait FragmentShader: Send + Sync {
     fn take_incomplete(&self) -> bool {
         false
     }
+    /// When `run` does nothing but copy input rows to output rows, those
+    /// copies as `(output row, input row)` pairs, rows numbered `slot * 4
+    /// + component` (`run` then leaves every other output row as it
+    /// found it, and never clears mask lanes).  The pipeline may then
+    /// interpolate the inputs straight into the output rows and not call
+    /// `run`, as llvmpipe's fs variant folds such a shader into its
+    /// interpolation.  The default, `None`, always calls `run`.
+    fn interface_copies(&self) -> Option<&[(u32, u32)]> {
+        None
+    }
 }
 
 /// A shader CSO's program, shared between the CSO and recorded draws.

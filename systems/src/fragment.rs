@@ -270,6 +270,12 @@ pub fn shade_batch(
     if batch.offsets.len() < n {
         batch.offsets.resize(n, [Lanes::ZERO; 2]);
     }
+    // A shader that only copies inputs to outputs is folded into the
+    // interpolation: each copied input is written straight into its
+    // output row and the shader does not run (blend_overdraw: one 2 KiB
+    // `memcpy` per colour row and batch, ~30 of ~250 instructions per
+    // group).
+    let copy_to = ds.link.fs_copy_to.as_deref();
     let FragBatch {
         groups,
         prims,
@@ -278,6 +284,7 @@ pub fn shade_batch(
         masks,
         w,
         offsets: offsets_buf,
+        outputs,
         ..
     } = batch;
     let lx = lane_x() + Lanes::splat(0.5);
@@ -379,7 +386,15 @@ pub fn shade_batch(
                     // Never read by the shader (`IoSlot::read`).
                     continue;
                 }
-                let row = &mut inputs[(s * 4 + c) * n + start..(s * 4 + c) * n + end];
+                let (buf, r) = match copy_to {
+                    None => (&mut *inputs, s * 4 + c),
+                    Some(to) => match to.get(s * 4 + c) {
+                        Some(&o) if o != u32::MAX => (&mut *outputs, o as usize),
+                        // read by no copy: nothing uses it
+                        _ => continue,
+                    },
+                };
+                let row = &mut buf[r * n + start..r * n + end];
                 match *src {
                     FsInputSource::Attr { plane, interp, .. } => {
                         let p = &planes[plane + c];
@@ -438,7 +453,9 @@ pub fn shade_batch(
             mask: &mut masks[..n],
             outputs: &mut outputs[..out_len],
         };
-        ds.link.fs.run(resources, &mut io);
+        if copy_to.is_none() {
+            ds.link.fs.run(resources, &mut io);
+        }
     }
     if ds.link.fs_info.uses_discard {
         let mut killed = 0u32;
@@ -448,5 +465,115 @@ pub fn shade_batch(
             grp.mask = kept;
         }
         batch.counts.killed += killed as u64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use ferropipe_components::enums::PrimType;
+    use ferropipe_components::shader::{
+        FragmentIo, FragmentShader, Interpolation, Semantic, ShaderInfo, ShaderResources,
+    };
+
+    use crate::tests::{PassFs, Setup, clear, draw, pixels, run, verts, world};
+
+    /// Colour 0 = the input's components reversed (`wzyx`), as row copies;
+    /// `fold` says whether it reports them ([`FragmentShader::interface_copies`]).
+    struct ReverseFs {
+        info: ShaderInfo,
+        fold: bool,
+        runs: AtomicUsize,
+    }
+
+    const REVERSE: [(u32, u32); 4] = [(0, 3), (1, 2), (2, 1), (3, 0)];
+
+    impl FragmentShader for ReverseFs {
+        fn info(&self) -> &ShaderInfo {
+            &self.info
+        }
+        fn run(&self, _: &ShaderResources<'_>, io: &mut FragmentIo<'_>) {
+            self.runs.fetch_add(1, Ordering::Relaxed);
+            let n = io.groups;
+            for &(o, i) in &REVERSE {
+                let (o, i) = (o as usize * n, i as usize * n);
+                io.outputs[o..o + n].copy_from_slice(&io.inputs[i..i + n]);
+            }
+        }
+        fn interface_copies(&self) -> Option<&[(u32, u32)]> {
+            self.fold.then_some(&REVERSE[..])
+        }
+    }
+
+    /// A copy shader folded into the interpolation (not run) gives the
+    /// image of running it, for perspective and flat inputs.
+    #[test]
+    fn folded_copies_give_the_image_of_running_the_shader() {
+        let (w, h) = (40, 36);
+        let pts = [
+            (1.0, 2.0, 0.5, [1.0, 0.25, 0.0, 0.5]),
+            (38.0, 5.0, 0.5, [0.0, 1.0, 0.5, 1.0]),
+            (7.0, 35.0, 0.5, [0.5, 0.0, 1.0, 0.75]),
+        ];
+        for interp in [Interpolation::Perspective, Interpolation::Flat] {
+            let image = |fold: bool| {
+                let fs = Arc::new(ReverseFs {
+                    info: PassFs::interface(Semantic::Generic(0), interp),
+                    fold,
+                    runs: AtomicUsize::new(0),
+                });
+                let mut s = Setup::new(w, h, None).with_vertices(&verts(&pts, w, h));
+                let mut p = (*s.block.pipeline).clone();
+                p.fs = fs.clone();
+                s.block.pipeline = Arc::new(p);
+                let mut world = world(1);
+                let cmds = vec![
+                    (None, clear([0.1, 0.2, 0.3, 1.0])),
+                    (Some(s.block.clone()), draw(PrimType::Triangles, 0, 3)),
+                ];
+                run(&mut world, &s.fb, cmds);
+                (
+                    pixels(s.fb.cbufs[0].as_ref().unwrap()),
+                    fs.runs.load(Ordering::Relaxed),
+                )
+            };
+            let ((folded, folded_runs), (ran, runs)) = (image(true), image(false));
+            assert_eq!(folded_runs, 0, "{interp:?}: a folded copy shader ran");
+            assert!(runs > 0);
+            assert_eq!(folded, ran, "{interp:?}");
+            // and the triangle is there: reversed, red is the input's
+            // alpha (0.5 to 1 over the triangle)
+            assert!(folded.chunks(4).any(|p| p[0] > 100 && p[3] > 100));
+        }
+    }
+
+    /// Copies that read an input row twice, write an output row twice or
+    /// leave the interface are not folded (they run).
+    #[test]
+    fn ambiguous_copies_are_not_folded() {
+        struct Copies(ShaderInfo, Vec<(u32, u32)>);
+        impl FragmentShader for Copies {
+            fn info(&self) -> &ShaderInfo {
+                &self.0
+            }
+            fn run(&self, _: &ShaderResources<'_>, _: &mut FragmentIo<'_>) {}
+            fn interface_copies(&self) -> Option<&[(u32, u32)]> {
+                Some(&self.1)
+            }
+        }
+        let info = PassFs::interface(Semantic::Generic(0), Interpolation::Perspective);
+        let to =
+            |c: &[(u32, u32)]| crate::link::copy_targets(&Copies(info.clone(), c.to_vec()), 1, 1);
+        assert_eq!(to(&REVERSE).as_deref(), Some(&[3, 2, 1, 0][..]));
+        assert_eq!(
+            to(&[(0, 1)]).as_deref(),
+            Some(&[u32::MAX, 0, u32::MAX, u32::MAX][..])
+        );
+        assert_eq!(to(&[(0, 1), (2, 1)]), None, "input row read twice");
+        assert_eq!(to(&[(0, 1), (0, 2)]), None, "output row written twice");
+        assert_eq!(to(&[(4, 0)]), None, "output row past the interface");
+        assert_eq!(to(&[(0, 4)]), None, "input row past the interface");
     }
 }

@@ -12,7 +12,9 @@
 //! (aa_state.rs), so the linkage owns the shader the tile stage runs.
 
 use ferropipe_components::draw::FramebufferState;
-use ferropipe_components::shader::{FragmentShaderRef, Interpolation, LANES, Semantic, ShaderInfo};
+use ferropipe_components::shader::{
+    FragmentShader, FragmentShaderRef, Interpolation, LANES, Semantic, ShaderInfo,
+};
 use ferropipe_components::state::RasterizerState;
 
 use crate::aa_state::{AaFragmentShader, AaState, smooth_points};
@@ -31,6 +33,12 @@ pub struct LinkPlan {
     /// `FragmentShader::writes_all_outputs`: the output buffer needs no
     /// clearing before a call.
     pub fs_writes_all_outputs: bool,
+    /// For a shader that only copies inputs to outputs
+    /// (`FragmentShader::interface_copies`), the output row of each input
+    /// row (`u32::MAX`: copied nowhere): the fragment stage interpolates
+    /// into the output rows and does not run the shader.  `None` when the
+    /// shader computes, or copies an input row twice or out of range.
+    pub fs_copy_to: Option<Box<[u32]>>,
     /// VS output slot of each clipped-vertex attribute, in AoS order.
     pub attrs: Vec<usize>,
     /// Interpolation of each attribute (for clipping `Linear` ones in
@@ -51,6 +59,28 @@ pub struct LinkPlan {
     /// per attribute (+ the smooth-primitive slots), before the scene pads
     /// every block's to the largest (`DerivedState::stride`).
     pub vertex_stride: usize,
+}
+
+/// [`LinkPlan::fs_copy_to`] for `fs` with `inputs` and `outputs` slots.
+pub(crate) fn copy_targets(
+    fs: &dyn FragmentShader,
+    inputs: usize,
+    outputs: usize,
+) -> Option<Box<[u32]>> {
+    let copies = fs.interface_copies()?;
+    let mut to = vec![u32::MAX; inputs * 4];
+    let mut written = vec![false; outputs * 4];
+    for &(out, inp) in copies {
+        // Each input row interpolated into one output row, each output
+        // row written once: otherwise the order of the copies matters.
+        let slot = to.get_mut(inp as usize)?;
+        let w = written.get_mut(out as usize)?;
+        if *slot != u32::MAX || *w {
+            return None;
+        }
+        (*slot, *w) = (out, true);
+    }
+    Some(to.into_boxed_slice())
 }
 
 impl LinkPlan {
@@ -199,6 +229,7 @@ impl LinkPlan {
         let stride = 4 + 4 * (attrs.len() + aa.map_or(0, |a| a.slots()));
 
         LinkPlan {
+            fs_copy_to: copy_targets(fs.as_ref(), fs_inputs.len(), fs_info.outputs.len()),
             fs_writes_all_outputs: fs.writes_all_outputs(),
             fs,
             fs_info,

@@ -524,6 +524,10 @@ impl FragmentShader for CompiledShader {
             .swap(false, std::sync::atomic::Ordering::Relaxed)
     }
 
+    fn interface_copies(&self) -> Option<&[(u32, u32)]> {
+        self.copies.as_deref()
+    }
+
     fn run(&self, resources: &ShaderResources<'_>, io: &mut FragmentIo<'_>) {
         if self.stopped() {
             return;
