@@ -290,9 +290,14 @@ pub fn shade_batch(
     let lx = lane_x() + Lanes::splat(0.5);
     let ly = lane_y() + Lanes::splat(0.5);
     let mut shaded = 0u32;
-    for (g, grp) in groups.iter().enumerate() {
-        masks[g] = mask_lanes_at(v3, grp.mask);
-        shaded += grp.mask.count_ones();
+    if copy_to.is_some() {
+        // No shader runs, so nothing reads the lane masks.
+        shaded = groups.iter().map(|g| g.mask.count_ones()).sum();
+    } else {
+        for (g, grp) in groups.iter().enumerate() {
+            masks[g] = mask_lanes_at(v3, grp.mask);
+            shaded += grp.mask.count_ones();
+        }
     }
     batch.counts.shaded += shaded as u64;
     // Runs of groups from one primitive share its planes: load and splat
@@ -356,8 +361,15 @@ pub fn shade_batch(
         // attribute that is also constant is filled, not evaluated.  Both
         // give the same bits as the general loops (the gradient terms are
         // exact zeros).
+        // The run's constant w, where it has one: a run whose inputs are
+        // all constant reads only this value, and its row is not filled
+        // (blend_overdraw: one of five rows written per group).
+        let mut w_run = Lanes::ZERO;
         if const_w && !needs_fc {
-            fill_lanes_at(v3, &mut w[start..end], 1.0 / planes[1].a0);
+            w_run = Lanes::splat(1.0 / planes[1].a0);
+            if evaluates {
+                fill_lanes_with_at(v3, &mut w[start..end], w_run);
+            }
         } else if needs_w || needs_fc {
             let p = &planes[1];
             for (k, &[dx, dy]) in dxy.iter().enumerate() {
@@ -402,7 +414,11 @@ pub fn shade_batch(
                             Interpolation::Flat => fill_lanes_at(v3, row, p.a0),
                             Interpolation::Linear if flat_plane(p) => fill_lanes_at(v3, row, p.a0),
                             Interpolation::Perspective if const_w && flat_plane(p) => {
-                                fill_lanes_with_at(v3, row, Lanes::splat(p.a0) * w[start]);
+                                // (`w[start]` when frag_coord made the row:
+                                // `1 / (a0 + 0 dx + 0 dy)`, which differs
+                                // from `1 / a0` for `a0 = -0`)
+                                let w0 = if needs_fc { w[start] } else { w_run };
+                                fill_lanes_with_at(v3, row, Lanes::splat(p.a0) * w0);
                             }
                             Interpolation::Linear => {
                                 for (v, &[dx, dy]) in row.iter_mut().zip(dxy) {
