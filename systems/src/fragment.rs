@@ -360,9 +360,8 @@ pub fn shade_batch(
         // one division per run instead of one per group, and a perspective
         // attribute that is also constant is filled, not evaluated.  Both
         // give the same bits as the general loops (the gradient terms are
-        // exact zeros).
-        // The run's constant w, where it has one: a run whose inputs are
-        // all constant reads only this value, and its row is not filled
+        // exact zeros).  A run whose inputs are all constant reads only
+        // that one value, `w_run`, and its row is not filled at all
         // (blend_overdraw: one of five rows written per group).
         let mut w_run = Lanes::ZERO;
         if const_w && !needs_fc {
@@ -454,7 +453,8 @@ pub fn shade_batch(
         start = end;
     }
 
-    {
+    // (A folded copy shader's outputs are already in place.)
+    if copy_to.is_none() {
         let FragBatch {
             inputs,
             frag_coord,
@@ -469,9 +469,7 @@ pub fn shade_batch(
             mask: &mut masks[..n],
             outputs: &mut outputs[..out_len],
         };
-        if copy_to.is_none() {
-            ds.link.fs.run(resources, &mut io);
-        }
+        ds.link.fs.run(resources, &mut io);
     }
     if ds.link.fs_info.uses_discard {
         let mut killed = 0u32;
