@@ -1582,30 +1582,14 @@ mod tests {
             }
         }
         // Narrower than a group, shorter than a group, or 2-byte pixels.
-        assert!(
-            TargetMemory {
-                width: 3,
-                ..surface(1000, 0)
-            }
-            .rows32()
-            .is_none()
-        );
-        assert!(
-            TargetMemory {
-                height: 1,
-                ..surface(1000, 0)
-            }
-            .rows32()
-            .is_none()
-        );
-        assert!(
-            TargetMemory {
-                bpp: 2,
-                ..surface(1000, 0)
-            }
-            .rows32()
-            .is_none()
-        );
+        let s = surface(1000, 0);
+        for m in [
+            TargetMemory { width: 3, ..s },
+            TargetMemory { height: 1, ..s },
+            TargetMemory { bpp: 2, ..s },
+        ] {
+            assert!(m.rows32().is_none(), "{m:?}");
+        }
     }
 
     #[test]
