@@ -3547,7 +3547,7 @@ pub fn exec_texture<'r>(
         return run_texture(t, file, nu, groups, e.tex.as_ref(), e.sampler, quad);
     }
     let tex = Texture::bound(res, t.view);
-    let sampler = res.samplers.get(t.sampler as usize).copied().flatten();
+    let sampler = bound_sampler(res, t.sampler);
     let quad = match (&tex, plain) {
         (Some(tex), true) => tex.quad_sampler(sampler),
         _ => None,
@@ -3589,6 +3589,12 @@ fn run_texture(
         let r = sample_group(t, file, nu, groups, g, coord, tex, sampler);
         unsafe { regs.store(file, g, r) };
     }
+}
+
+/// The sampler state bound at slot `slot` (`None`: unbound, the default
+/// sampler applies).
+fn bound_sampler<'r>(res: &ShaderResources<'r>, slot: u32) -> Option<&'r SamplerState> {
+    res.samplers.get(slot as usize).copied().flatten()
 }
 
 /// The views, samplers and sampling plans of one call of a program, by
@@ -3653,7 +3659,7 @@ impl<'r> SamplerCache<'r> {
                     view,
                     sampler_slot: sampler,
                     tex: Texture::bound(res, view),
-                    sampler: res.samplers.get(sampler as usize).copied().flatten(),
+                    sampler: bound_sampler(res, sampler),
                     quad: None,
                     quad_made: false,
                 });
