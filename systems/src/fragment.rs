@@ -23,7 +23,7 @@ pub use crate::lanes::MAX_BATCH_GROUPS;
 use crate::lanes::{
     fill_lanes_at, fill_lanes_with_at, grow_lanes, mask_lanes_at, mul_at, plane_at,
 };
-use crate::link::FsInputSource;
+use crate::link::{FsInputSource, FsRowSource};
 
 /// One covered 4x2 group awaiting shading.
 #[derive(Clone, Copy, Debug, Default)]
@@ -276,6 +276,7 @@ pub fn shade_batch(
     // `memcpy` per colour row and batch, ~30 of ~250 instructions per
     // group).
     let copy_to = ds.link.fs_copy_to.as_deref();
+    let rows = &ds.link.fs_rows[..];
     let FragBatch {
         groups,
         prims,
@@ -319,6 +320,56 @@ pub fn shade_batch(
         };
         let flat_plane = |p: &Plane| p.dadx == 0.0 && p.dady == 0.0;
         let const_w = needs_w && flat_plane(&planes[1]);
+        if end == start + 1 && !needs_fc {
+            // A one-group run (tiny_tris_1m: about half the runs): each
+            // row's value straight from the group's offsets, without the
+            // offsets and w rows and the per-row loops below, whose set-up
+            // cost more than the one value each computes (shade_batch
+            // -12 % of its instructions there; doing the same for runs of
+            // up to four groups, recomputing w and the flat tests per
+            // group, gave back a third of it).  The same operations as
+            // below on the same operands: the same bits.
+            let (dx, dy) = offsets(&run[0]);
+            let wv = if !needs_w {
+                Lanes::ZERO
+            } else if const_w {
+                Lanes::splat(1.0 / planes[1].a0)
+            } else {
+                Lanes::ONE / plane_at(v3, &planes[1], dx, dy)
+            };
+            for r in rows {
+                let v = match r.src {
+                    FsRowSource::Attr { plane, interp } => {
+                        let p = &planes[plane as usize];
+                        match interp {
+                            Interpolation::Flat => Lanes::splat(p.a0),
+                            Interpolation::Linear if flat_plane(p) => Lanes::splat(p.a0),
+                            Interpolation::Perspective if const_w && flat_plane(p) => {
+                                Lanes::splat(p.a0) * wv
+                            }
+                            Interpolation::Linear => plane_at(v3, p, dx, dy),
+                            Interpolation::Perspective => mul_at(v3, plane_at(v3, p, dx, dy), wv),
+                        }
+                    }
+                    FsRowSource::PointCoord { plane } => {
+                        plane_at(v3, &planes[plane as usize], dx, dy)
+                    }
+                    FsRowSource::FrontFacing => {
+                        Lanes::splat(f32::from_bits(if prim.front_facing { u32::MAX } else { 0 }))
+                    }
+                    // (`FragCoord` rows exist only with `needs_fc`.)
+                    FsRowSource::FragCoord { .. } | FsRowSource::Zero => Lanes::ZERO,
+                };
+                let buf = if r.to_output {
+                    &mut *outputs
+                } else {
+                    &mut *inputs
+                };
+                buf[r.row as usize * n + start] = v;
+            }
+            start = end;
+            continue;
+        }
         // The run's offsets, once, where something below evaluates a plane:
         // the attribute loops read them per component instead of converting
         // the group position again each time (pbr_barrels: 12 interpolated
@@ -329,23 +380,13 @@ pub fn shade_batch(
         // primitive on small triangles).
         let evaluates = needs_fc
             || (needs_w && !const_w)
-            || ds.link.fs_inputs.iter().any(|src| match *src {
-                FsInputSource::Attr {
-                    plane,
-                    interp,
-                    read,
-                    ..
-                } => (0..4).any(|c| {
-                    read & (1 << c) != 0
-                        && match interp {
-                            Interpolation::Flat => false,
-                            Interpolation::Linear => !flat_plane(&planes[plane + c]),
-                            Interpolation::Perspective => {
-                                !(const_w && flat_plane(&planes[plane + c]))
-                            }
-                        }
-                }),
-                FsInputSource::PointCoord { .. } => true,
+            || rows.iter().any(|r| match r.src {
+                FsRowSource::Attr { plane, interp } => match interp {
+                    Interpolation::Flat => false,
+                    Interpolation::Linear => !flat_plane(&planes[plane as usize]),
+                    Interpolation::Perspective => !(const_w && flat_plane(&planes[plane as usize])),
+                },
+                FsRowSource::PointCoord { .. } => true,
                 _ => false,
             });
         if evaluates {
@@ -389,65 +430,55 @@ pub fn shade_batch(
                     clamp_depth(ds, prim.viewport, plane_at(v3, &planes[0], dx, dy));
             }
         }
-        for (s, src) in ds.link.fs_inputs.iter().enumerate() {
-            for c in 0..4 {
-                if let FsInputSource::Attr { read, .. } = *src
-                    && read & (1 << c) == 0
-                {
-                    // Never read by the shader (`IoSlot::read`).
-                    continue;
-                }
-                let (buf, r) = match copy_to {
-                    None => (&mut *inputs, s * 4 + c),
-                    Some(to) => match to.get(s * 4 + c) {
-                        Some(&o) if o != u32::MAX => (&mut *outputs, o as usize),
-                        // read by no copy: nothing uses it
-                        _ => continue,
-                    },
-                };
-                let row = &mut buf[r * n + start..r * n + end];
-                match *src {
-                    FsInputSource::Attr { plane, interp, .. } => {
-                        let p = &planes[plane + c];
-                        match interp {
-                            Interpolation::Flat => fill_lanes_at(v3, row, p.a0),
-                            Interpolation::Linear if flat_plane(p) => fill_lanes_at(v3, row, p.a0),
-                            Interpolation::Perspective if const_w && flat_plane(p) => {
-                                // (`w[start]` when frag_coord made the row:
-                                // `1 / (a0 + 0 dx + 0 dy)`, which differs
-                                // from `1 / a0` for `a0 = -0`)
-                                let w0 = if needs_fc { w[start] } else { w_run };
-                                fill_lanes_with_at(v3, row, Lanes::splat(p.a0) * w0);
+        for r in rows {
+            let buf = if r.to_output {
+                &mut *outputs
+            } else {
+                &mut *inputs
+            };
+            let at = r.row as usize * n;
+            let row = &mut buf[at + start..at + end];
+            match r.src {
+                FsRowSource::Attr { plane, interp } => {
+                    let p = &planes[plane as usize];
+                    match interp {
+                        Interpolation::Flat => fill_lanes_at(v3, row, p.a0),
+                        Interpolation::Linear if flat_plane(p) => fill_lanes_at(v3, row, p.a0),
+                        Interpolation::Perspective if const_w && flat_plane(p) => {
+                            // (`w[start]` when frag_coord made the row:
+                            // `1 / (a0 + 0 dx + 0 dy)`, which differs
+                            // from `1 / a0` for `a0 = -0`)
+                            let w0 = if needs_fc { w[start] } else { w_run };
+                            fill_lanes_with_at(v3, row, Lanes::splat(p.a0) * w0);
+                        }
+                        Interpolation::Linear => {
+                            for (v, &[dx, dy]) in row.iter_mut().zip(dxy) {
+                                *v = plane_at(v3, p, dx, dy);
                             }
-                            Interpolation::Linear => {
-                                for (v, &[dx, dy]) in row.iter_mut().zip(dxy) {
-                                    *v = plane_at(v3, p, dx, dy);
-                                }
-                            }
-                            Interpolation::Perspective => {
-                                for ((v, &[dx, dy]), wv) in
-                                    row.iter_mut().zip(dxy).zip(&w[start..end])
-                                {
-                                    *v = mul_at(v3, plane_at(v3, p, dx, dy), *wv);
-                                }
+                        }
+                        Interpolation::Perspective => {
+                            for ((v, &[dx, dy]), wv) in row.iter_mut().zip(dxy).zip(&w[start..end])
+                            {
+                                *v = mul_at(v3, plane_at(v3, p, dx, dy), *wv);
                             }
                         }
                     }
-                    FsInputSource::PointCoord { plane } => {
-                        let p = &planes[plane + c];
-                        for (v, &[dx, dy]) in row.iter_mut().zip(dxy) {
-                            *v = plane_at(v3, p, dx, dy);
-                        }
-                    }
-                    FsInputSource::FragCoord => {
-                        row.copy_from_slice(&frag_coord[c * n + start..c * n + end]);
-                    }
-                    FsInputSource::FrontFacing => {
-                        let bits = if prim.front_facing { u32::MAX } else { 0 };
-                        fill_lanes_at(v3, row, f32::from_bits(bits));
-                    }
-                    FsInputSource::SampleId | FsInputSource::Zero => fill_lanes_at(v3, row, 0.0),
                 }
+                FsRowSource::PointCoord { plane } => {
+                    let p = &planes[plane as usize];
+                    for (v, &[dx, dy]) in row.iter_mut().zip(dxy) {
+                        *v = plane_at(v3, p, dx, dy);
+                    }
+                }
+                FsRowSource::FragCoord { c } => {
+                    let c = c as usize;
+                    row.copy_from_slice(&frag_coord[c * n + start..c * n + end]);
+                }
+                FsRowSource::FrontFacing => {
+                    let bits = if prim.front_facing { u32::MAX } else { 0 };
+                    fill_lanes_at(v3, row, f32::from_bits(bits));
+                }
+                FsRowSource::Zero => fill_lanes_at(v3, row, 0.0),
             }
         }
         start = end;
@@ -589,5 +620,100 @@ mod tests {
         assert_eq!(to(&[(0, 1), (0, 2)]), None, "output row written twice");
         assert_eq!(to(&[(4, 0)]), None, "output row past the interface");
         assert_eq!(to(&[(0, 4)]), None, "input row past the interface");
+    }
+
+    /// A group alone in its run (interpolated value by value) gets the
+    /// bits it gets inside a longer run (row by row), for each
+    /// interpolation, constant and varying w, flat and sloped planes, into
+    /// the shader's inputs and folded into its outputs.
+    #[test]
+    fn one_group_runs_interpolate_like_longer_runs() {
+        use super::{BatchPrimRef, FragBatch, FragGroup, shade_batch};
+        use crate::derived::DerivedState;
+        use ferropipe_components::batch::{BinnedJob, Plane, SetupPrim, SetupPrims};
+        use ferropipe_components::shader::FragmentShaderRef;
+
+        let interps = [
+            Interpolation::Perspective,
+            Interpolation::Linear,
+            Interpolation::Flat,
+        ];
+        for (interp, fold, const_w) in interps
+            .into_iter()
+            .flat_map(|i| [(i, false, false), (i, true, false), (i, false, true)])
+        {
+            let mut s = Setup::new(64, 32, None);
+            let mut p = (*s.block.pipeline).clone();
+            let fs: FragmentShaderRef = Arc::new(ReverseFs {
+                info: PassFs::interface(Semantic::Generic(0), interp),
+                fold,
+                runs: AtomicUsize::new(0),
+            });
+            p.fs = fs;
+            s.block.pipeline = Arc::new(p);
+            let ds = DerivedState::new(Arc::new(s.block));
+            assert_eq!(ds.link.fs_copy_to.is_some(), fold);
+            // Two primitives; the second's colour planes are flat (w too
+            // with `const_w`).
+            let per = ds.link.planes_per_prim;
+            let mut prims = SetupPrims::default();
+            for pi in 0..2 {
+                prims.prims.push(SetupPrim {
+                    ref_x: 5 * pi,
+                    ref_y: 1 + pi,
+                    planes: (pi as usize * per) as u32,
+                    front_facing: true,
+                    ..Default::default()
+                });
+                for k in 0..per {
+                    let flat = (pi == 1 && k > 1) || (const_w && k == 1);
+                    let g = if flat { 0.0 } else { 0.37 + k as f32 * 0.11 };
+                    prims.planes.push(Plane {
+                        a0: 0.75 + k as f32 * 0.5 - pi as f32 * 0.25,
+                        dadx: g * 0.031,
+                        dady: -g * 0.017,
+                    });
+                }
+            }
+            let jobs = [BinnedJob {
+                prims,
+                bins: Default::default(),
+            }];
+            // (prim, group x): prim 0's groups, then prim 1's
+            let all = [(0u16, 0), (0, 4), (0, 8), (1, 12), (1, 16), (1, 20)];
+            let shade = |order: &[(u16, i32)]| {
+                let mut b = FragBatch {
+                    prims: vec![
+                        BatchPrimRef { job: 0, prim: 0 },
+                        BatchPrimRef { job: 0, prim: 1 },
+                    ],
+                    ..Default::default()
+                };
+                for &(prim, x) in order {
+                    b.groups.push(FragGroup {
+                        x,
+                        y: 2,
+                        mask: 0xff,
+                        prim,
+                    });
+                }
+                shade_batch(&mut b, &ds, &jobs, &Default::default());
+                let n = order.len();
+                // each group's four output components, in `all`'s order
+                let mut out = Vec::new();
+                for key in &all {
+                    let g = order.iter().position(|k| k == key).unwrap();
+                    for c in 0..4 {
+                        out.push(b.outputs[c * n + g].to_array().map(f32::to_bits));
+                    }
+                }
+                out
+            };
+            let runs = shade(&all);
+            // alternating primitives: every run is one group
+            let ones = shade(&[(0, 0), (1, 12), (0, 4), (1, 16), (0, 8), (1, 20)]);
+            assert_eq!(ones, runs, "{interp:?} fold {fold} const_w {const_w}");
+            assert!(runs.iter().flatten().any(|&b| b != 0));
+        }
     }
 }

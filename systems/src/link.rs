@@ -50,6 +50,9 @@ pub struct LinkPlan {
     pub aa: Option<AaState>,
     /// Per FS input slot, its source.
     pub fs_inputs: Vec<FsInputSource>,
+    /// The rows the fragment stage fills per batch, resolved from
+    /// `fs_inputs`' read masks and `fs_copy_to` ([`fs_rows`]).
+    pub fs_rows: Box<[FsRow]>,
     /// Planes per set-up primitive: depth, 1/w, then 4 per `Attr` input.
     pub planes_per_prim: usize,
     /// Where a filled triangle's planes come from, for front and back
@@ -228,8 +231,10 @@ impl LinkPlan {
         }
         let stride = 4 + 4 * (attrs.len() + aa.map_or(0, |a| a.slots()));
 
+        let fs_copy_to = copy_targets(fs.as_ref(), fs_inputs.len(), fs_info.outputs.len());
         LinkPlan {
-            fs_copy_to: copy_targets(fs.as_ref(), fs_inputs.len(), fs_info.outputs.len()),
+            fs_rows: fs_rows(&fs_inputs, fs_copy_to.as_deref()),
+            fs_copy_to,
             fs_writes_all_outputs: fs.writes_all_outputs(),
             fs,
             fs_info,
@@ -245,6 +250,91 @@ impl LinkPlan {
             vertex_stride: stride,
         }
     }
+}
+
+/// One row of a fragment batch that the fragment stage fills
+/// (`fragment::shade_batch`): an input component the shader reads, or
+/// for a folded copy shader the output row that component is copied to.
+/// Resolved once per state, so the per-run loop of the stage (a run is
+/// one primitive's groups in a batch: about one group on tiny_tris_1m)
+/// no longer tests read masks and copy targets per input and component.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FsRow {
+    /// Row index in the batch's inputs, or its outputs with `to_output`.
+    pub row: u32,
+    /// Whether `row` is an output row (a folded copy).
+    pub to_output: bool,
+    /// What fills it.
+    pub src: FsRowSource,
+}
+
+/// What fills an [`FsRow`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FsRowSource {
+    /// Plane `plane` (after depth and 1/w), interpolated as `interp`.
+    Attr {
+        /// The component's plane.
+        plane: u32,
+        /// How it is interpolated.
+        interp: Interpolation,
+    },
+    /// Plane `plane` evaluated linearly (sprite coordinates).
+    PointCoord {
+        /// The component's plane.
+        plane: u32,
+    },
+    /// Component `c` of the window position.
+    FragCoord {
+        /// The component.
+        c: u32,
+    },
+    /// All bits set on front faces, zero on back faces.
+    FrontFacing,
+    /// Zeros (`SampleId` single-sampled, or nothing upstream writes it).
+    Zero,
+}
+
+/// [`LinkPlan::fs_rows`]: every component of `inputs` the shader reads
+/// (an `Attr`'s read mask), in input and component order, into its input
+/// row, or with `copy_to` into the output row it is copied to (components
+/// copied nowhere are not filled).
+pub(crate) fn fs_rows(inputs: &[FsInputSource], copy_to: Option<&[u32]>) -> Box<[FsRow]> {
+    let mut rows = Vec::new();
+    for (s, src) in inputs.iter().enumerate() {
+        for c in 0..4u32 {
+            if let FsInputSource::Attr { read, .. } = *src
+                && read & (1 << c) == 0
+            {
+                continue;
+            }
+            let at = s as u32 * 4 + c;
+            let (row, to_output) = match copy_to {
+                None => (at, false),
+                Some(to) => match to.get(at as usize) {
+                    Some(&o) if o != u32::MAX => (o, true),
+                    _ => continue,
+                },
+            };
+            let src = match *src {
+                FsInputSource::Attr { plane, interp, .. } => FsRowSource::Attr {
+                    plane: plane as u32 + c,
+                    interp,
+                },
+                FsInputSource::PointCoord { plane } => FsRowSource::PointCoord {
+                    plane: plane as u32 + c,
+                },
+                FsInputSource::FragCoord => FsRowSource::FragCoord { c },
+                FsInputSource::FrontFacing => FsRowSource::FrontFacing,
+                FsInputSource::SampleId | FsInputSource::Zero => FsRowSource::Zero,
+            };
+            rows.push(FsRow {
+                row,
+                to_output,
+                src,
+            });
+        }
+    }
+    rows.into_boxed_slice()
 }
 
 /// Where a fragment-shader input gets its value.
