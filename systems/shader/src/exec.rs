@@ -39,7 +39,7 @@ use ferropipe_components::shader::{Lanes, ShaderResources};
 use wide::{f32x8, u32x8};
 
 use crate::call::CallIo;
-use crate::ir::{BinOp, EXEC, InputSrc, LaneProgram, Op, Reg, TriOp, UnOp, loc};
+use crate::ir::{BinOp, EXEC, InputSrc, LaneProgram, Op, Reg, TexOp, TriOp, UnOp, loc};
 use crate::jit::{Chunk, JitCode};
 use crate::lanemath::{self, as_u, from_u};
 use crate::memory;
@@ -484,6 +484,21 @@ fn run_ops<'r>(
                 })
             }
             Op::Texture(t) => {
+                // Adjacent lookups at the same coordinates (a material's
+                // maps) run as one chunk loop that addresses once.
+                let n = texture::fusable_ops(&ops[pc..]);
+                if n > 1 {
+                    let mut ts: [&TexOp; texture::MAX_FUSED] = [t; texture::MAX_FUSED];
+                    for (d, op) in ts.iter_mut().zip(&ops[pc..pc + n]) {
+                        if let Op::Texture(u) = op {
+                            *d = u;
+                        }
+                    }
+                    let (nu, groups) = (st.nu, st.groups);
+                    texture::exec_texture_group(&ts[..n], file, nu, groups, io.resources, samplers);
+                    pc += n;
+                    continue;
+                }
                 texture::exec_texture(t, file, st.nu, st.groups, io.resources, samplers)
             }
             Op::TextureQuery(q) => texture::exec_query(q, file, st.nu, st.groups, io.resources),

@@ -69,7 +69,7 @@ use ferropipe_components::simd::X86V3;
 use multiversion::multiversion;
 use wide::{f32x8, i16x16, i32x8, u16x16, u32x8};
 
-use crate::ir::{Reg, TexDim, TexFn, TexKind, TexOp, TexQuery, TexQueryFn, loc};
+use crate::ir::{Op, Reg, TexDim, TexFn, TexKind, TexOp, TexQuery, TexQueryFn, loc};
 use crate::lanemath::{as_u, from_u};
 
 /// `PIPE_MAX_TEXTURE_LEVELS` (llvmpipe applies `max_lod` only below it - 1).
@@ -2128,6 +2128,9 @@ impl ChunkRegs {
 /// group's coordinates): [`exec_texture`] passes its `sample_group`.
 pub type Fallback<'f> = dyn FnMut(&[Lanes], usize, [Lanes; 3]) -> [Lanes; 4] + 'f;
 
+/// [`Fallback`] for op `k` of a fused group ([`exec_texture_group`]).
+pub type FallbackN<'f> = dyn FnMut(usize, &[Lanes], usize, [Lanes; 3]) -> [Lanes; 4] + 'f;
+
 impl QuadSampler<'_> {
     /// Derives the sampling plan once per (sampler, view): which
     /// [`Kernel`] runs, and for a constant level choice its layout.
@@ -2197,6 +2200,104 @@ impl QuadSampler<'_> {
             Kernel::Other => LOD_GENERAL,
         };
         kernel!(lod, false false false true true false true true)
+    }
+
+    /// Whether `other`'s lookups at the same coordinates take this plan's
+    /// level choice, texel addresses and weights: the same bilinear
+    /// kernel with a per-group or constant LOD source, sampler state, view
+    /// levels, layer and data length, so only the texels (and the channel
+    /// order) differ.  A glTF material's maps often are such views
+    /// (pbr_barrels: three 1024x1024 maps, one UV set, equal samplers).
+    fn fusable(&self, other: &QuadSampler<'_>) -> bool {
+        matches!(self.kernel, Kernel::Bilinear { lod, .. } if lod != LOD_GENERAL)
+            && self.kernel == other.kernel
+            && *self.s == *other.s
+            && self.levels == other.levels
+            && (self.first, self.first_layer) == (other.first, other.first_layer)
+            && self.size == other.size
+            && self.words.len() == other.words.len()
+    }
+
+    /// [`Self::run_chunk`] for the `N` ops of a fused group: `quads[0]`
+    /// plans for all ([`Self::fusable`] with each), `regs[k]` and
+    /// `fallback(k, ..)` are op `k`'s, and every op reads the same
+    /// coordinate registers ([`fusable_ops`]).
+    ///
+    /// # Panics
+    /// If `regs` reach past `file` or differ in group count (internal
+    /// errors, as in [`Self::run_chunk`]).
+    fn run_chunk_n<const N: usize>(
+        quads: &[&QuadSampler<'_>; N],
+        file: &mut [Lanes],
+        regs: &[ChunkRegs; N],
+        fallback: &mut FallbackN<'_>,
+    ) {
+        assert!(
+            regs.iter()
+                .all(|r| r.fits(file.len()) && r.groups == regs[0].groups),
+            "texture operands outside the register file"
+        );
+        macro_rules! kernel {
+            ($($rs:literal $rt:literal)*) => {
+                match quads[0].kernel {
+                    $( Kernel::Bilinear { repeat_s: $rs, repeat_t: $rt, lod: LOD_CONST } =>
+                        chunk_n_simd::<$rs, $rt, LOD_CONST, N>(quads, file, regs, fallback),
+                       Kernel::Bilinear { repeat_s: $rs, repeat_t: $rt, lod: LOD_ILOG2 } =>
+                        chunk_n_simd::<$rs, $rt, LOD_ILOG2, N>(quads, file, regs, fallback),
+                       Kernel::Bilinear { repeat_s: $rs, repeat_t: $rt, lod: LOD_LINEAR } =>
+                        chunk_n_simd::<$rs, $rt, LOD_LINEAR, N>(quads, file, regs, fallback), )*
+                    // (`fusable` admits no other kernel)
+                    _ => unreachable!("an unfusable plan in a fused texture group"),
+                }
+            };
+        }
+        kernel!(false false false true true false true true)
+    }
+
+    /// The group loop of [`Self::run_chunk_n`], as [`Self::chunk_body`].
+    #[inline(always)]
+    fn chunk_n_body<const RS: bool, const RT: bool, const LOD: u8, const N: usize>(
+        quads: &[&QuadSampler<'_>; N],
+        file: &mut [Lanes],
+        regs: &[ChunkRegs; N],
+        fallback: &mut FallbackN<'_>,
+        v3: Option<X86V3>,
+    ) {
+        let lead = quads[0];
+        let inv = Invariants {
+            words: lead.words,
+            const_lv: lead.const_lv,
+        };
+        let mut words = [lead.words; N];
+        let mut identity = [true; N];
+        for k in 0..N {
+            words[k] = quads[k].words;
+            identity[k] = quads[k].identity_swizzle();
+        }
+        for g in 0..regs[0].groups {
+            // SAFETY (every access below): `run_chunk_n` asserted that
+            // every `regs[k]` fits `file` and has `regs[0]`'s group count,
+            // and `g < regs[0].groups`.
+            let coord = unsafe { regs[0].read(file, g) };
+            match lead.group_n::<RS, RT, LOD, N>(&inv, &words, &coord, v3) {
+                Some(chs) => {
+                    for k in 0..N {
+                        let ch = if identity[k] {
+                            chs[k]
+                        } else {
+                            quads[k].swizzle(chs[k])
+                        };
+                        unsafe { regs[k].store(file, g, ch) };
+                    }
+                }
+                None => {
+                    for (k, r) in regs.iter().enumerate() {
+                        let v = fallback(k, file, g, coord);
+                        unsafe { r.store(file, g, v) };
+                    }
+                }
+            }
+        }
     }
 
     /// The groups of a chunk through [`Self::sample_channels`] (kernel
@@ -2269,6 +2370,47 @@ impl QuadSampler<'_> {
         }
     }
 
+    /// Each quad's level (lanes 0-3 and 4-7), its second level and the
+    /// 8-bit weight between them (`None`: one level), for the kernels'
+    /// per-group LOD sources (not [`LOD_CONST`]).
+    #[inline(always)]
+    fn quad_levels<const LOD: u8>(
+        &self,
+        coord: &[Lanes; 3],
+        v3: Option<X86V3>,
+    ) -> Option<([i32; 2], [i32; 2], Option<i32x8>)> {
+        Some(match LOD {
+            LOD_ILOG2 => {
+                let QuadLod::Ilog2 { first, last } = self.how else {
+                    return None;
+                };
+                let (l, _) = ilog2_levels(rho2_quads_at(v3, coord, self.size), first, last);
+                let l = l.to_array();
+                ([l[0], l[4]], [l[0], l[4]], None)
+            }
+            LOD_LINEAR => {
+                let (first, last) = (self.lod.first as i32, self.lod.last as i32);
+                let rho2 = rho2_quads_at(v3, coord, self.size);
+                let (l0, l1, w) = linear_lods_at(v3, rho2, first, last)?;
+                let (l0, l1) = (l0.to_array(), l1.to_array());
+                ([l0[0], l0[4]], [l1[0], l1[4]], Some(w))
+            }
+            _ => {
+                let r = rho2_quads_at(v3, coord, self.size).to_array();
+                let q = [
+                    self.lod.choose(self.s, r[0], 0.0, None),
+                    self.lod.choose(self.s, r[LANES / 2], 0.0, None),
+                ];
+                let w = |q: &LevelChoice| ((q.weight * 256.0) as i32).clamp(0, 255);
+                (
+                    [q[0].level0 as i32, q[1].level0 as i32],
+                    [q[0].level1 as i32, q[1].level1 as i32],
+                    Some(halves(w(&q[0]), w(&q[1]))),
+                )
+            }
+        })
+    }
+
     /// 8 lanes through the plan's kernel, before the view's swizzle; `None`
     /// sends the group to the general path.  Bit for bit
     /// [`Self::sample_channels`] (`kernels_match_the_quad_path`).
@@ -2293,36 +2435,7 @@ impl QuadSampler<'_> {
             }
         } else {
             // per quad: level 0 (lanes 0-3 and 4-7), level 1, 8-bit weight
-            let (l0, l1, w) = match LOD {
-                LOD_ILOG2 => {
-                    let QuadLod::Ilog2 { first, last } = self.how else {
-                        return None;
-                    };
-                    let (l, _) = ilog2_levels(rho2_quads_at(v3, coord, self.size), first, last);
-                    let l = l.to_array();
-                    ([l[0], l[4]], [l[0], l[4]], None)
-                }
-                LOD_LINEAR => {
-                    let (first, last) = (self.lod.first as i32, self.lod.last as i32);
-                    let rho2 = rho2_quads_at(v3, coord, self.size);
-                    let (l0, l1, w) = linear_lods_at(v3, rho2, first, last)?;
-                    let (l0, l1) = (l0.to_array(), l1.to_array());
-                    ([l0[0], l0[4]], [l1[0], l1[4]], Some(w))
-                }
-                _ => {
-                    let r = rho2_quads_at(v3, coord, self.size).to_array();
-                    let q = [
-                        self.lod.choose(self.s, r[0], 0.0, None),
-                        self.lod.choose(self.s, r[LANES / 2], 0.0, None),
-                    ];
-                    let w = |q: &LevelChoice| ((q.weight * 256.0) as i32).clamp(0, 255);
-                    (
-                        [q[0].level0 as i32, q[1].level0 as i32],
-                        [q[0].level1 as i32, q[1].level1 as i32],
-                        Some(halves(w(&q[0]), w(&q[1]))),
-                    )
-                }
-            };
+            let (l0, l1, w) = self.quad_levels::<LOD>(coord, v3)?;
             let lv0 = self.levels_of(l0[0] as u32, l0[1] as u32)?;
             let (mut e, mut o) = bilinear_k::<RS, RT>(words, &lv0, cx, cy, v3)?;
             if let Some(w) = w
@@ -2348,6 +2461,103 @@ impl QuadSampler<'_> {
         }
         Some(channels_f32(even, odd))
     }
+
+    /// [`Self::group`] for `N` views whose lookups share this one's
+    /// addressing ([`Self::fusable`]): the level choice, texel addresses
+    /// and weights once, the fetch and filter per view (`words`, this
+    /// view's first).  Each view's channels are bit for bit its own
+    /// [`Self::group`]'s: the same operations on the same operands.
+    #[inline(always)]
+    fn group_n<const RS: bool, const RT: bool, const LOD: u8, const N: usize>(
+        &self,
+        inv: &Invariants<'_>,
+        words: &[&[[u8; 4]]; N],
+        coord: &[Lanes; 3],
+        v3: Option<X86V3>,
+    ) -> Option<[[Lanes; 4]; N]> {
+        let (cx, cy) = (coord[0], coord[1]);
+        let pairs = if LOD == LOD_CONST {
+            let c = inv.const_lv.as_ref()?;
+            let mut r = bilinear_n::<RS, RT, N>(words, &c.first, cx, cy, v3)?;
+            if let Some((lv, w)) = &c.second {
+                let r1 = bilinear_n::<RS, RT, N>(words, lv, cx, cy, v3)?;
+                for k in 0..N {
+                    r[k] = (
+                        lerp8x16(v3, r[k].0, r1[k].0, *w),
+                        lerp8x16(v3, r[k].1, r1[k].1, *w),
+                    );
+                }
+            }
+            r
+        } else {
+            // per quad: level 0 (lanes 0-3 and 4-7), level 1, 8-bit weight
+            let (l0, l1, w) = self.quad_levels::<LOD>(coord, v3)?;
+            let lv0 = self.levels_of(l0[0] as u32, l0[1] as u32)?;
+            let mut r = bilinear_n::<RS, RT, N>(words, &lv0, cx, cy, v3)?;
+            if let Some(w) = w
+                && l1 != l0
+            {
+                // A quad with one level lerps between equal texels (its
+                // weight is 0): no change.
+                let lv1 = self.levels_of(l1[0] as u32, l1[1] as u32)?;
+                let r1 = bilinear_n::<RS, RT, N>(words, &lv1, cx, cy, v3)?;
+                let w = both16(w);
+                for k in 0..N {
+                    r[k] = (
+                        lerp8x16(v3, r[k].0, r1[k].0, w),
+                        lerp8x16(v3, r[k].1, r1[k].1, w),
+                    );
+                }
+            }
+            r
+        };
+        let mut out = [[Lanes::ZERO; 4]; N];
+        for k in 0..N {
+            let (even, odd) = pairs[k];
+            // Only where `wide` is SSE2 halves: in a v3 build it already
+            // emits these instructions, and the explicit path measured 3 %
+            // slower there (postprocess, code placement).
+            #[cfg(all(target_arch = "x86_64", not(target_feature = "avx2")))]
+            if v3.is_some() {
+                // SAFETY: an `X86V3` token exists only on a CPU with AVX2.
+                out[k] = unsafe { avx2_lanes::channels_f32(even, odd) };
+                continue;
+            }
+            out[k] = channels_f32(even, odd);
+        }
+        Some(out)
+    }
+}
+
+/// [`bilinear_k`] for `N` views of one level layout at the same
+/// coordinates: with AVX2 the addresses and weights once
+/// ([`bilinear_taps_avx2`]) and the fetch and filter per view, otherwise
+/// each view on its own.  Per view the bits of its own [`bilinear_k`].
+#[inline(always)]
+fn bilinear_n<const RS: bool, const RT: bool, const N: usize>(
+    words: &[&[[u8; 4]]; N],
+    lv: &LaneLevels,
+    cx: f32x8,
+    cy: f32x8,
+    v3: Option<X86V3>,
+) -> Option<[(u16x16, u16x16); N]> {
+    let mut out = [(u16x16::ZERO, u16x16::ZERO); N];
+    #[cfg(target_arch = "x86_64")]
+    if v3.is_some() && words.iter().all(|w| w.len() >= 2) {
+        // SAFETY: an `X86V3` token exists only on a CPU with AVX2, and
+        // every `words` holds at least two texels (tested above).
+        unsafe {
+            let taps = bilinear_taps_avx2::<RS, RT>(lv, cx, cy)?;
+            for k in 0..N {
+                out[k] = bilinear_fetch_avx2::<RS>(words[k], &taps);
+            }
+        }
+        return Some(out);
+    }
+    for k in 0..N {
+        out[k] = bilinear_k::<RS, RT>(words[k], lv, cx, cy, v3)?;
+    }
+    Some(out)
 }
 
 /// [`QuadSampler::bilinear`] with the wrap modes as constants and texel
@@ -2574,14 +2784,49 @@ unsafe fn bilinear_avx2<const RS: bool, const RT: bool>(
     cx: f32x8,
     cy: f32x8,
 ) -> Option<(u16x16, u16x16)> {
+    // SAFETY: the caller's contract (AVX2, `words.len() >= 2`).
+    unsafe {
+        let taps = bilinear_taps_avx2::<RS, RT>(lv, cx, cy)?;
+        Some(bilinear_fetch_avx2::<RS>(words, &taps))
+    }
+}
+
+/// The texel addresses and weights of one 8-lane bilinear lookup: the
+/// first half of [`bilinear_avx2`], which depends on the level layout and
+/// the coordinates but not on the texels, so lookups of views with the
+/// same layout at the same coordinates share it ([`QuadSampler::fusable`]).
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+struct BilinearTaps {
+    /// The pair fetch (one 8-byte load per row and lane): `i` is the left
+    /// texel's index in rows 0 and 1 and the lanes whose left texel is the
+    /// right one (CLAMP_TO_EDGE at the right edge); otherwise the four
+    /// texels' indices (rows 0 and 1, columns 0 and 1).
+    pairs: bool,
+    i: [core::arch::x86_64::__m256i; 4],
+    wx: core::arch::x86_64::__m256i,
+    wy: core::arch::x86_64::__m256i,
+}
+
+/// [`BilinearTaps`] of a lookup, or `None` where [`bilinear_avx2`] gives
+/// up (coordinates beyond i32 after scaling, or NaN).
+///
+/// # Safety
+/// The CPU has AVX2.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn bilinear_taps_avx2<const RS: bool, const RT: bool>(
+    lv: &LaneLevels,
+    cx: f32x8,
+    cy: f32x8,
+) -> Option<BilinearTaps> {
     use avx2_lanes::*;
     use core::arch::x86_64::*;
     // No closures here or in the helpers: a closure is its own function,
     // compiled without the clone's features, and in a baseline build LLVM
     // left them out of line with every intrinsic a call (13x slower).
     // SAFETY: the caller's contract (AVX2) makes the intrinsics and the
-    // helpers callable; they compute on register lanes only, and the two
-    // loads' contracts are stated where they are called.
+    // helpers callable; they compute on register lanes only.
     unsafe {
         let one = _mm256_set1_epi32(1);
         let zero = _mm256_setzero_si256();
@@ -2612,32 +2857,74 @@ unsafe fn bilinear_avx2<const RS: bool, const RT: bool>(
             None
         };
         if let Some((p, w, right)) = pair {
-            // (`words.len() >= 2`: the caller's contract.)
-            let mut t = fetch_pairs_avx2(
-                words,
-                v(_mm256_add_epi32(r0, p)),
-                v(_mm256_add_epi32(r1, p)),
-            );
-            if !RS {
-                t[0] = v(_mm256_blendv_epi8(m(t[0]), m(t[1]), right));
-                t[2] = v(_mm256_blendv_epi8(m(t[2]), m(t[3]), right));
-            }
-            return Some(filter_pairs_avx2(t, w, wy));
+            return Some(BilinearTaps {
+                pairs: true,
+                i: [
+                    _mm256_add_epi32(r0, p),
+                    _mm256_add_epi32(r1, p),
+                    right,
+                    zero,
+                ],
+                wx: w,
+                wy,
+            });
         }
         let (x0, x1) = if RS {
             repeat_pair(i0, last)
         } else {
             clamp_pair(i0, last)
         };
+        Some(BilinearTaps {
+            pairs: false,
+            i: [
+                _mm256_add_epi32(r0, x0),
+                _mm256_add_epi32(r0, x1),
+                _mm256_add_epi32(r1, x0),
+                _mm256_add_epi32(r1, x1),
+            ],
+            wx,
+            wy,
+        })
+    }
+}
+
+/// The second half of [`bilinear_avx2`]: the texels of `taps` in
+/// `words`, filtered.  Every load is guarded by `words`' own length.
+///
+/// # Safety
+/// The CPU has AVX2, and `words.len() >= 2`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn bilinear_fetch_avx2<const RS: bool>(
+    words: &[[u8; 4]],
+    taps: &BilinearTaps,
+) -> (u16x16, u16x16) {
+    use avx2_lanes::*;
+    use core::arch::x86_64::*;
+    // SAFETY: the caller's contract (AVX2) makes the intrinsics and the
+    // helpers callable; the loads' contracts are stated where they are
+    // called.
+    unsafe {
+        let [a, b, c, d] = taps.i;
+        if taps.pairs {
+            // (`words.len() >= 2`: the caller's contract.)
+            let mut t = fetch_pairs_avx2(words, v(a), v(b));
+            if !RS {
+                t[0] = v(_mm256_blendv_epi8(m(t[0]), m(t[1]), c));
+                t[2] = v(_mm256_blendv_epi8(m(t[2]), m(t[3]), c));
+            }
+            return filter_pairs_avx2(t, taps.wx, taps.wy);
+        }
         // `fetch_words`' guard: every index at most the last word.
         let max = _mm256_set1_epi32((words.len() - 1).min(i32::MAX as usize) as i32);
+        let zero = _mm256_setzero_si256();
         let t = [
-            gather_clamped(words, r0, x0, max),
-            gather_clamped(words, r0, x1, max),
-            gather_clamped(words, r1, x0, max),
-            gather_clamped(words, r1, x1, max),
+            gather_clamped(words, a, zero, max),
+            gather_clamped(words, b, zero, max),
+            gather_clamped(words, c, zero, max),
+            gather_clamped(words, d, zero, max),
         ];
-        Some(filter_pairs_avx2(t, wx, wy))
+        filter_pairs_avx2(t, taps.wx, taps.wy)
     }
 }
 
@@ -3513,6 +3800,29 @@ fn chunk_simd<const RS: bool, const RT: bool, const LOD: u8>(
     q.chunk_body::<RS, RT, LOD>(file, regs, fallback, v3)
 }
 
+/// [`QuadSampler::run_chunk_n`]'s loop compiled per SIMD level, as
+/// [`chunk_simd`].
+#[multiversion(
+    targets("x86_64+avx2+fma+bmi1+bmi2+lzcnt+popcnt+f16c+movbe"),
+    attrs(allow(dead_code))
+)]
+fn chunk_n_simd<const RS: bool, const RT: bool, const LOD: u8, const N: usize>(
+    quads: &[&QuadSampler<'_>; N],
+    file: &mut [Lanes],
+    regs: &[ChunkRegs; N],
+    fallback: &mut FallbackN<'_>,
+) {
+    // SAFETY: the expression is true only in the x86-64-v3 clone (run
+    // where the CPU has those features) or in a build that requires them.
+    let v3 = unsafe {
+        X86V3::in_clone(multiversion::target::target_cfg_f!(all(
+            target_feature = "avx2",
+            target_feature = "fma"
+        )))
+    };
+    QuadSampler::chunk_n_body::<RS, RT, LOD, N>(quads, file, regs, fallback, v3)
+}
+
 /// [`QuadSampler::chunk_other`] compiled per SIMD level.
 #[multiversion(
     targets("x86_64+avx2+fma+bmi1+bmi2+lzcnt+popcnt+f16c+movbe"),
@@ -3537,11 +3847,7 @@ pub fn exec_texture<'r>(
     cache: &mut SamplerCache<'r>,
 ) {
     // Implicit-LOD sampling of a plain 2D lookup: decide the fast path once.
-    let plain = t.func == TexFn::SampleAuto
-        && t.layer.is_none()
-        && t.depth_ref.is_none()
-        && !t.clamp_to_edge
-        && t.offset == [0, 0, 0];
+    let plain = plain_sample(t);
     if let Some(e) = cache.entry(res, t.view, t.sampler, plain) {
         let quad = if plain { e.quad.as_ref() } else { None };
         return run_texture(t, file, nu, groups, e.tex.as_ref(), e.sampler, quad);
@@ -3553,6 +3859,144 @@ pub fn exec_texture<'r>(
         _ => None,
     };
     run_texture(t, file, nu, groups, tex.as_ref(), sampler, quad.as_ref())
+}
+
+/// Implicit-LOD sampling without layer, depth reference, edge clamp or
+/// offset: what a [`QuadSampler`] may take.
+fn plain_sample(t: &TexOp) -> bool {
+    t.func == TexFn::SampleAuto
+        && t.layer.is_none()
+        && t.depth_ref.is_none()
+        && !t.clamp_to_edge
+        && t.offset == [0, 0, 0]
+}
+
+/// Most texture ops [`exec_texture_group`] runs in one chunk loop.
+pub const MAX_FUSED: usize = 3;
+
+/// How many ops opening `ops` [`exec_texture_group`] may run in one chunk
+/// loop: up to [`MAX_FUSED`] adjacent plain ([`plain_sample`]) texture ops
+/// of one function and dimension that read the same coordinate registers,
+/// where no result any of them writes is one of those registers and no
+/// two write the same register.  Then running them group by group gives
+/// what running them op after op gives: each group's coordinates are read
+/// before any result is written, and every result has one writer.  0 when
+/// `ops` does not open with a texture op.
+pub fn fusable_ops(ops: &[Op]) -> usize {
+    let Some(Op::Texture(t0)) = ops.first() else {
+        return 0;
+    };
+    let coords = &t0.coord[..t0.coord_count().min(3)];
+    let mut written: SmallVec<[Reg; 4 * MAX_FUSED]> = SmallVec::new();
+    let mut n = 0;
+    for op in ops.iter().take(MAX_FUSED) {
+        let Op::Texture(t) = op else {
+            break;
+        };
+        if !plain_sample(t)
+            || (t.func, t.dim, t.arrayed, t.kind) != (t0.func, t0.dim, t0.arrayed, t0.kind)
+            || t.coord[..t.coord_count().min(3)] != *coords
+        {
+            break;
+        }
+        let live = t.live & ((1u8 << t.result_count()) - 1);
+        let dsts = (0..4).filter(|k| live & (1 << k) != 0).map(|k| t.dst[k]);
+        if dsts
+            .clone()
+            .any(|d| coords.contains(&d) || written.contains(&d))
+        {
+            break;
+        }
+        written.extend(dsts);
+        n += 1;
+    }
+    n.max(1)
+}
+
+/// Runs `ts` ([`fusable_ops`]) for every group of a chunk.  Where every op
+/// has a sampling plan and the plans share their addressing
+/// ([`QuadSampler::fusable`]), one chunk loop computes each group's level
+/// choice, texel addresses and weights once and fetches and filters per
+/// view ([`QuadSampler::run_chunk_n`]); otherwise the ops run one by one
+/// ([`exec_texture`]).  The results are the same bits either way.
+pub fn exec_texture_group<'r>(
+    ts: &[&TexOp],
+    file: &mut [Lanes],
+    nu: usize,
+    groups: usize,
+    res: &ShaderResources<'r>,
+    cache: &mut SamplerCache<'r>,
+) {
+    match ts {
+        [a, b] => run_group(&[*a, *b], file, nu, groups, res, cache),
+        [a, b, c] => run_group(&[*a, *b, *c], file, nu, groups, res, cache),
+        _ => {
+            for t in ts {
+                exec_texture(t, file, nu, groups, res, cache);
+            }
+        }
+    }
+}
+
+/// [`exec_texture_group`] for `N` ops: their views, samplers and plans
+/// resolved, then the fused loop or, where the plans do not allow it, the
+/// ops one by one.
+fn run_group<'r, const N: usize>(
+    ts: &[&TexOp; N],
+    file: &mut [Lanes],
+    nu: usize,
+    groups: usize,
+    res: &ShaderResources<'r>,
+    cache: &mut SamplerCache<'r>,
+) {
+    // Each op's view, sampler and plan: the cache's, or at a pair's first
+    // lookup in the call (the cache keeps pairs from their second on) made
+    // here, as `exec_texture` makes them.  A fragment call is often one
+    // chunk, so most lookups are first ones.
+    let mut at: [Option<usize>; N] = [None; N];
+    let mut own_tex: [Option<Texture<'r>>; N] = std::array::from_fn(|_| None);
+    for k in 0..N {
+        let t = ts[k];
+        at[k] = cache.index(res, t.view, t.sampler, true);
+        if at[k].is_none() {
+            own_tex[k] = Texture::bound(res, t.view);
+        }
+    }
+    let own_quad: [Option<QuadSampler<'r>>; N] = std::array::from_fn(|k| match at[k] {
+        Some(_) => None,
+        None => own_tex[k]
+            .as_ref()
+            .and_then(|tex| tex.quad_sampler(bound_sampler(res, ts[k].sampler))),
+    });
+    let mut tex: [Option<&Texture<'r>>; N] = [None; N];
+    let mut sampler: [Option<&SamplerState>; N] = [None; N];
+    let mut quads: [Option<&QuadSampler<'_>>; N] = [None; N];
+    for k in 0..N {
+        match at[k] {
+            Some(i) => {
+                let e = &cache.entries[i];
+                (tex[k], sampler[k], quads[k]) = (e.tex.as_ref(), e.sampler, e.quad.as_ref());
+            }
+            None => {
+                tex[k] = own_tex[k].as_ref();
+                sampler[k] = bound_sampler(res, ts[k].sampler);
+                quads[k] = own_quad[k].as_ref();
+            }
+        }
+    }
+    let fused = quads[0].filter(|lead| quads.iter().all(|q| q.is_some_and(|q| lead.fusable(q))));
+    let Some(lead) = fused else {
+        for k in 0..N {
+            run_texture(ts[k], file, nu, groups, tex[k], sampler[k], quads[k]);
+        }
+        return;
+    };
+    let quads = quads.map(|q| q.unwrap_or(lead));
+    let regs: [ChunkRegs; N] = std::array::from_fn(|k| ChunkRegs::new(ts[k], nu, groups));
+    let mut fallback = |k: usize, file: &[Lanes], g: usize, coord: [Lanes; 3]| {
+        sample_group(ts[k], file, nu, groups, g, coord, tex[k], sampler[k])
+    };
+    QuadSampler::run_chunk_n(&quads, file, &regs, &mut fallback);
 }
 
 /// [`exec_texture`] with the view, sampler and fast path resolved.
@@ -3643,6 +4087,18 @@ impl<'r> SamplerCache<'r> {
         sampler: u32,
         plain: bool,
     ) -> Option<&SamplerEntry<'r>> {
+        let i = self.index(res, view, sampler, plain)?;
+        Some(&self.entries[i])
+    }
+
+    /// [`Self::entry`]'s index in `entries`.
+    fn index(
+        &mut self,
+        res: &ShaderResources<'r>,
+        view: u32,
+        sampler: u32,
+        plain: bool,
+    ) -> Option<usize> {
         let key = (view, sampler);
         let i = match self
             .entries
@@ -3671,7 +4127,7 @@ impl<'r> SamplerCache<'r> {
             e.quad = e.tex.as_ref().and_then(|t| t.quad_sampler(e.sampler));
             e.quad_made = true;
         }
-        Some(e)
+        Some(i)
     }
 }
 
@@ -3986,6 +4442,154 @@ mod tests {
         let e = c.entry(&res, 5, 0, true).expect("cached");
         assert!(e.tex.is_none() && e.quad.is_none());
         assert_eq!(c.entries.len(), 4);
+    }
+
+    /// Lookups run as one fused loop ([`exec_texture_group`]) give the
+    /// bits of running them one by one: views of one layout with other
+    /// texels and another channel order (BGRA8) fused, a view of another
+    /// size beside them not, for each kernel kind, at coordinates that
+    /// also send groups to the general path, at a pair's first lookup and
+    /// from the call's cache.
+    #[test]
+    fn fused_lookups_match_one_by_one() {
+        use crate::ir::{Reg, TexOp};
+        let mut rng = 0x5eed_1234u32;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 17;
+            rng ^= rng << 5;
+            rng
+        };
+        let mip = |format: Format, w: u32, next: &mut dyn FnMut() -> u32| {
+            let mut templ = ResourceTemplate::texture_2d(format, w, w, Default::default());
+            templ.last_level = w.ilog2();
+            let size = ResourceLayout::new(&templ).unwrap().size;
+            Owned::new(templ, (0..size).map(|_| next() as u8).collect())
+        };
+        let owned = [
+            mip(Format::R8G8B8A8_UNORM, 16, &mut next),
+            mip(Format::R8G8B8A8_UNORM, 16, &mut next),
+            mip(Format::B8G8R8A8_UNORM, 16, &mut next),
+            mip(Format::R8G8B8A8_UNORM, 8, &mut next),
+        ];
+        let views: Vec<Option<BoundTexture<'_>>> = owned
+            .iter()
+            .map(|o| {
+                Some(BoundTexture {
+                    view: &o.view,
+                    layout: &o.layout,
+                    resource_format: o.format,
+                    data: &o.data,
+                })
+            })
+            .collect();
+        let (groups, nu) = (6usize, 1usize);
+        let op = |view: u32, first_dst: u32| TexOp {
+            func: TexFn::SampleAuto,
+            dim: TexDim::D2,
+            arrayed: false,
+            kind: TexKind::Float,
+            view,
+            sampler: view,
+            dst: std::array::from_fn(|k| Reg::v(first_dst + k as u32)),
+            coord: [Reg::v(0), Reg::v(1), Reg::u(0)],
+            layer: None,
+            lod: None,
+            grad: None,
+            depth_ref: None,
+            offset: [0; 3],
+            gather: 0,
+            sample: None,
+            clamp_to_edge: false,
+            live: if view == 1 { 0b0110 } else { 0xf },
+        };
+        let (rep, clamp) = (TexWrap::Repeat, TexWrap::ClampToEdge);
+        let mut fused_kernels = std::collections::HashSet::new();
+        for (ws, wt, mip_filter) in [
+            (rep, rep, TexMipFilter::Linear),
+            (clamp, rep, TexMipFilter::Nearest),
+            (rep, clamp, TexMipFilter::None),
+            (clamp, clamp, TexMipFilter::Linear),
+        ] {
+            let s = SamplerState {
+                wrap_s: ws,
+                wrap_t: wt,
+                min_img_filter: TexFilter::Linear,
+                mag_img_filter: TexFilter::Linear,
+                min_mip_filter: mip_filter,
+                ..Default::default()
+            };
+            let samplers = [Some(&s); 4];
+            let res = ShaderResources {
+                textures: &views,
+                samplers: &samplers,
+                ..Default::default()
+            };
+            let q: Vec<QuadSampler<'_>> = owned
+                .iter()
+                .map(|o| o.tex().quad_sampler(Some(&s)).expect("a plain view"))
+                .collect();
+            assert!(q[0].fusable(&q[1]) && q[0].fusable(&q[2]), "{s:?}");
+            assert!(!q[0].fusable(&q[3]), "another size");
+            fused_kernels.insert(format!("{:?}", q[0].kernel));
+            for round in 0..20 {
+                let c = |next: &mut dyn FnMut() -> u32| -> f32 {
+                    match next() % 40 {
+                        0 => f32::NAN,
+                        1 => 3e9,
+                        _ => (next() as i32 as f32) / i32::MAX as f32 * 1.5 + 0.5,
+                    }
+                };
+                let mut file = vec![f32x8::ZERO; nu + 14 * groups];
+                for g in 0..groups {
+                    let (u, v) = (c(&mut next), c(&mut next));
+                    let d = (next() % 64) as f32 / 256.0;
+                    file[nu + g] = f32x8::new(std::array::from_fn(|l| u + (l % 2) as f32 * d));
+                    file[nu + groups + g] =
+                        f32x8::new(std::array::from_fn(|l| v + (l / 2 % 2) as f32 * d));
+                }
+                let ops = [op(0, 2), op(1, 6), op(2, 10)];
+                let mut one_by_one = file.clone();
+                let mut cache = SamplerCache::default();
+                for t in &ops {
+                    exec_texture(t, &mut one_by_one, nu, groups, &res, &mut cache);
+                }
+                // the first lookups, then the cached pairs, then the
+                // unfusable view in the group (run one by one)
+                let mut cache = SamplerCache::default();
+                for pass in 0..3 {
+                    let mut fused = file.clone();
+                    let ts: Vec<&TexOp> = ops.iter().collect();
+                    exec_texture_group(&ts, &mut fused, nu, groups, &res, &mut cache);
+                    assert_eq!(
+                        fused
+                            .iter()
+                            .map(|v| v.to_array().map(f32::to_bits))
+                            .collect::<Vec<_>>(),
+                        one_by_one
+                            .iter()
+                            .map(|v| v.to_array().map(f32::to_bits))
+                            .collect::<Vec<_>>(),
+                        "{s:?} round {round} pass {pass}"
+                    );
+                }
+                let odd = [op(0, 2), op(3, 6)];
+                let (mut a, mut b) = (file.clone(), file.clone());
+                let mut cache = SamplerCache::default();
+                exec_texture_group(&[&odd[0], &odd[1]], &mut a, nu, groups, &res, &mut cache);
+                let mut cache = SamplerCache::default();
+                for t in &odd {
+                    exec_texture(t, &mut b, nu, groups, &res, &mut cache);
+                }
+                assert!(
+                    a.iter()
+                        .zip(&b)
+                        .all(|(x, y)| x.to_array().map(f32::to_bits)
+                            == y.to_array().map(f32::to_bits))
+                );
+            }
+        }
+        assert_eq!(fused_kernels.len(), 4, "{fused_kernels:?}");
     }
 
     fn rgba8(w: u32, h: u32, f: impl Fn(u32, u32) -> [u8; 4]) -> Owned {
