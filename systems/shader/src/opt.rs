@@ -117,9 +117,77 @@ pub fn finish(
     prog.info.output_values = output_values(&prog);
 
     allocate_registers(&mut prog);
+    group_texture_lookups(&mut prog.body);
     prog.verify()
         .map_err(|e| ShaderError::validation(format!("internal compiler error: {e}")))?;
     Ok(prog)
+}
+
+/// Moves each texture op up to just after an earlier texture op that
+/// reads the same coordinate registers, across the register-only ops
+/// between them, where that changes nothing: a material's maps sampled
+/// at one UV set then sit side by side, and the executor runs them as one
+/// loop that addresses the texels once (`texture::fusable_ops`;
+/// pbr_barrels' normal map was six ops away from the other two).
+///
+/// An op `x` between is crossed only when it is a register op (no memory,
+/// control flow, execution mask or texture), defines none of the moved
+/// op's operands or results and reads none of its results, and no jump
+/// lands on it or on the moved op; so every register holds what it held
+/// before at every read, and every path runs the same ops.  Runs after
+/// register allocation, on the final registers.
+fn group_texture_lookups(body: &mut Vec<Op>) {
+    let mut targets = vec![false; body.len() + 1];
+    for op in body.iter() {
+        if let Some(t) = op.target()
+            && let Some(f) = targets.get_mut(t as usize)
+        {
+            *f = true;
+        }
+    }
+    for j in 1..body.len() {
+        let Op::Texture(t) = &body[j] else {
+            continue;
+        };
+        if targets[j] {
+            continue;
+        }
+        let coords = &t.coord[..t.coord_count().min(3)];
+        let mut uses: Vec<Reg> = Vec::new();
+        body[j].for_each_use(|r| uses.push(r));
+        let dsts = t.dst;
+        let mut at = None;
+        for i in (0..j).rev() {
+            if let Op::Texture(u) = &body[i] {
+                if u.coord[..u.coord_count().min(3)] == *coords && i + 1 < j {
+                    at = Some(i + 1);
+                }
+                break;
+            }
+            let crossable = matches!(
+                body[i],
+                Op::Un { .. }
+                    | Op::Bin { .. }
+                    | Op::Tri { .. }
+                    | Op::Mov { .. }
+                    | Op::LoadInput { .. }
+                    | Op::LoadConst { .. }
+            );
+            let mut conflict = !crossable || targets[i];
+            body[i].for_each_def(|r| conflict |= uses.contains(&r) || dsts.contains(&r));
+            body[i].for_each_use(|r| conflict |= dsts.contains(&r));
+            if conflict {
+                break;
+            }
+        }
+        if let Some(p) = at {
+            // (no jump lands in p..=j, so no target moves)
+            let op = body.remove(j);
+            body.insert(p, op);
+            targets.remove(j);
+            targets.insert(p, false);
+        }
+    }
 }
 
 /// Output component values the pipeline can use without running the shader
@@ -617,8 +685,86 @@ fn compact_uniforms(prog: &mut LaneProgram) {
 
 #[cfg(test)]
 mod tests {
+    use crate::ir::{BinOp, Op, Reg, TexDim, TexFn, TexKind, TexOp};
     use crate::{Language, compile};
     use ferropipe_components::enums::ShaderType;
+
+    /// A texture op moves up beside an earlier one at the same coordinates
+    /// across register ops that neither change its operands nor touch its
+    /// results, and stays where a crossed op would, where a jump lands in
+    /// between, or where the coordinates differ; jumps keep their ops.
+    #[test]
+    fn texture_lookups_group_only_where_nothing_changes() {
+        let tex = |view: u32, c0: u32, d: u32| {
+            Op::Texture(Box::new(TexOp {
+                func: TexFn::SampleAuto,
+                dim: TexDim::D2,
+                arrayed: false,
+                kind: TexKind::Float,
+                view,
+                sampler: view,
+                dst: std::array::from_fn(|k| Reg::v(d + k as u32)),
+                coord: [Reg::v(c0), Reg::v(1), Reg::u(0)],
+                layer: None,
+                lod: None,
+                grad: None,
+                depth_ref: None,
+                offset: [0; 3],
+                gather: 0,
+                sample: None,
+                clamp_to_edge: false,
+                live: 0xf,
+            }))
+        };
+        let mul = |d: u32, a: u32| Op::Bin {
+            f: BinOp::FMul,
+            d: Reg::v(d),
+            a: Reg::v(a),
+            b: Reg::u(1),
+        };
+        let views = |body: &[Op]| -> Vec<Option<u32>> {
+            body.iter()
+                .map(|op| match op {
+                    Op::Texture(t) => Some(t.view),
+                    _ => None,
+                })
+                .collect()
+        };
+        let run = |mut body: Vec<Op>| {
+            super::group_texture_lookups(&mut body);
+            body
+        };
+        // moves over two multiplies (one reads the first lookup's result)
+        let body = run(vec![tex(0, 0, 2), mul(20, 2), mul(21, 20), tex(1, 0, 6)]);
+        assert_eq!(views(&body), [Some(0), Some(1), None, None]);
+        // a crossed op writes a coordinate, reads a result, writes a result
+        for blocker in [mul(0, 2), mul(20, 6), mul(7, 2)] {
+            let body = run(vec![tex(0, 0, 2), blocker, tex(1, 0, 6)]);
+            assert_eq!(views(&body), [Some(0), None, Some(1)]);
+        }
+        // other coordinates
+        let body = run(vec![tex(0, 0, 2), mul(20, 2), tex(1, 12, 6)]);
+        assert_eq!(views(&body), [Some(0), None, Some(1)]);
+        // a jump lands on the crossed op: stays; a jump after it keeps its
+        // target op when the lookup moves ahead of the jump's target
+        let body = run(vec![
+            Op::JumpIfNone { target: 2 },
+            tex(0, 0, 2),
+            mul(20, 2),
+            tex(1, 0, 6),
+        ]);
+        assert_eq!(views(&body), [None, Some(0), None, Some(1)]);
+        let body = run(vec![
+            tex(0, 0, 2),
+            mul(20, 2),
+            tex(1, 0, 6),
+            Op::JumpIfNone { target: 4 },
+            mul(21, 20),
+        ]);
+        assert_eq!(views(&body), [Some(0), Some(1), None, None, None]);
+        assert!(matches!(body[3], Op::JumpIfNone { target: 4 }));
+        assert!(matches!(body[4], Op::Bin { d, .. } if d == Reg::v(21)));
+    }
 
     /// Input read masks list the components that survive optimisation:
     /// setup and interpolation skip the rest.
