@@ -51,7 +51,7 @@ pub struct LinkPlan {
     /// Per FS input slot, its source.
     pub fs_inputs: Vec<FsInputSource>,
     /// The rows the fragment stage fills per batch, resolved from
-    /// `fs_inputs`' read masks and `fs_copy_to` ([`fs_rows`]).
+    /// `fs_inputs`' read masks and `fs_copy_to` (`link::fs_rows`).
     pub fs_rows: Box<[FsRow]>,
     /// Planes per set-up primitive: depth, 1/w, then 4 per `Attr` input.
     pub planes_per_prim: usize,
