@@ -1043,6 +1043,32 @@ impl Op {
 }
 
 impl TexOp {
+    /// A plain 2D `SampleAuto` of view and sampler `view` at coordinate
+    /// registers `s`, `t`, all four results live in `v(first_dst)` on
+    /// (the tests' lookup).
+    #[cfg(test)]
+    pub(crate) fn sample_2d(view: u32, s: Reg, t: Reg, first_dst: u32) -> TexOp {
+        TexOp {
+            func: TexFn::SampleAuto,
+            dim: TexDim::D2,
+            arrayed: false,
+            kind: TexKind::Float,
+            view,
+            sampler: view,
+            dst: std::array::from_fn(|k| Reg::v(first_dst + k as u32)),
+            coord: [s, t, Reg::u(0)],
+            layer: None,
+            lod: None,
+            grad: None,
+            depth_ref: None,
+            offset: [0; 3],
+            gather: 0,
+            sample: None,
+            clamp_to_edge: false,
+            live: 0xf,
+        }
+    }
+
     /// Coordinates used: 1, 2 or 3.
     pub fn coord_count(&self) -> usize {
         match self.dim {

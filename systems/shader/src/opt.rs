@@ -685,7 +685,7 @@ fn compact_uniforms(prog: &mut LaneProgram) {
 
 #[cfg(test)]
 mod tests {
-    use crate::ir::{BinOp, Op, Reg, TexDim, TexFn, TexKind, TexOp};
+    use crate::ir::{BinOp, Op, Reg, TexOp};
     use crate::{Language, compile};
     use ferropipe_components::enums::ShaderType;
 
@@ -696,25 +696,7 @@ mod tests {
     #[test]
     fn texture_lookups_group_only_where_nothing_changes() {
         let tex = |view: u32, c0: u32, d: u32| {
-            Op::Texture(Box::new(TexOp {
-                func: TexFn::SampleAuto,
-                dim: TexDim::D2,
-                arrayed: false,
-                kind: TexKind::Float,
-                view,
-                sampler: view,
-                dst: std::array::from_fn(|k| Reg::v(d + k as u32)),
-                coord: [Reg::v(c0), Reg::v(1), Reg::u(0)],
-                layer: None,
-                lod: None,
-                grad: None,
-                depth_ref: None,
-                offset: [0; 3],
-                gather: 0,
-                sample: None,
-                clamp_to_edge: false,
-                live: 0xf,
-            }))
+            Op::Texture(Box::new(TexOp::sample_2d(view, Reg::v(c0), Reg::v(1), d)))
         };
         let mul = |d: u32, a: u32| Op::Bin {
             f: BinOp::FMul,

@@ -4489,23 +4489,8 @@ mod tests {
             .collect();
         let (groups, nu) = (6usize, 1usize);
         let op = |view: u32, first_dst: u32| TexOp {
-            func: TexFn::SampleAuto,
-            dim: TexDim::D2,
-            arrayed: false,
-            kind: TexKind::Float,
-            view,
-            sampler: view,
-            dst: std::array::from_fn(|k| Reg::v(first_dst + k as u32)),
-            coord: [Reg::v(0), Reg::v(1), Reg::u(0)],
-            layer: None,
-            lod: None,
-            grad: None,
-            depth_ref: None,
-            offset: [0; 3],
-            gather: 0,
-            sample: None,
-            clamp_to_edge: false,
             live: if view == 1 { 0b0110 } else { 0xf },
+            ..TexOp::sample_2d(view, Reg::v(0), Reg::v(1), first_dst)
         };
         let (rep, clamp) = (TexWrap::Repeat, TexWrap::ClampToEdge);
         let mut fused_kernels = std::collections::HashSet::new();
