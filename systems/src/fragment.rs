@@ -20,9 +20,7 @@ use multiversion::multiversion;
 
 use crate::derived::DerivedState;
 pub use crate::lanes::MAX_BATCH_GROUPS;
-use crate::lanes::{
-    fill_lanes_at, fill_lanes_with_at, grow_lanes, mask_lanes_at, mul_at, plane_at,
-};
+use crate::lanes::{fill_lanes_with_at, grow_lanes, mask_lanes_at, mul_at, plane_at};
 use crate::link::{FsInputSource, FsRowSource};
 
 /// One covered 4x2 group awaiting shading.
@@ -216,6 +214,56 @@ pub(crate) fn clamp_depth(ds: &DerivedState, viewport: u8, z: Lanes) -> Lanes {
     }
 }
 
+/// How a run of one primitive's groups fills an [`FsRow`]: decided once
+/// per run and row, so the row loops of [`shade_batch`] and its
+/// one-group path compute the same values with the same operations.
+enum RowFill<'p> {
+    /// The same value in every lane: a flat or constant plane (times the
+    /// run's constant `w` for a perspective one), the facing, or zero.
+    Splat(Lanes),
+    /// The plane at each group's offsets.
+    Linear(&'p Plane),
+    /// The plane at each group's offsets, times the group's `w`.
+    Perspective(&'p Plane),
+    /// Component `c` of the window position.
+    FragCoord(usize),
+}
+
+/// [`RowFill`] of a row from `src` and the run's primitive's `planes`;
+/// `w0` is the run's `w` where it is constant (`const_w`).
+#[inline(always)]
+fn row_fill(
+    src: FsRowSource,
+    planes: &[Plane],
+    const_w: bool,
+    w0: Lanes,
+    front_facing: bool,
+) -> RowFill<'_> {
+    let flat_plane = |p: &Plane| p.dadx == 0.0 && p.dady == 0.0;
+    match src {
+        FsRowSource::Attr { plane, interp } => {
+            let p = &planes[plane as usize];
+            match interp {
+                Interpolation::Flat => RowFill::Splat(Lanes::splat(p.a0)),
+                Interpolation::Linear if flat_plane(p) => RowFill::Splat(Lanes::splat(p.a0)),
+                Interpolation::Perspective if const_w && flat_plane(p) => {
+                    RowFill::Splat(Lanes::splat(p.a0) * w0)
+                }
+                Interpolation::Linear => RowFill::Linear(p),
+                Interpolation::Perspective => RowFill::Perspective(p),
+            }
+        }
+        FsRowSource::PointCoord { plane } => RowFill::Linear(&planes[plane as usize]),
+        FsRowSource::FragCoord { c } => RowFill::FragCoord(c as usize),
+        FsRowSource::FrontFacing => RowFill::Splat(Lanes::splat(f32::from_bits(if front_facing {
+            u32::MAX
+        } else {
+            0
+        }))),
+        FsRowSource::Zero => RowFill::Splat(Lanes::ZERO),
+    }
+}
+
 /// Interpolates the batch's inputs and runs the fragment shader; afterwards
 /// each group's mask has the shader's discards applied.
 #[multiversion(
@@ -338,27 +386,12 @@ pub fn shade_batch(
                 Lanes::ONE / plane_at(v3, &planes[1], dx, dy)
             };
             for r in rows {
-                let v = match r.src {
-                    FsRowSource::Attr { plane, interp } => {
-                        let p = &planes[plane as usize];
-                        match interp {
-                            Interpolation::Flat => Lanes::splat(p.a0),
-                            Interpolation::Linear if flat_plane(p) => Lanes::splat(p.a0),
-                            Interpolation::Perspective if const_w && flat_plane(p) => {
-                                Lanes::splat(p.a0) * wv
-                            }
-                            Interpolation::Linear => plane_at(v3, p, dx, dy),
-                            Interpolation::Perspective => mul_at(v3, plane_at(v3, p, dx, dy), wv),
-                        }
-                    }
-                    FsRowSource::PointCoord { plane } => {
-                        plane_at(v3, &planes[plane as usize], dx, dy)
-                    }
-                    FsRowSource::FrontFacing => {
-                        Lanes::splat(f32::from_bits(if prim.front_facing { u32::MAX } else { 0 }))
-                    }
+                let v = match row_fill(r.src, planes, const_w, wv, prim.front_facing) {
+                    RowFill::Splat(v) => v,
+                    RowFill::Linear(p) => plane_at(v3, p, dx, dy),
+                    RowFill::Perspective(p) => mul_at(v3, plane_at(v3, p, dx, dy), wv),
                     // (`FragCoord` rows exist only with `needs_fc`.)
-                    FsRowSource::FragCoord { .. } | FsRowSource::Zero => Lanes::ZERO,
+                    RowFill::FragCoord(_) => Lanes::ZERO,
                 };
                 let buf = if r.to_output {
                     &mut *outputs
@@ -430,6 +463,9 @@ pub fn shade_batch(
                     clamp_depth(ds, prim.viewport, plane_at(v3, &planes[0], dx, dy));
             }
         }
+        // (`w[start]` when frag_coord made the row: `1 / (a0 + 0 dx + 0 dy)`,
+        // which differs from `1 / a0` for `a0 = -0`)
+        let w0 = if needs_fc { w[start] } else { w_run };
         for r in rows {
             let buf = if r.to_output {
                 &mut *outputs
@@ -438,47 +474,21 @@ pub fn shade_batch(
             };
             let at = r.row as usize * n;
             let row = &mut buf[at + start..at + end];
-            match r.src {
-                FsRowSource::Attr { plane, interp } => {
-                    let p = &planes[plane as usize];
-                    match interp {
-                        Interpolation::Flat => fill_lanes_at(v3, row, p.a0),
-                        Interpolation::Linear if flat_plane(p) => fill_lanes_at(v3, row, p.a0),
-                        Interpolation::Perspective if const_w && flat_plane(p) => {
-                            // (`w[start]` when frag_coord made the row:
-                            // `1 / (a0 + 0 dx + 0 dy)`, which differs
-                            // from `1 / a0` for `a0 = -0`)
-                            let w0 = if needs_fc { w[start] } else { w_run };
-                            fill_lanes_with_at(v3, row, Lanes::splat(p.a0) * w0);
-                        }
-                        Interpolation::Linear => {
-                            for (v, &[dx, dy]) in row.iter_mut().zip(dxy) {
-                                *v = plane_at(v3, p, dx, dy);
-                            }
-                        }
-                        Interpolation::Perspective => {
-                            for ((v, &[dx, dy]), wv) in row.iter_mut().zip(dxy).zip(&w[start..end])
-                            {
-                                *v = mul_at(v3, plane_at(v3, p, dx, dy), *wv);
-                            }
-                        }
-                    }
-                }
-                FsRowSource::PointCoord { plane } => {
-                    let p = &planes[plane as usize];
+            match row_fill(r.src, planes, const_w, w0, prim.front_facing) {
+                RowFill::Splat(v) => fill_lanes_with_at(v3, row, v),
+                RowFill::Linear(p) => {
                     for (v, &[dx, dy]) in row.iter_mut().zip(dxy) {
                         *v = plane_at(v3, p, dx, dy);
                     }
                 }
-                FsRowSource::FragCoord { c } => {
-                    let c = c as usize;
+                RowFill::Perspective(p) => {
+                    for ((v, &[dx, dy]), wv) in row.iter_mut().zip(dxy).zip(&w[start..end]) {
+                        *v = mul_at(v3, plane_at(v3, p, dx, dy), *wv);
+                    }
+                }
+                RowFill::FragCoord(c) => {
                     row.copy_from_slice(&frag_coord[c * n + start..c * n + end]);
                 }
-                FsRowSource::FrontFacing => {
-                    let bits = if prim.front_facing { u32::MAX } else { 0 };
-                    fill_lanes_at(v3, row, f32::from_bits(bits));
-                }
-                FsRowSource::Zero => fill_lanes_at(v3, row, 0.0),
             }
         }
         start = end;

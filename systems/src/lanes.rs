@@ -74,17 +74,6 @@ pub(crate) fn select_bits_at(v3: Option<X86V3>, keep: ULanes, new: ULanes, old: 
 /// vectorised loop's set-up cost more than it saved (+7 % instructions in
 /// small_tris_100k's fragment stage).
 #[inline(always)]
-pub(crate) fn fill_lanes_at(v3: Option<X86V3>, row: &mut [Lanes], v: f32) {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(t) = v3 {
-        return v3_lanes::fill(t, row, Lanes::splat(v));
-    }
-    let _ = v3;
-    row.fill(Lanes::splat(v));
-}
-
-/// [`fill_lanes_at`] with a register's value.
-#[inline(always)]
 pub(crate) fn fill_lanes_with_at(v3: Option<X86V3>, row: &mut [Lanes], v: Lanes) {
     #[cfg(target_arch = "x86_64")]
     if let Some(t) = v3 {
@@ -165,7 +154,7 @@ pub(crate) mod v3_lanes {
         }
     }
 
-    /// [`super::fill_lanes_at`].
+    /// [`super::fill_lanes_with_at`].
     #[inline(always)]
     pub(crate) fn fill(_: X86V3, row: &mut [Lanes], v: Lanes) {
         let r: __m256 = bytemuck::cast(v);
@@ -534,8 +523,8 @@ mod tests {
                 select_bits_at(v3, ua, ub, uc).to_array()
             );
             let (mut r0, mut r1) = ([a; 3], [a; 3]);
-            fill_lanes_at(None, &mut r0, c.to_array()[0]);
-            fill_lanes_at(v3, &mut r1, c.to_array()[0]);
+            fill_lanes_with_at(None, &mut r0, Lanes::splat(c.to_array()[0]));
+            fill_lanes_with_at(v3, &mut r1, Lanes::splat(c.to_array()[0]));
             assert_eq!(r0.map(bits), r1.map(bits));
             fill_lanes_with_at(None, &mut r0, b);
             fill_lanes_with_at(v3, &mut r1, b);
