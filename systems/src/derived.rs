@@ -20,7 +20,7 @@ use crate::link::LinkPlan;
 use crate::merge::MergePlan;
 use crate::setup_plan::SetupPlan;
 use crate::shade_plan::ShadePlan;
-use crate::tiles_plan::TilesPlan;
+use crate::tiles_plan::{FragmentVariant, TilesPlan};
 
 /// Everything derived from one state block: the block, and the derived
 /// part shared (one `Arc`, from plans.rs' `PlanCache`) by every
@@ -113,6 +113,9 @@ pub struct DerivedShape {
     pub tiles: Arc<TilesPlan>,
     /// Depth, stencil, alpha, blend and store per colour buffer.
     pub merge: Arc<MergePlan>,
+    /// How the tile stage shades and merges a batch (from `link`, `tiles`
+    /// and `merge`).
+    pub fragment: FragmentVariant,
 }
 
 impl DerivedState {

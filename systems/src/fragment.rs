@@ -22,6 +22,7 @@ use crate::derived::DerivedState;
 pub use crate::lanes::MAX_BATCH_GROUPS;
 use crate::lanes::{fill_lanes_with_at, grow_lanes, mask_lanes_at, mul_at, plane_at};
 use crate::link::{FsInputSource, FsRowSource};
+use crate::merge::{ColorSource, Quad, SlotColors};
 
 /// One covered 4x2 group awaiting shading.
 #[derive(Clone, Copy, Debug, Default)]
@@ -82,6 +83,8 @@ pub struct FragBatch {
     /// by [`FragBatch::clear`]; the tile job takes them, see
     /// `raster::TileTotals`).
     pub counts: FragCounts,
+    /// Scratch of the fused variant ([`fold_batch`]).
+    pub folded: FoldedScratch,
 }
 
 /// What [`shade_batch`] counts: popcounts of the groups' masks, per group,
@@ -523,6 +526,192 @@ pub fn shade_batch(
     }
 }
 
+/// One output slot of a folded copy shader over one primitive: per
+/// component, the [`RowFill`] its row would get, split into the values
+/// that are the same in every lane (`base`) and the planes evaluated per
+/// group.  A slot whose components are all splats (blend_overdraw's
+/// quads, any flat or constant colour) returns `base` as it is.  Scalars,
+/// not lanes: a splat's lanes are one scalar's bits (`splat(a0) * w0` is
+/// `a0 * w0` in each lane), and at 96 bytes instead of 256 the table costs
+/// tiny_tris_1m's ~2 M primitives a frame a third less to fill.
+#[derive(Clone, Copy, Default)]
+struct FoldedQuad {
+    /// Evaluated components' planes.
+    planes: [Plane; 4],
+    /// Splat components' values (evaluated ones are overwritten).
+    base: [f32; 4],
+    /// The 1/w plane where `w` varies over the primitive.
+    w_plane: Plane,
+    /// `w` where the 1/w plane is flat (`1 / a0`), else unused.
+    w0: f32,
+    /// The primitive's reference pixel.
+    ref_x: i32,
+    ref_y: i32,
+    /// Bit c: component c is a plane at the group's offsets.
+    evaluated: u8,
+    /// Bit c: and it is multiplied by the group's `w` (perspective).
+    perspective: u8,
+    /// `w` is one division per group (`w_plane`), not `w0`.
+    varying_w: bool,
+}
+
+/// [`fold_batch`]'s table, kept with the batch so its allocation is
+/// reused: `[batch primitive][output slot]`.
+#[derive(Default)]
+pub struct FoldedScratch {
+    quads: Vec<FoldedQuad>,
+}
+
+/// The fused fragment variant's colour source
+/// (`tiles_plan::FragmentVariant::Folded`): a copy shader's outputs,
+/// evaluated per group by the stores from each primitive's planes, with no
+/// input, output or `w` rows in between.  Each value is the same
+/// operations on the same operands as [`shade_batch`]'s (its one-group
+/// path's), so the same bits.
+pub struct Folded<'b> {
+    groups: &'b [FragGroup],
+    quads: &'b [FoldedQuad],
+    slots: usize,
+    sample_offset: (Lanes, Lanes),
+}
+
+/// One output slot of a [`Folded`] source.
+#[derive(Clone, Copy)]
+pub struct FoldedSlot<'b> {
+    groups: &'b [FragGroup],
+    quads: &'b [FoldedQuad],
+    slots: usize,
+    slot: usize,
+    sample_offset: (Lanes, Lanes),
+}
+
+impl ColorSource for Folded<'_> {
+    type Slot<'s>
+        = FoldedSlot<'s>
+    where
+        Self: 's;
+
+    #[inline(always)]
+    fn slot(&self, slot: usize) -> FoldedSlot<'_> {
+        assert!(slot < self.slots, "output slot {slot} out of range");
+        FoldedSlot {
+            groups: self.groups,
+            quads: self.quads,
+            slots: self.slots,
+            slot,
+            sample_offset: self.sample_offset,
+        }
+    }
+}
+
+impl SlotColors for FoldedSlot<'_> {
+    #[inline(always)]
+    fn color(&self, v3: Option<X86V3>, g: usize) -> Quad {
+        let grp = &self.groups[g];
+        let q = &self.quads[grp.prim as usize * self.slots + self.slot];
+        let mut out = q.base.map(Lanes::splat);
+        if q.evaluated == 0 {
+            return out;
+        }
+        // `shade_batch`'s `offsets`: `group_offsets` plus the sample offset.
+        let (sx, sy) = self.sample_offset;
+        let dx = Lanes::splat((grp.x - q.ref_x) as f32) + lane_x() + sx;
+        let dy = Lanes::splat((grp.y - q.ref_y) as f32) + lane_y() + sy;
+        let w = if q.perspective == 0 {
+            Lanes::ZERO
+        } else if q.varying_w {
+            Lanes::ONE / plane_at(v3, &q.w_plane, dx, dy)
+        } else {
+            Lanes::splat(q.w0)
+        };
+        for (c, v) in out.iter_mut().enumerate() {
+            if q.evaluated & (1 << c) != 0 {
+                let e = plane_at(v3, &q.planes[c], dx, dy);
+                *v = if q.perspective & (1 << c) != 0 {
+                    mul_at(v3, e, w)
+                } else {
+                    e
+                };
+            }
+        }
+        out
+    }
+
+    #[inline(always)]
+    fn holds(&self, n: usize) -> bool {
+        self.groups.len() >= n
+    }
+}
+
+/// The fused variant's first half (the caller counts the lanes as
+/// shaded): resolves, per primitive, each output component of the folded copy
+/// shader (`LinkPlan::fs_copy_to`) to a splat or a plane, as
+/// [`shade_batch`]'s row fill does per run; the stores then evaluate the
+/// planes per group ([`Folded`]).  For a state whose
+/// `tiles_plan::FragmentVariant` is `Folded` (no window-position rows).
+pub fn fold_batch<'b>(
+    batch: &'b mut FragBatch,
+    ds: &DerivedState,
+    jobs: &[BinnedJob],
+) -> Folded<'b> {
+    let needs_w = ds.link.fs_inputs.iter().any(|s| {
+        matches!(
+            s,
+            FsInputSource::Attr {
+                interp: Interpolation::Perspective,
+                ..
+            }
+        )
+    });
+    let slots = ds.link.fs_info.outputs.len();
+    let quads = &mut batch.folded.quads;
+    quads.clear();
+    for i in 0..batch.prims.len() {
+        let (prim, planes) = prim_of(&batch.prims, jobs, i as u16);
+        let const_w = needs_w && planes[1].dadx == 0.0 && planes[1].dady == 0.0;
+        let w0 = if const_w { 1.0 / planes[1].a0 } else { 0.0 };
+        let first = quads.len();
+        // Outputs the shader leaves unwritten are zero (`shade_batch`
+        // clears them).
+        quads.resize(
+            first + slots,
+            FoldedQuad {
+                w_plane: planes[1],
+                w0,
+                ref_x: prim.ref_x,
+                ref_y: prim.ref_y,
+                varying_w: needs_w && !const_w,
+                ..FoldedQuad::default()
+            },
+        );
+        for r in ds.link.fs_rows.iter().filter(|r| r.to_output) {
+            let (slot, c) = (r.row as usize / 4, r.row as usize % 4);
+            let q = &mut quads[first + slot];
+            match row_fill(r.src, planes, const_w, Lanes::splat(w0), prim.front_facing) {
+                RowFill::Splat(v) => q.base[c] = v.as_array()[0],
+                RowFill::Linear(p) => {
+                    q.planes[c] = *p;
+                    q.evaluated |= 1 << c;
+                }
+                RowFill::Perspective(p) => {
+                    q.planes[c] = *p;
+                    q.evaluated |= 1 << c;
+                    q.perspective |= 1 << c;
+                }
+                // `FragmentVariant::Folded` excludes window-position rows.
+                RowFill::FragCoord(_) => unreachable!("a folded batch reads no window position"),
+            }
+        }
+    }
+    let so = batch.sample_offset;
+    Folded {
+        groups: &batch.groups,
+        quads: &batch.folded.quads,
+        slots,
+        sample_offset: (Lanes::splat(so.0), Lanes::splat(so.1)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
@@ -533,7 +722,9 @@ mod tests {
         FragmentIo, FragmentShader, Interpolation, Semantic, ShaderInfo, ShaderResources,
     };
 
+    use crate::merge::{ColorSource, SlotColors};
     use crate::tests::{PassFs, Setup, clear, draw, pixels, run, verts, world};
+    use ferropipe_components::simd::X86V3;
 
     /// Colour 0 = the input's components reversed (`wzyx`), as row copies;
     /// `fold` says whether it reports them ([`FragmentShader::interface_copies`]).
@@ -632,10 +823,76 @@ mod tests {
         assert_eq!(to(&[(0, 4)]), None, "input row past the interface");
     }
 
+    /// The fused variant is chosen exactly where nothing between the
+    /// (never run) copy shader and the stores reads its outputs.
+    #[test]
+    fn folded_variant_only_without_tests_after_shading() {
+        use crate::derived::DerivedState;
+        use crate::tiles_plan::FragmentVariant;
+        use ferropipe_components::enums::Func;
+        use ferropipe_components::format::Format;
+        use ferropipe_components::shader::FragmentShaderRef;
+        use ferropipe_components::state::DepthStencilAlphaState;
+
+        let variant = |fold: bool, zs: Option<Format>, dsa: DepthStencilAlphaState, pos: bool| {
+            let mut s = Setup::new(16, 16, zs);
+            let mut p = (*s.block.pipeline).clone();
+            let semantic = if pos {
+                Semantic::Position
+            } else {
+                Semantic::Generic(0)
+            };
+            let fs: FragmentShaderRef = Arc::new(ReverseFs {
+                info: PassFs::interface(semantic, Interpolation::Perspective),
+                fold,
+                runs: AtomicUsize::new(0),
+            });
+            p.fs = fs;
+            s.block.pipeline = Arc::new(p);
+            s.block.dsa = Arc::new(dsa);
+            DerivedState::new(Arc::new(s.block)).fragment
+        };
+        let none = DepthStencilAlphaState::default();
+        let alpha = DepthStencilAlphaState {
+            alpha_enabled: true,
+            alpha_func: Func::Greater,
+            alpha_ref_value: 0.5,
+            ..none
+        };
+        let depth = DepthStencilAlphaState {
+            depth_enabled: true,
+            depth_writemask: true,
+            depth_func: Func::Less,
+            ..none
+        };
+        let z = Some(Format::Z32_FLOAT);
+        assert_eq!(variant(true, None, none, false), FragmentVariant::Folded);
+        // early depth keeps it fused
+        assert_eq!(variant(true, z, depth, false), FragmentVariant::Folded);
+        assert_eq!(variant(false, None, none, false), FragmentVariant::Shaded);
+        assert_eq!(variant(true, None, alpha, false), FragmentVariant::Shaded);
+        // the alpha test also makes depth late
+        assert_eq!(
+            variant(
+                true,
+                z,
+                DepthStencilAlphaState {
+                    depth_enabled: true,
+                    ..alpha
+                },
+                false
+            ),
+            FragmentVariant::Shaded
+        );
+        // a copied window position
+        assert_eq!(variant(true, None, none, true), FragmentVariant::Shaded);
+    }
+
     /// A group alone in its run (interpolated value by value) gets the
     /// bits it gets inside a longer run (row by row), for each
     /// interpolation, constant and varying w, flat and sloped planes, into
-    /// the shader's inputs and folded into its outputs.
+    /// the shader's inputs and folded into its outputs; and the fused
+    /// variant's per-group evaluation ([`super::fold_batch`]) gets them too.
     #[test]
     fn one_group_runs_interpolate_like_longer_runs() {
         use super::{BatchPrimRef, FragBatch, FragGroup, shade_batch};
@@ -721,9 +978,48 @@ mod tests {
             };
             let runs = shade(&all);
             // alternating primitives: every run is one group
-            let ones = shade(&[(0, 0), (1, 12), (0, 4), (1, 16), (0, 8), (1, 20)]);
+            let alternating = [(0, 0), (1, 12), (0, 4), (1, 16), (0, 8), (1, 20)];
+            let ones = shade(&alternating);
             assert_eq!(ones, runs, "{interp:?} fold {fold} const_w {const_w}");
             assert!(runs.iter().flatten().any(|&b| b != 0));
+            if !fold {
+                continue;
+            }
+            // The fused variant's source: the same bits per group, at
+            // either SIMD level, whatever the order.
+            assert_eq!(
+                crate::tiles_plan::FragmentVariant::of(&ds.link, &ds.tiles, &ds.merge),
+                crate::tiles_plan::FragmentVariant::Folded
+            );
+            for v3 in [None, X86V3::detect()] {
+                for order in [&all, &alternating] {
+                    let mut b = FragBatch {
+                        prims: vec![
+                            BatchPrimRef { job: 0, prim: 0 },
+                            BatchPrimRef { job: 0, prim: 1 },
+                        ],
+                        ..Default::default()
+                    };
+                    for &(prim, x) in order {
+                        b.groups.push(FragGroup {
+                            x,
+                            y: 2,
+                            mask: 0xff,
+                            prim,
+                        });
+                    }
+                    let src = super::fold_batch(&mut b, &ds, &jobs);
+                    let slot = src.slot(0);
+                    let mut out = Vec::new();
+                    for key in &all {
+                        let g = order.iter().position(|k| k == key).unwrap();
+                        for v in slot.color(v3, g) {
+                            out.push(v.to_array().map(f32::to_bits));
+                        }
+                    }
+                    assert_eq!(out, runs, "folded: {interp:?} const_w {const_w} {v3:?}");
+                }
+            }
         }
     }
 }

@@ -1296,16 +1296,112 @@ pub struct StoreGroup {
     pub mask: u8,
 }
 
+/// Where a batch's stores read the colours they blend and write: the
+/// fragment shader's output rows ([`OutputRows`]), or values the stores
+/// compute per group themselves (`fragment::Folded`, a copy shader's
+/// interpolated inputs: the fused variant, with no rows in between).
+/// Monomorphised into the store loops, so the unorm8 kernels run on either
+/// source with the source's code inlined.
+pub trait ColorSource {
+    /// One output slot's colours.
+    type Slot<'s>: SlotColors
+    where
+        Self: 's;
+    /// The colours of output `slot`.
+    fn slot(&self, slot: usize) -> Self::Slot<'_>;
+}
+
+/// One output slot's colours per group (see [`ColorSource`]).
+pub trait SlotColors: Copy {
+    /// The colour of group `g` (of the batch's `groups`), unclamped, at
+    /// SIMD level `v3`.
+    fn color(&self, v3: Option<X86V3>, g: usize) -> Quad;
+
+    /// Whether groups `0..n` have colours.  The store loops assert it
+    /// once, so that the inlined [`SlotColors::color`] reads need no
+    /// bounds check per group (without it, blend_overdraw's store took
+    /// ~10 more instructions a group).
+    fn holds(&self, n: usize) -> bool;
+}
+
+/// The fragment shader's output buffer (`[slot][comp][group]`, `groups`
+/// groups) as a [`ColorSource`].
+#[derive(Clone, Copy)]
+pub struct OutputRows<'a> {
+    /// The rows.
+    pub outputs: &'a [Lanes],
+    /// Groups per row.
+    pub groups: usize,
+}
+
+/// One slot's four rows of [`OutputRows`], each exactly `groups` long, so
+/// that indexing them by a group's position in the store loops needs no
+/// bounds check (LLVM sees the lengths).
+#[derive(Clone, Copy)]
+pub struct SlotRows<'a>([&'a [Lanes]; 4]);
+
+impl ColorSource for OutputRows<'_> {
+    type Slot<'s>
+        = SlotRows<'s>
+    where
+        Self: 's;
+
+    #[inline(always)]
+    fn slot(&self, slot: usize) -> SlotRows<'_> {
+        let n = self.groups;
+        let (o0, rest) = self.outputs[slot * 4 * n..(slot * 4 + 4) * n].split_at(n);
+        let (o1, rest) = rest.split_at(n);
+        let (o2, o3) = rest.split_at(n);
+        SlotRows([o0, o1, o2, o3])
+    }
+}
+
+impl SlotColors for SlotRows<'_> {
+    #[inline(always)]
+    fn color(&self, _: Option<X86V3>, g: usize) -> Quad {
+        let [o0, o1, o2, o3] = self.0;
+        [o0[g], o1[g], o2[g], o3[g]]
+    }
+
+    #[inline(always)]
+    fn holds(&self, n: usize) -> bool {
+        let [o0, o1, o2, o3] = self.0;
+        o0.len() >= n && o1.len() >= n && o2.len() >= n && o3.len() >= n
+    }
+}
+
 /// Blends and stores a batch of shaded groups into every colour buffer.
 /// `outputs` is the fragment shader's output buffer (`[slot][comp][group]`,
 /// `groups.len()` groups).  Per-buffer decisions (format path, blend,
 /// clamping) are made once per batch, not per group.
+pub fn store_batch(plan: &MergePlan, targets: &Targets, groups: &[StoreGroup], outputs: &[Lanes]) {
+    let rows = OutputRows {
+        outputs,
+        groups: groups.len(),
+    };
+    store_batch_from(plan, targets, groups, &rows);
+}
+
+/// [`store_batch`] with the colours from `src`: the fused variant's
+/// entry, whose source interpolates instead of reading rows.
 #[multiversion(
     targets("x86_64+avx2+fma+bmi1+bmi2+lzcnt+popcnt+f16c+movbe"),
     attrs(allow(dead_code))
 )]
-pub fn store_batch(plan: &MergePlan, targets: &Targets, groups: &[StoreGroup], outputs: &[Lanes]) {
-    let n = groups.len();
+pub fn store_batch_from<S: ColorSource>(
+    plan: &MergePlan,
+    targets: &Targets,
+    groups: &[StoreGroup],
+    src: &S,
+) {
+    // SAFETY: the expression is true only in the x86-64-v3 clone (run
+    // where the CPU has those features) or in a build that requires them.
+    let v3 = unsafe {
+        X86V3::in_clone(multiversion::target::target_cfg_f!(all(
+            target_feature = "avx2",
+            target_feature = "fma"
+        )))
+    };
     for (i, rt) in plan.rts.iter().enumerate() {
         let Some(slot) = rt.slot else { continue };
         let Some(Some(target)) = targets.color.get(i) else {
@@ -1321,8 +1417,10 @@ pub fn store_batch(plan: &MergePlan, targets: &Targets, groups: &[StoreGroup], o
         if clamp {
             clamp01(&mut cc);
         }
-        let quad = |s: usize, g: usize| -> Quad {
-            let mut q: Quad = std::array::from_fn(|c| outputs[(s * 4 + c) * n + g]);
+        let colors = src.slot(slot);
+        let colors1 = rt.slot1.map(|s| src.slot(s));
+        let quad = |c: &S::Slot<'_>, g: usize| -> Quad {
+            let mut q = c.color(v3, g);
             if clamp {
                 clamp01(&mut q);
             }
@@ -1335,8 +1433,8 @@ pub fn store_batch(plan: &MergePlan, targets: &Targets, groups: &[StoreGroup], o
             _ => None,
         };
         let generic = |g: usize, grp: &StoreGroup| {
-            let src = quad(slot, g);
-            let src1 = rt.slot1.map_or([Lanes::ZERO; 4], |s| quad(s, g));
+            let src = quad(&colors, g);
+            let src1 = colors1.as_ref().map_or([Lanes::ZERO; 4], |c| quad(c, g));
             let args = GroupStore {
                 gx: grp.x,
                 gy: grp.y,
@@ -1353,9 +1451,8 @@ pub fn store_batch(plan: &MergePlan, targets: &Targets, groups: &[StoreGroup], o
                 target,
                 rt: &rt.blend,
                 groups,
-                outputs,
-                slot,
-                slot1: rt.slot1,
+                colors: &colors,
+                colors1: colors1.as_ref(),
                 cc,
             };
             let mut leftover = Vec::new();

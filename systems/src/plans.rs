@@ -37,7 +37,7 @@ use crate::link::LinkPlan;
 use crate::merge::MergePlan;
 use crate::setup_plan::SetupPlan;
 use crate::shade_plan::ShadePlan;
-use crate::tiles_plan::{TilesInputs, TilesPlan};
+use crate::tiles_plan::{FragmentVariant, TilesInputs, TilesPlan};
 
 /// Flushes an entry may go unused before it is dropped.
 pub const MAX_IDLE_FLUSHES: u64 = 64;
@@ -369,6 +369,7 @@ impl StageMemos {
             n_tiles,
         );
         DerivedShape {
+            fragment: FragmentVariant::of(&link, &tiles, &merge),
             fetch,
             shade,
             clip,

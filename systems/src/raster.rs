@@ -24,7 +24,7 @@
 //! separate data types ([`Coverage`] → [`FragBatch`] → merge); only the
 //! scheduling is fused.
 
-pub use crate::tiles_plan::TilesPlan;
+pub use crate::tiles_plan::{FragmentVariant, TilesPlan};
 use multiversion::multiversion;
 use std::sync::Mutex;
 
@@ -38,8 +38,8 @@ use ferropipe_components::shader::{
 
 use crate::derived::DerivedState;
 use crate::fragment::{
-    BatchPrimRef, FragBatch, FragCounts, FragGroup, MAX_BATCH_GROUPS, clamp_depth, group_depth,
-    sample_depth, shade_batch,
+    BatchPrimRef, FragBatch, FragCounts, FragGroup, MAX_BATCH_GROUPS, clamp_depth, fold_batch,
+    group_depth, sample_depth, shade_batch,
 };
 use crate::lanes::{
     PREFETCH_DISTANCE, Rect, TileGrid, add_i_at, mul_i_at, prefetch, prefetch_planes,
@@ -47,7 +47,7 @@ use crate::lanes::{
 };
 use crate::merge::{
     DepthTarget, GroupColors, StoreGroup, Targets, alpha_test, clear_color, clear_depth_stencil,
-    depth_stencil_test, store_batch,
+    depth_stencil_test, store_batch, store_batch_from,
 };
 use ferropipe_components::simd::X86V3;
 use std::sync::Arc;
@@ -987,6 +987,9 @@ fn shade_and_merge(
     ds: &DerivedState,
     stats: &mut Vec<TileCount>,
 ) {
+    if ds.fragment == FragmentVariant::Folded {
+        return fold_and_merge(ctx, batch, ds, stats);
+    }
     let early = ds.tiles.early_depth && ds.uses_depth_stencil();
     let state = batch.state.unwrap_or_default();
     shade_batch(
@@ -1121,6 +1124,43 @@ fn shade_and_merge(
     } else {
         store_batch(&ds.merge, ctx.targets, &stores, &batch.outputs);
     }
+    batch.stores = stores;
+}
+
+/// [`shade_and_merge`] for the fused variant ([`FragmentVariant::Folded`]):
+/// a copy shader that never runs and no test after it, so every covered
+/// group is a store, counted as the simple path above counts it, and the
+/// stores evaluate the colours from the planes ([`fold_batch`]).
+#[inline(always)]
+fn fold_and_merge(
+    ctx: &TileContext<'_>,
+    batch: &mut FragBatch,
+    ds: &DerivedState,
+    stats: &mut Vec<TileCount>,
+) {
+    let early = ds.tiles.early_depth && ds.uses_depth_stencil();
+    let mut stores = std::mem::take(&mut batch.stores);
+    stores.clear();
+    stores.extend(batch.groups.iter().map(|g| StoreGroup {
+        x: g.x,
+        y: g.y,
+        mask: g.mask,
+    }));
+    // Every covered lane counts as shaded (the shader never runs) and,
+    // without early depth, as passed.
+    let mut passed_count = PassedCount::default();
+    let mut shaded = 0u32;
+    for run in batch.groups.chunk_by(|a, b| a.prim == b.prim) {
+        let passed = run.iter().map(|g| g.mask.count_ones()).sum();
+        shaded += passed;
+        if !early {
+            passed_count.add(batch, ctx.jobs, run[0].prim, passed, stats);
+        }
+    }
+    passed_count.finish(stats);
+    batch.counts.shaded += shaded as u64;
+    let colors = fold_batch(batch, ds, ctx.jobs);
+    store_batch_from(&ds.merge, ctx.targets, &stores, &colors);
     batch.stores = stores;
 }
 

@@ -15,7 +15,59 @@ use ferropipe_components::state::{
 };
 
 use crate::lanes::{STANDARD_4X, fb_samples, window_viewport};
+use crate::link::{FsInputSource, FsRowSource, LinkPlan};
 use crate::merge::MergePlan;
+
+/// How the tile stage turns a batch of covered groups into stores:
+/// llvmpipe's fs variant choice (`lp_state_fs.c`), made once per state and
+/// cached with the state's `DerivedShape`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FragmentVariant {
+    /// Interpolate the inputs into rows, run the shader over the batch, run
+    /// the tests that follow it, and store from its output rows
+    /// (`fragment::shade_batch`, then `raster::shade_and_merge`).
+    Shaded,
+    /// Fused: the shader only copies inputs to outputs
+    /// (`LinkPlan::fs_copy_to`), so it never runs, and nothing between it
+    /// and the stores reads its outputs (no alpha test, alpha to coverage
+    /// or one, late depth/stencil, multisampling, window position): the
+    /// stores evaluate each group's colours from its primitive's planes
+    /// themselves (`fragment::fold_batch`, `merge::store_batch_from`),
+    /// with no input or output rows in between.  blend_overdraw's
+    /// ~37 instructions a group of row filling, and the stores' row reads,
+    /// go (see docs/performance.md).
+    Folded,
+}
+
+impl FragmentVariant {
+    /// The variant of a state with linkage `link`, tile plan `tiles` and
+    /// merge plan `merge`.
+    pub fn of(link: &LinkPlan, tiles: &TilesPlan, merge: &MergePlan) -> Self {
+        let reads_position = link.fs_info.frag_coord_mask != 0
+            || link.fs_inputs.contains(&FsInputSource::FragCoord)
+            || link
+                .fs_rows
+                .iter()
+                .any(|r| matches!(r.src, FsRowSource::FragCoord { .. }));
+        let tests_after = merge.alpha_test.is_some()
+            || tiles.alpha_to_coverage
+            || tiles.alpha_to_one
+            || (!tiles.early_depth
+                && (merge.depth.is_some()
+                    || merge.stencil_enabled
+                    || merge.depth_bounds.is_some()));
+        if link.fs_copy_to.is_some()
+            && !link.fs_info.uses_discard
+            && !reads_position
+            && !tests_after
+            && tiles.fb_samples <= 1
+        {
+            FragmentVariant::Folded
+        } else {
+            FragmentVariant::Shaded
+        }
+    }
+}
 
 /// The per-state part of the tile walk, fragment shading and merge that
 /// the merge plan does not hold.

@@ -44,7 +44,7 @@ use ferropipe_components::simd::X86V3;
 use ferropipe_components::state::RtBlendState;
 use multiversion::multiversion;
 
-use super::{ColorTarget, Quad, StoreGroup, TargetMemory};
+use super::{ColorTarget, Quad, SlotColors, StoreGroup, TargetMemory};
 use crate::lanes::{clamp_at, mask_lanes_at, select_bits_at};
 
 /// Four channels of eight pixels as bytes in i32 lanes (0..=255).
@@ -642,14 +642,14 @@ mod bytes {
 
 /// What [`store_batch_unorm8`] needs besides the plan.
 /// What [`store_batch_unorm8`] needs besides the plan.
-pub(super) struct Unorm8Batch<'a> {
+pub(super) struct Unorm8Batch<'a, C: SlotColors> {
     pub target: &'a ColorTarget,
     pub rt: &'a RtBlendState,
     pub groups: &'a [StoreGroup],
-    /// FS outputs `[slot][comp][group]`.
-    pub outputs: &'a [Lanes],
-    pub slot: usize,
-    pub slot1: Option<usize>,
+    /// The colours to store, per group.
+    pub colors: &'a C,
+    /// The second source colours (dual-source blending), if bound.
+    pub colors1: Option<&'a C>,
     /// Blend colour, clamped.
     pub cc: Quad,
 }
@@ -693,9 +693,9 @@ fn kernel_of(rt: &RtBlendState) -> Kernel {
     targets("x86_64+avx2+fma+bmi1+bmi2+lzcnt+popcnt+f16c+movbe"),
     attrs(allow(dead_code))
 )]
-pub(super) fn store_batch_unorm8(
+pub(super) fn store_batch_unorm8<C: SlotColors>(
     plan: &Unorm8Plan,
-    b: &Unorm8Batch<'_>,
+    b: &Unorm8Batch<'_, C>,
     leftover: &mut Vec<usize>,
 ) {
     // SAFETY: the expression is true only in the x86-64-v3 clone (run
@@ -711,10 +711,10 @@ pub(super) fn store_batch_unorm8(
 
 /// [`store_batch_unorm8`] at one SIMD level: AVX2 with the token.
 #[inline(always)]
-fn store_batch_at(
+fn store_batch_at<C: SlotColors>(
     v3: Option<X86V3>,
     plan: &Unorm8Plan,
-    b: &Unorm8Batch<'_>,
+    b: &Unorm8Batch<'_, C>,
     leftover: &mut Vec<usize>,
 ) {
     let sh = plan.shuffles;
@@ -786,14 +786,14 @@ fn store_batch_at(
             for c in 0..4 {
                 table[T_CONST + c] = unit_to_byte(b.cc[c]);
             }
-            let n = b.groups.len();
             let zero = Lanes::ZERO;
             let one = Lanes::ONE;
             store_bytes(v3, plan, b, leftover, |src, dst, g| {
-                let src1: ByteQuad = match b.slot1 {
-                    Some(s1) if blend.uses_src1 => std::array::from_fn(|c| {
-                        unit_to_byte(b.outputs[(s1 * 4 + c) * n + g].fast_max(zero).fast_min(one))
-                    }),
+                let src1: ByteQuad = match b.colors1 {
+                    Some(c1) if blend.uses_src1 => {
+                        let q = c1.color(v3, g);
+                        std::array::from_fn(|c| unit_to_byte(q[c].fast_max(zero).fast_min(one)))
+                    }
                     _ => [ILanes::ZERO; 4],
                 };
                 blend_table(blend, &mut table, src, &src1, dst)
@@ -886,10 +886,10 @@ mod word_kernels {
 /// [`store_groups`] with a blend closure `f(src, dst, group)` on bytes in
 /// 32-bit lanes.
 #[inline(always)]
-fn store_bytes(
+fn store_bytes<C: SlotColors>(
     v3: Option<X86V3>,
     plan: &Unorm8Plan,
-    b: &Unorm8Batch<'_>,
+    b: &Unorm8Batch<'_, C>,
     leftover: &mut Vec<usize>,
     mut f: impl FnMut(&ByteQuad, &ByteQuad, usize) -> ByteQuad,
 ) {
@@ -915,10 +915,10 @@ fn store_bytes(
 /// two SSE halves each, +17 % of this function's instructions on
 /// blend_overdraw.
 #[inline(always)]
-fn store_groups(
+fn store_groups<C: SlotColors>(
     v3: Option<X86V3>,
     plan: &Unorm8Plan,
-    b: &Unorm8Batch<'_>,
+    b: &Unorm8Batch<'_, C>,
     leftover: &mut Vec<usize>,
     mut f: impl FnMut(&Quad, ULanes, usize) -> ULanes,
 ) {
@@ -932,16 +932,20 @@ fn store_groups(
     let zero = Lanes::ZERO;
     let one = Lanes::ONE;
     let blending = plan.blend.is_some();
-    // One row per component, each exactly `n` long, so indexing them by
-    // the group's position needs no bounds check in the loop.
-    let (o0, rest) = b.outputs[b.slot * 4 * n..(b.slot * 4 + 4) * n].split_at(n);
-    let (o1, rest) = rest.split_at(n);
-    let (o2, o3) = rest.split_at(n);
+    // A local copy (LLVM cannot tell that the stores below leave the
+    // source's slices alone, and reloaded them per group: +10
+    // instructions a group on blend_overdraw), and every group's colour
+    // there, which lets LLVM drop the per-group bounds checks.
+    let colors = *b.colors;
+    assert!(colors.holds(n), "a colour source shorter than its batch");
     let Some(at) = mem.rows32() else {
         leftover.extend((0..n).filter(|&g| b.groups[g].mask != 0));
         return;
     };
-    for (g, grp) in b.groups.iter().enumerate() {
+    // By index, not `enumerate`: `g < n` is then what LLVM sees, with the
+    // assert above enough to drop the colour reads' bounds checks.
+    for g in 0..n {
+        let grp = &b.groups[g];
         if grp.mask == 0 {
             continue;
         }
@@ -951,11 +955,12 @@ fn store_groups(
         };
         // Explicit four-element arrays, not `array::from_fn`: the latter
         // was left as an out-of-line call per group (6 % of blend_overdraw).
+        let [c0, c1, c2, c3] = colors.color(v3, g);
         let src: Quad = [
-            clamp_at(v3, o0[g], zero, one),
-            clamp_at(v3, o1[g], zero, one),
-            clamp_at(v3, o2[g], zero, one),
-            clamp_at(v3, o3[g], zero, one),
+            clamp_at(v3, c0, zero, one),
+            clamp_at(v3, c1, zero, one),
+            clamp_at(v3, c2, zero, one),
+            clamp_at(v3, c3, zero, one),
         ];
         let need_old = blending || grp.mask != 0xff || !full_channels;
         let old = if need_old {
@@ -975,7 +980,7 @@ fn store_groups(
 
 #[cfg(test)]
 mod tests {
-    use super::super::{ColorFormat, GroupStore, store_group_generic};
+    use super::super::{ColorFormat, ColorSource, GroupStore, OutputRows, store_group_generic};
     use super::*;
     use ferropipe_components::format::Format;
 
@@ -1037,13 +1042,17 @@ mod tests {
             let mut bytes = start.clone();
             let t = target(&mut bytes, format);
             let plan = Unorm8Plan::new(rt, byte, rt.colormask, rt.blend_enable);
+            let rows = OutputRows {
+                outputs: &outputs,
+                groups: 1,
+            };
+            let (c0, c1) = (rows.slot(0), rows.slot(1));
             let batch = Unorm8Batch {
                 target: &t,
                 rt,
                 groups: &[group],
-                outputs: &outputs,
-                slot: 0,
-                slot1: Some(1),
+                colors: &c0,
+                colors1: Some(&c1),
                 cc,
             };
             let mut leftover = Vec::new();
@@ -1282,6 +1291,11 @@ mod tests {
         };
         let plan = Unorm8Plan::new(&rt, byte, 0xf, false);
         let outputs = vec![Lanes::ONE; 4];
+        let rows = OutputRows {
+            outputs: &outputs,
+            groups: 1,
+        };
+        let rows = rows.slot(0);
         let batch = Unorm8Batch {
             target: &t,
             rt: &rt,
@@ -1290,9 +1304,8 @@ mod tests {
                 y: 0,
                 mask: 0xff,
             }],
-            outputs: &outputs,
-            slot: 0,
-            slot1: None,
+            colors: &rows,
+            colors1: None,
             cc: [Lanes::ZERO; 4],
         };
         let mut leftover = Vec::new();
