@@ -637,6 +637,14 @@ impl SlotColors for FoldedSlot<'_> {
         out
     }
 
+    /// Two groups of one primitive whose components are all splats.
+    #[inline(always)]
+    fn same_color(&self, a: usize, b: usize) -> bool {
+        let prim = self.groups[b].prim;
+        self.groups[a].prim == prim
+            && self.quads[prim as usize * self.slots + self.slot].evaluated == 0
+    }
+
     #[inline(always)]
     fn holds(&self, n: usize) -> bool {
         self.groups.len() >= n
@@ -821,6 +829,134 @@ mod tests {
         assert_eq!(to(&[(0, 1), (0, 2)]), None, "output row written twice");
         assert_eq!(to(&[(4, 0)]), None, "output row past the interface");
         assert_eq!(to(&[(0, 4)]), None, "input row past the interface");
+    }
+
+    /// The fused variant's stores write what the shaded path's write, for
+    /// the opaque store and the "over" blend, with a primitive whose
+    /// colour varies (evaluated per group) and one whose colour is
+    /// constant (prepared once and reused, [`SlotColors::same_color`]),
+    /// their groups interleaved.
+    #[test]
+    fn folded_stores_match_shaded_stores() {
+        use super::{BatchPrimRef, FragBatch, FragGroup, fold_batch, shade_batch};
+        use crate::derived::DerivedState;
+        use crate::merge::{
+            ColorTarget, StoreGroup, TargetMemory, Targets, store_batch, store_batch_from,
+        };
+        use ferropipe_components::batch::{BinnedJob, Plane, SetupPrim, SetupPrims};
+        use ferropipe_components::enums::{BlendFactor, BlendFunc};
+        use ferropipe_components::format::Format;
+        use ferropipe_components::shader::FragmentShaderRef;
+
+        let (w, h) = (24usize, 4usize);
+        for blend in [false, true] {
+            let mut s = Setup::new(w as u32, h as u32, None);
+            let mut p = (*s.block.pipeline).clone();
+            let fs: FragmentShaderRef = Arc::new(ReverseFs {
+                info: PassFs::interface(Semantic::Generic(0), Interpolation::Linear),
+                fold: true,
+                runs: AtomicUsize::new(0),
+            });
+            p.fs = fs;
+            s.block.pipeline = Arc::new(p);
+            let mut bs = (*s.block.blend).clone();
+            let rt = &mut bs.rt[0];
+            rt.blend_enable = blend;
+            (rt.rgb_func, rt.alpha_func) = (BlendFunc::Add, BlendFunc::Add);
+            (rt.rgb_src_factor, rt.alpha_src_factor) =
+                (BlendFactor::SrcAlpha, BlendFactor::SrcAlpha);
+            (rt.rgb_dst_factor, rt.alpha_dst_factor) =
+                (BlendFactor::InvSrcAlpha, BlendFactor::InvSrcAlpha);
+            s.block.blend = Arc::new(bs);
+            let ds = DerivedState::new(Arc::new(s.block));
+            assert_eq!(ds.fragment, crate::tiles_plan::FragmentVariant::Folded);
+            // prim 0's colour varies over x and y; prim 1's is constant
+            let per = ds.link.planes_per_prim;
+            let mut prims = SetupPrims::default();
+            for pi in 0..2 {
+                prims.prims.push(SetupPrim {
+                    ref_x: 3 * pi,
+                    ref_y: 1,
+                    planes: (pi as usize * per) as u32,
+                    front_facing: true,
+                    ..Default::default()
+                });
+                for k in 0..per {
+                    let g = if pi == 1 {
+                        0.0
+                    } else {
+                        0.013 + k as f32 * 0.007
+                    };
+                    prims.planes.push(Plane {
+                        a0: 0.2 + k as f32 * 0.1 + pi as f32 * 0.05,
+                        dadx: g,
+                        dady: -g * 1.7,
+                    });
+                }
+            }
+            let jobs = [BinnedJob {
+                prims,
+                bins: Default::default(),
+            }];
+            let order = [
+                (0u16, 0, 0xff),
+                (0, 4, 0xff),
+                (1, 8, 0x5a),
+                (1, 12, 0xff),
+                (0, 16, 0xf0),
+                (1, 20, 0x81),
+            ];
+            let batch = || {
+                let mut b = FragBatch {
+                    prims: vec![
+                        BatchPrimRef { job: 0, prim: 0 },
+                        BatchPrimRef { job: 0, prim: 1 },
+                    ],
+                    ..Default::default()
+                };
+                for &(prim, x, mask) in &order {
+                    b.groups.push(FragGroup {
+                        x,
+                        y: 2,
+                        mask,
+                        prim,
+                    });
+                }
+                b
+            };
+            let stores: Vec<StoreGroup> = order
+                .iter()
+                .map(|&(_, x, mask)| StoreGroup { x, y: 2, mask })
+                .collect();
+            let start: Vec<u8> = (0..w * h * 4).map(|i| (i * 37 % 251) as u8).collect();
+            let targets = |px: &mut Vec<u8>| Targets {
+                color: vec![ColorTarget::new(
+                    TargetMemory {
+                        ptr: px.as_mut_ptr(),
+                        len: px.len(),
+                        base: 0,
+                        row_stride: w * 4,
+                        bpp: 4,
+                        width: w as u32,
+                        height: h as u32,
+                        samples: 1,
+                        sample_stride: 0,
+                    },
+                    Format::R8G8B8A8_UNORM,
+                )],
+                depth: None,
+            };
+            let mut shaded = start.clone();
+            let mut b = batch();
+            shade_batch(&mut b, &ds, &jobs, &Default::default());
+            store_batch(&ds.merge, &targets(&mut shaded), &stores, &b.outputs);
+            let mut folded = start.clone();
+            let mut b = batch();
+            let src = fold_batch(&mut b, &ds, &jobs);
+            store_batch_from(&ds.merge, &targets(&mut folded), &stores, &src);
+            assert_ne!(shaded, start, "blend {blend}: nothing stored");
+            assert_eq!(folded, shaded, "blend {blend}");
+        }
     }
 
     /// The fused variant is chosen exactly where nothing between the

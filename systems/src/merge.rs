@@ -1317,6 +1317,11 @@ pub trait SlotColors: Copy {
     /// SIMD level `v3`.
     fn color(&self, v3: Option<X86V3>, g: usize) -> Quad;
 
+    /// Whether group `b`'s colour is group `a`'s, known without computing
+    /// either (`false` where unknown): the stores then reuse what they
+    /// derived from `a`'s.
+    fn same_color(&self, a: usize, b: usize) -> bool;
+
     /// Whether groups `0..n` have colours.  The store loops assert it
     /// once, so that the inlined [`SlotColors::color`] reads need no
     /// bounds check per group (without it, blend_overdraw's store took
@@ -1361,6 +1366,11 @@ impl SlotColors for SlotRows<'_> {
     fn color(&self, _: Option<X86V3>, g: usize) -> Quad {
         let [o0, o1, o2, o3] = self.0;
         [o0[g], o1[g], o2[g], o3[g]]
+    }
+
+    #[inline(always)]
+    fn same_color(&self, _: usize, _: usize) -> bool {
+        false
     }
 
     #[inline(always)]

@@ -719,13 +719,22 @@ fn store_batch_at<C: SlotColors>(
 ) {
     let sh = plan.shuffles;
     let Some(blend) = &plan.blend else {
-        return store_groups(v3, plan, b, leftover, |s, _, _| bytes::pack(v3, s, &sh));
+        return store_groups(
+            v3,
+            plan,
+            b,
+            leftover,
+            |s| bytes::pack(v3, s, &sh),
+            |p, _, _| *p,
+        );
     };
     // The kernels are the table's operations for their factors (a factor
     // of ONE multiplies exactly), so every path writes the same bytes; with
     // AVX2 they run on 16-bit words (`bytes::Words`): on 32-bit lanes
     // (`vpmulld`) `blend_overdraw` took 44.6 ms against 31.0 ms for the
     // float blend before; on words it is at parity (0.96x the CPU time).
+    // Each is split into the source's half (once per colour) and the
+    // destination's (per group).
     let kernel = kernel_of(b.rt);
     #[cfg(target_arch = "x86_64")]
     if v3.is_some() {
@@ -733,19 +742,34 @@ fn store_batch_at<C: SlotColors>(
         // only on a CPU with AVX2.
         match kernel {
             Kernel::Over { alpha_one } => {
-                return store_groups(v3, plan, b, leftover, |s, old, _| unsafe {
-                    word_kernels::over(s, old, &sh, alpha_one)
-                });
+                return store_groups(
+                    v3,
+                    plan,
+                    b,
+                    leftover,
+                    |s| unsafe { word_kernels::over_src(s, alpha_one) },
+                    |p, old, _| unsafe { word_kernels::over(p, old, &sh) },
+                );
             }
             Kernel::Premultiplied => {
-                return store_groups(v3, plan, b, leftover, |s, old, _| unsafe {
-                    word_kernels::premultiplied(s, old, &sh)
-                });
+                return store_groups(
+                    v3,
+                    plan,
+                    b,
+                    leftover,
+                    |s| unsafe { word_kernels::premultiplied_src(s) },
+                    |p, old, _| unsafe { word_kernels::premultiplied(p, old, &sh) },
+                );
             }
             Kernel::Additive => {
-                return store_groups(v3, plan, b, leftover, |s, old, _| unsafe {
-                    word_kernels::additive(s, old, &sh)
-                });
+                return store_groups(
+                    v3,
+                    plan,
+                    b,
+                    leftover,
+                    |s| unsafe { word_kernels::additive_src(s) },
+                    |p, old, _| unsafe { word_kernels::additive(p, old, &sh) },
+                );
             }
             Kernel::Table => {}
         }
@@ -814,7 +838,7 @@ mod word_kernels {
     use super::bytes::avx2::{
         add_words, mul_norm_words, pack_words, word_pair, words_of_ints, words_of_pixels,
     };
-    use core::arch::x86_64::{_mm256_cvtps_epi32, _mm256_mul_ps, _mm256_set1_ps};
+    use core::arch::x86_64::{__m256i, _mm256_cvtps_epi32, _mm256_mul_ps, _mm256_set1_ps};
     use ferropipe_components::shader::{ILanes, Lanes, ULanes};
 
     /// The source's bytes as words, and its alpha bytes.
@@ -841,31 +865,57 @@ mod word_kernels {
         (words_of_ints(&v), v[3])
     }
 
-    /// [`super::Kernel::Over`].
+    /// [`super::Kernel::Over`]'s source half: the source times its
+    /// factors, and the destination's factor.
+    #[derive(Clone, Copy)]
+    pub(super) struct OverSrc {
+        terms: Words,
+        ia: __m256i,
+    }
+
+    /// [`OverSrc`] of `s`.
     #[target_feature(enable = "avx2")]
     #[inline]
-    pub(super) fn over(s: &Quad, old: ULanes, sh: &Shuffles, alpha_one: bool) -> ULanes {
+    pub(super) fn over_src(s: &Quad, alpha_one: bool) -> OverSrc {
         let k255 = ILanes::splat(0xff);
         let (ws, a) = src_words(s);
-        let d = words_of_pixels(old, sh);
         let fa = word_pair(a, a);
         let ia = word_pair(a ^ k255, a ^ k255);
         let fa_hi = if alpha_one { word_pair(a, k255) } else { fa };
+        OverSrc {
+            terms: [mul_norm_words(ws[0], fa), mul_norm_words(ws[1], fa_hi)],
+            ia,
+        }
+    }
+
+    /// [`super::Kernel::Over`]: `src * factor + dst * (1 - src alpha)`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) fn over(p: &OverSrc, old: ULanes, sh: &Shuffles) -> ULanes {
+        let d = words_of_pixels(old, sh);
         let out = [
-            add_words(mul_norm_words(ws[0], fa), mul_norm_words(d[0], ia)),
-            add_words(mul_norm_words(ws[1], fa_hi), mul_norm_words(d[1], ia)),
+            add_words(p.terms[0], mul_norm_words(d[0], p.ia)),
+            add_words(p.terms[1], mul_norm_words(d[1], p.ia)),
         ];
         pack_words(&out, sh)
+    }
+
+    /// [`super::Kernel::Premultiplied`]'s source half: the source's words
+    /// and `1 - src alpha`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) fn premultiplied_src(s: &Quad) -> (Words, __m256i) {
+        let k255 = ILanes::splat(0xff);
+        let (ws, a) = src_words(s);
+        (ws, word_pair(a ^ k255, a ^ k255))
     }
 
     /// [`super::Kernel::Premultiplied`].
     #[target_feature(enable = "avx2")]
     #[inline]
-    pub(super) fn premultiplied(s: &Quad, old: ULanes, sh: &Shuffles) -> ULanes {
-        let k255 = ILanes::splat(0xff);
-        let (ws, a) = src_words(s);
+    pub(super) fn premultiplied(p: &(Words, __m256i), old: ULanes, sh: &Shuffles) -> ULanes {
+        let (ws, ia) = *p;
         let d = words_of_pixels(old, sh);
-        let ia = word_pair(a ^ k255, a ^ k255);
         let out = [
             add_words(ws[0], mul_norm_words(d[0], ia)),
             add_words(ws[1], mul_norm_words(d[1], ia)),
@@ -873,11 +923,17 @@ mod word_kernels {
         pack_words(&out, sh)
     }
 
+    /// [`super::Kernel::Additive`]'s source half: the source's words.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) fn additive_src(s: &Quad) -> Words {
+        src_words(s).0
+    }
+
     /// [`super::Kernel::Additive`].
     #[target_feature(enable = "avx2")]
     #[inline]
-    pub(super) fn additive(s: &Quad, old: ULanes, sh: &Shuffles) -> ULanes {
-        let (ws, _) = src_words(s);
+    pub(super) fn additive(ws: &Words, old: ULanes, sh: &Shuffles) -> ULanes {
         let d = words_of_pixels(old, sh);
         pack_words(&[add_words(ws[0], d[0]), add_words(ws[1], d[1])], sh)
     }
@@ -895,32 +951,47 @@ fn store_bytes<C: SlotColors>(
 ) {
     let sh = plan.shuffles;
     let absent = plan.absent.map(ILanes::splat);
-    store_groups(v3, plan, b, leftover, |src, old, g| {
-        let s: ByteQuad = [
-            unit_to_byte(src[0]),
-            unit_to_byte(src[1]),
-            unit_to_byte(src[2]),
-            unit_to_byte(src[3]),
-        ];
-        let unpack = |c: usize| bytes::unpack(v3, old, &sh, c) | absent[c];
-        let dst: ByteQuad = [unpack(0), unpack(1), unpack(2), unpack(3)];
-        bytes::pack_ints(v3, &f(&s, &dst, g), &sh)
-    })
+    store_groups(
+        v3,
+        plan,
+        b,
+        leftover,
+        |src| -> ByteQuad {
+            [
+                unit_to_byte(src[0]),
+                unit_to_byte(src[1]),
+                unit_to_byte(src[2]),
+                unit_to_byte(src[3]),
+            ]
+        },
+        |s, old, g| {
+            let unpack = |c: usize| bytes::unpack(v3, old, &sh, c) | absent[c];
+            let dst: ByteQuad = [unpack(0), unpack(1), unpack(2), unpack(3)];
+            bytes::pack_ints(v3, &f(s, &dst, g), &sh)
+        },
+    )
 }
 
-/// The group loop, monomorphised per closure `f(src, old pixels, group)`
-/// returning the new pixels (`src` clamped to [0, 1]).  The loads, the
-/// clamp, the mask and the stores go through the `lanes` helpers at the
-/// clone's level: in a baseline build's AVX2 clone their `wide` forms were
-/// two SSE halves each, +17 % of this function's instructions on
+/// The group loop, monomorphised per kernel: `prepare(src)` is the
+/// kernel's source half (`src` clamped to [0, 1]), `apply(prepared, old
+/// pixels, group)` its destination half, returning the new pixels.  Groups
+/// whose colour the source says is the previous prepared group's
+/// ([`SlotColors::same_color`]: a constant colour over a primitive, as in
+/// blend_overdraw and fill_overdraw) reuse its prepared half, which for
+/// the "over" blend is the clamp, the conversion to bytes and the
+/// source's two products (~35 of ~110 instructions a group).  The loads,
+/// the clamp, the mask and the stores go through the `lanes` helpers at
+/// the clone's level: in a baseline build's AVX2 clone their `wide` forms
+/// were two SSE halves each, +17 % of this function's instructions on
 /// blend_overdraw.
 #[inline(always)]
-fn store_groups<C: SlotColors>(
+fn store_groups<C: SlotColors, P: Copy>(
     v3: Option<X86V3>,
     plan: &Unorm8Plan,
     b: &Unorm8Batch<'_, C>,
     leftover: &mut Vec<usize>,
-    mut f: impl FnMut(&Quad, ULanes, usize) -> ULanes,
+    mut prepare: impl FnMut(&Quad) -> P,
+    mut apply: impl FnMut(&P, ULanes, usize) -> ULanes,
 ) {
     let n = b.groups.len();
     let mem: &TargetMemory = &b.target.mem;
@@ -942,6 +1013,8 @@ fn store_groups<C: SlotColors>(
         leftover.extend((0..n).filter(|&g| b.groups[g].mask != 0));
         return;
     };
+    // The last prepared group and its source half.
+    let mut prepared: Option<(usize, P)> = None;
     // By index, not `enumerate`: `g < n` is then what LLVM sees, with the
     // assert above enough to drop the colour reads' bounds checks.
     for g in 0..n {
@@ -953,15 +1026,24 @@ fn store_groups<C: SlotColors>(
             leftover.push(g);
             continue;
         };
-        // Explicit four-element arrays, not `array::from_fn`: the latter
-        // was left as an out-of-line call per group (6 % of blend_overdraw).
-        let [c0, c1, c2, c3] = colors.color(v3, g);
-        let src: Quad = [
-            clamp_at(v3, c0, zero, one),
-            clamp_at(v3, c1, zero, one),
-            clamp_at(v3, c2, zero, one),
-            clamp_at(v3, c3, zero, one),
-        ];
+        let p = match prepared {
+            Some((last, p)) if colors.same_color(last, g) => p,
+            _ => {
+                // Explicit four-element arrays, not `array::from_fn`: the
+                // latter was left as an out-of-line call per group (6 % of
+                // blend_overdraw).
+                let [c0, c1, c2, c3] = colors.color(v3, g);
+                let src: Quad = [
+                    clamp_at(v3, c0, zero, one),
+                    clamp_at(v3, c1, zero, one),
+                    clamp_at(v3, c2, zero, one),
+                    clamp_at(v3, c3, zero, one),
+                ];
+                let p = prepare(&src);
+                prepared = Some((g, p));
+                p
+            }
+        };
         let need_old = blending || grp.mask != 0xff || !full_channels;
         let old = if need_old {
             // SAFETY: rows from GroupRows32::at; tile jobs own disjoint
@@ -970,7 +1052,7 @@ fn store_groups<C: SlotColors>(
         } else {
             ULanes::ZERO
         };
-        let new = f(&src, old, g);
+        let new = apply(&p, old, g);
         let lane_mask: ULanes = bytemuck::cast(mask_lanes_at(v3, grp.mask));
         let out = select_bits_at(v3, lane_mask & write_bits, new, old);
         // SAFETY: as above.
