@@ -555,11 +555,26 @@ struct FoldedQuad {
     varying_w: bool,
 }
 
-/// [`fold_batch`]'s table, kept with the batch so its allocation is
-/// reused: `[batch primitive][output slot]`.
+/// How [`fold_batch`] fills one output slot per primitive, resolved once
+/// per batch from `LinkPlan::fs_rows`.
+#[derive(Clone, Copy)]
+enum SlotFill {
+    /// The slot copies the four components of one input, interpolated
+    /// alike (planes `first..first + 4`): `return in.color`.  Filled as
+    /// four at once.
+    Attr { first: usize, interp: Interpolation },
+    /// Anything else (some components unwritten, mixed sources): row by
+    /// row through [`row_fill`].
+    Rows,
+}
+
+/// [`fold_batch`]'s tables, kept with the batch so their allocations are
+/// reused: the quads `[batch primitive][output slot]`, and per slot how
+/// it is filled.
 #[derive(Default)]
 pub struct FoldedScratch {
     quads: Vec<FoldedQuad>,
+    slots: Vec<SlotFill>,
 }
 
 /// The fused fragment variant's colour source
@@ -568,16 +583,38 @@ pub struct FoldedScratch {
 /// input, output or `w` rows in between.  Each value is the same
 /// operations on the same operands as [`shade_batch`]'s (its one-group
 /// path's), so the same bits.
-pub struct Folded<'b> {
+///
+/// `CONSTANT`: every primitive's colours are splats ([`Folded::constant`]),
+/// so a primitive's groups share one colour and the stores prepare its
+/// blend source once ([`SlotColors::same_color`]); otherwise that test is
+/// compiled out (with it, tiny_tris_1m's stores, whose colours vary, took
+/// ~15 more instructions a group).
+pub struct Folded<'b, const CONSTANT: bool = false> {
     groups: &'b [FragGroup],
     quads: &'b [FoldedQuad],
     slots: usize,
     sample_offset: (Lanes, Lanes),
 }
 
+impl<'b> Folded<'b> {
+    /// The same source as one whose colours are constant per primitive,
+    /// where they are.
+    pub fn constant(&self) -> Option<Folded<'b, true>> {
+        self.quads
+            .iter()
+            .all(|q| q.evaluated == 0)
+            .then_some(Folded {
+                groups: self.groups,
+                quads: self.quads,
+                slots: self.slots,
+                sample_offset: self.sample_offset,
+            })
+    }
+}
+
 /// One output slot of a [`Folded`] source.
 #[derive(Clone, Copy)]
-pub struct FoldedSlot<'b> {
+pub struct FoldedSlot<'b, const CONSTANT: bool> {
     groups: &'b [FragGroup],
     quads: &'b [FoldedQuad],
     slots: usize,
@@ -585,14 +622,14 @@ pub struct FoldedSlot<'b> {
     sample_offset: (Lanes, Lanes),
 }
 
-impl ColorSource for Folded<'_> {
+impl<const CONSTANT: bool> ColorSource for Folded<'_, CONSTANT> {
     type Slot<'s>
-        = FoldedSlot<'s>
+        = FoldedSlot<'s, CONSTANT>
     where
         Self: 's;
 
     #[inline(always)]
-    fn slot(&self, slot: usize) -> FoldedSlot<'_> {
+    fn slot(&self, slot: usize) -> FoldedSlot<'_, CONSTANT> {
         assert!(slot < self.slots, "output slot {slot} out of range");
         FoldedSlot {
             groups: self.groups,
@@ -604,13 +641,13 @@ impl ColorSource for Folded<'_> {
     }
 }
 
-impl SlotColors for FoldedSlot<'_> {
+impl<const CONSTANT: bool> SlotColors for FoldedSlot<'_, CONSTANT> {
     #[inline(always)]
     fn color(&self, v3: Option<X86V3>, g: usize) -> Quad {
         let grp = &self.groups[g];
         let q = &self.quads[grp.prim as usize * self.slots + self.slot];
         let mut out = q.base.map(Lanes::splat);
-        if q.evaluated == 0 {
+        if CONSTANT || q.evaluated == 0 {
             return out;
         }
         // `shade_batch`'s `offsets`: `group_offsets` plus the sample offset.
@@ -637,12 +674,10 @@ impl SlotColors for FoldedSlot<'_> {
         out
     }
 
-    /// Two groups of one primitive whose components are all splats.
+    /// With `CONSTANT`, two groups of one primitive.
     #[inline(always)]
     fn same_color(&self, a: usize, b: usize) -> bool {
-        let prim = self.groups[b].prim;
-        self.groups[a].prim == prim
-            && self.quads[prim as usize * self.slots + self.slot].evaluated == 0
+        CONSTANT && self.groups[a].prim == self.groups[b].prim
     }
 
     #[inline(always)]
@@ -672,28 +707,97 @@ pub fn fold_batch<'b>(
         )
     });
     let slots = ds.link.fs_info.outputs.len();
-    let quads = &mut batch.folded.quads;
+    let FoldedScratch {
+        quads,
+        slots: slot_fills,
+    } = &mut batch.folded;
     quads.clear();
+    // Per slot, once per batch: the common copy of a whole input is
+    // filled four components at once (tiny_tris_1m: ~285 → ~150
+    // instructions per primitive); the rest row by row.
+    slot_fills.clear();
+    slot_fills.extend((0..slots).map(|slot| {
+        // (Each output row is written by at most one copy:
+        // `link::copy_targets`.)
+        let mut srcs = [None; 4];
+        for r in ds.link.fs_rows.iter() {
+            if r.to_output && r.row as usize / 4 == slot {
+                srcs[r.row as usize % 4] = Some(r.src);
+            }
+        }
+        match srcs[0] {
+            Some(FsRowSource::Attr { plane, interp })
+                if (1..4).all(|c| {
+                    srcs[c]
+                        == Some(FsRowSource::Attr {
+                            plane: plane + c as u32,
+                            interp,
+                        })
+                }) =>
+            {
+                SlotFill::Attr {
+                    first: plane as usize,
+                    interp,
+                }
+            }
+            _ => SlotFill::Rows,
+        }
+    }));
+    let by_rows = slot_fills.iter().any(|f| matches!(f, SlotFill::Rows));
     for i in 0..batch.prims.len() {
         let (prim, planes) = prim_of(&batch.prims, jobs, i as u16);
         let const_w = needs_w && planes[1].dadx == 0.0 && planes[1].dady == 0.0;
         let w0 = if const_w { 1.0 / planes[1].a0 } else { 0.0 };
         let first = quads.len();
-        // Outputs the shader leaves unwritten are zero (`shade_batch`
-        // clears them).
-        quads.resize(
-            first + slots,
-            FoldedQuad {
+        for fill in slot_fills.iter() {
+            // Outputs the shader leaves unwritten are zero (`shade_batch`
+            // clears them).
+            let mut q = FoldedQuad {
                 w_plane: planes[1],
                 w0,
                 ref_x: prim.ref_x,
                 ref_y: prim.ref_y,
                 varying_w: needs_w && !const_w,
                 ..FoldedQuad::default()
-            },
-        );
+            };
+            if let SlotFill::Attr { first, interp } = *fill {
+                // `row_fill` for four components at once: the same
+                // decisions, the same values.
+                let p = &planes[first..first + 4];
+                let p: [Plane; 4] = [p[0], p[1], p[2], p[3]];
+                let flat = (0..4).fold(0u8, |m, c| {
+                    m | (((p[c].dadx == 0.0 && p[c].dady == 0.0) as u8) << c)
+                });
+                q.planes = p;
+                q.base = p.map(|p| p.a0);
+                match interp {
+                    Interpolation::Flat => {}
+                    Interpolation::Linear => q.evaluated = !flat & 0xf,
+                    Interpolation::Perspective if const_w => {
+                        for (c, b) in q.base.iter_mut().enumerate() {
+                            if flat & (1 << c) != 0 {
+                                *b = p[c].a0 * w0;
+                            }
+                        }
+                        q.evaluated = !flat & 0xf;
+                        q.perspective = q.evaluated;
+                    }
+                    Interpolation::Perspective => {
+                        q.evaluated = 0xf;
+                        q.perspective = 0xf;
+                    }
+                }
+            }
+            quads.push(q);
+        }
+        if !by_rows {
+            continue;
+        }
         for r in ds.link.fs_rows.iter().filter(|r| r.to_output) {
             let (slot, c) = (r.row as usize / 4, r.row as usize % 4);
+            if matches!(slot_fills[slot], SlotFill::Attr { .. }) {
+                continue;
+            }
             let q = &mut quads[first + slot];
             match row_fill(r.src, planes, const_w, Lanes::splat(w0), prim.front_facing) {
                 RowFill::Splat(v) => q.base[c] = v.as_array()[0],
@@ -832,10 +936,10 @@ mod tests {
     }
 
     /// The fused variant's stores write what the shaded path's write, for
-    /// the opaque store and the "over" blend, with a primitive whose
-    /// colour varies (evaluated per group) and one whose colour is
-    /// constant (prepared once and reused, [`SlotColors::same_color`]),
-    /// their groups interleaved.
+    /// the opaque store and the "over" blend: with a primitive whose
+    /// colour varies (evaluated per group) beside one whose colour is
+    /// constant, and with two constant ones (each prepared once and
+    /// reused, [`SlotColors::same_color`]), their groups interleaved.
     #[test]
     fn folded_stores_match_shaded_stores() {
         use super::{BatchPrimRef, FragBatch, FragGroup, fold_batch, shade_batch};
@@ -849,7 +953,7 @@ mod tests {
         use ferropipe_components::shader::FragmentShaderRef;
 
         let (w, h) = (24usize, 4usize);
-        for blend in [false, true] {
+        for (blend, varying) in [(false, true), (true, true), (false, false), (true, false)] {
             let mut s = Setup::new(w as u32, h as u32, None);
             let mut p = (*s.block.pipeline).clone();
             let fs: FragmentShaderRef = Arc::new(ReverseFs {
@@ -882,7 +986,7 @@ mod tests {
                     ..Default::default()
                 });
                 for k in 0..per {
-                    let g = if pi == 1 {
+                    let g = if pi == 1 || !varying {
                         0.0
                     } else {
                         0.013 + k as f32 * 0.007
@@ -953,9 +1057,18 @@ mod tests {
             let mut folded = start.clone();
             let mut b = batch();
             let src = fold_batch(&mut b, &ds, &jobs);
-            store_batch_from(&ds.merge, &targets(&mut folded), &stores, &src);
+            match src.constant() {
+                Some(constant) => {
+                    assert!(!varying);
+                    store_batch_from(&ds.merge, &targets(&mut folded), &stores, &constant);
+                }
+                None => {
+                    assert!(varying);
+                    store_batch_from(&ds.merge, &targets(&mut folded), &stores, &src);
+                }
+            }
             assert_ne!(shaded, start, "blend {blend}: nothing stored");
-            assert_eq!(folded, shaded, "blend {blend}");
+            assert_eq!(folded, shaded, "blend {blend} varying {varying}");
         }
     }
 

@@ -1160,7 +1160,10 @@ fn fold_and_merge(
     passed_count.finish(stats);
     batch.counts.shaded += shaded as u64;
     let colors = fold_batch(batch, ds, ctx.jobs);
-    store_batch_from(&ds.merge, ctx.targets, &stores, &colors);
+    match colors.constant() {
+        Some(constant) => store_batch_from(&ds.merge, ctx.targets, &stores, &constant),
+        None => store_batch_from(&ds.merge, ctx.targets, &stores, &colors),
+    }
     batch.stores = stores;
 }
 
