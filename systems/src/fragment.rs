@@ -1197,7 +1197,7 @@ mod tests {
             }];
             // (prim, group x): prim 0's groups, then prim 1's
             let all = [(0u16, 0), (0, 4), (0, 8), (1, 12), (1, 16), (1, 20)];
-            let shade = |order: &[(u16, i32)]| {
+            let batch_of = |order: &[(u16, i32)]| {
                 let mut b = FragBatch {
                     prims: vec![
                         BatchPrimRef { job: 0, prim: 0 },
@@ -1213,6 +1213,10 @@ mod tests {
                         prim,
                     });
                 }
+                b
+            };
+            let shade = |order: &[(u16, i32)]| {
+                let mut b = batch_of(order);
                 shade_batch(&mut b, &ds, &jobs, &Default::default());
                 let n = order.len();
                 // each group's four output components, in `all`'s order
@@ -1242,21 +1246,7 @@ mod tests {
             );
             for v3 in [None, X86V3::detect()] {
                 for order in [&all, &alternating] {
-                    let mut b = FragBatch {
-                        prims: vec![
-                            BatchPrimRef { job: 0, prim: 0 },
-                            BatchPrimRef { job: 0, prim: 1 },
-                        ],
-                        ..Default::default()
-                    };
-                    for &(prim, x) in order {
-                        b.groups.push(FragGroup {
-                            x,
-                            y: 2,
-                            mask: 0xff,
-                            prim,
-                        });
-                    }
+                    let mut b = batch_of(order);
                     let src = super::fold_batch(&mut b, &ds, &jobs);
                     let slot = src.slot(0);
                     let mut out = Vec::new();
