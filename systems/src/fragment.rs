@@ -232,6 +232,21 @@ enum RowFill<'p> {
     FragCoord(usize),
 }
 
+/// Whether some fragment shader input is interpolated with perspective,
+/// so a batch needs each group's `w`.
+#[inline]
+fn reads_perspective(ds: &DerivedState) -> bool {
+    ds.link.fs_inputs.iter().any(|s| {
+        matches!(
+            s,
+            FsInputSource::Attr {
+                interp: Interpolation::Perspective,
+                ..
+            }
+        )
+    })
+}
+
 /// [`RowFill`] of a row from `src` and the run's primitive's `planes`;
 /// `w0` is the run's `w` where it is constant (`const_w`).
 #[inline(always)]
@@ -307,15 +322,7 @@ pub fn shade_batch(
 
     let needs_fc = ds.link.fs_info.frag_coord_mask != 0
         || ds.link.fs_inputs.contains(&FsInputSource::FragCoord);
-    let needs_w = ds.link.fs_inputs.iter().any(|s| {
-        matches!(
-            s,
-            FsInputSource::Attr {
-                interp: Interpolation::Perspective,
-                ..
-            }
-        )
-    });
+    let needs_w = reads_perspective(ds);
     grow_lanes(&mut batch.w, n);
     let so = batch.sample_offset;
     if batch.offsets.len() < n {
@@ -697,15 +704,7 @@ pub fn fold_batch<'b>(
     ds: &DerivedState,
     jobs: &[BinnedJob],
 ) -> Folded<'b> {
-    let needs_w = ds.link.fs_inputs.iter().any(|s| {
-        matches!(
-            s,
-            FsInputSource::Attr {
-                interp: Interpolation::Perspective,
-                ..
-            }
-        )
-    });
+    let needs_w = reads_perspective(ds);
     let slots = ds.link.fs_info.outputs.len();
     let FoldedScratch {
         quads,

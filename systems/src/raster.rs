@@ -1018,21 +1018,7 @@ fn shade_and_merge(
     // Nothing can remove lanes after shading: the groups are the stores.
     let groups: &[FragGroup] = if simple { &[] } else { &batch.groups };
     if simple {
-        stores.extend(batch.groups.iter().map(|g| StoreGroup {
-            x: g.x,
-            y: g.y,
-            mask: g.mask,
-        }));
-        if !early {
-            // One `add` per run of groups from one primitive, the run's sum
-            // in a register: per group, the baseline build kept the sum on
-            // the stack, a read-modify-write chain that was half of this
-            // function's time in blend_overdraw.
-            for run in batch.groups.chunk_by(|a, b| a.prim == b.prim) {
-                let passed = run.iter().map(|g| g.mask.count_ones()).sum();
-                passed_count.add(batch, ctx.jobs, run[0].prim, passed, stats);
-            }
-        }
+        covered_stores::<false>(ctx, batch, early, &mut stores, &mut passed_count, stats);
     }
     for (g, grp) in groups.iter().enumerate() {
         let mut mask = grp.mask;
@@ -1127,6 +1113,41 @@ fn shade_and_merge(
     batch.stores = stores;
 }
 
+/// The stores of a batch whose groups are stored as covered (nothing after
+/// shading removes lanes): one per group, and without early depth each
+/// primitive's run of lanes counted as passed.  Returns the batch's
+/// covered lanes with `TOTAL` (0 without).
+#[inline(always)]
+fn covered_stores<const TOTAL: bool>(
+    ctx: &TileContext<'_>,
+    batch: &FragBatch,
+    early: bool,
+    stores: &mut Vec<StoreGroup>,
+    passed_count: &mut PassedCount,
+    stats: &mut Vec<TileCount>,
+) -> u32 {
+    stores.extend(batch.groups.iter().map(|g| StoreGroup {
+        x: g.x,
+        y: g.y,
+        mask: g.mask,
+    }));
+    let mut total = 0;
+    if TOTAL || !early {
+        // One `add` per run of groups from one primitive, the run's sum
+        // in a register: per group, the baseline build kept the sum on
+        // the stack, a read-modify-write chain that was half of
+        // shade_and_merge's time in blend_overdraw.
+        for run in batch.groups.chunk_by(|a, b| a.prim == b.prim) {
+            let passed = run.iter().map(|g| g.mask.count_ones()).sum();
+            total += passed;
+            if !early {
+                passed_count.add(batch, ctx.jobs, run[0].prim, passed, stats);
+            }
+        }
+    }
+    if TOTAL { total } else { 0 }
+}
+
 /// [`shade_and_merge`] for the fused variant ([`FragmentVariant::Folded`]):
 /// a copy shader that never runs and no test after it, so every covered
 /// group is a store, counted as the simple path above counts it, and the
@@ -1141,22 +1162,9 @@ fn fold_and_merge(
     let early = ds.tiles.early_depth && ds.uses_depth_stencil();
     let mut stores = std::mem::take(&mut batch.stores);
     stores.clear();
-    stores.extend(batch.groups.iter().map(|g| StoreGroup {
-        x: g.x,
-        y: g.y,
-        mask: g.mask,
-    }));
-    // Every covered lane counts as shaded (the shader never runs) and,
-    // without early depth, as passed.
+    // Every covered lane counts as shaded: the shader never runs.
     let mut passed_count = PassedCount::default();
-    let mut shaded = 0u32;
-    for run in batch.groups.chunk_by(|a, b| a.prim == b.prim) {
-        let passed = run.iter().map(|g| g.mask.count_ones()).sum();
-        shaded += passed;
-        if !early {
-            passed_count.add(batch, ctx.jobs, run[0].prim, passed, stats);
-        }
-    }
+    let shaded = covered_stores::<true>(ctx, batch, early, &mut stores, &mut passed_count, stats);
     passed_count.finish(stats);
     batch.counts.shaded += shaded as u64;
     let colors = fold_batch(batch, ds, ctx.jobs);
