@@ -480,7 +480,7 @@ fn pipeline_stages(c: &mut Criterion) {
 
     // ---- Bin --------------------------------------------------------------
     let mut bin_scratch = BinScratch::default();
-    let not_counted = |_: u32| false;
+    let not_counted: [bool; 0] = [];
     for job in &mut binned {
         bin_prims(
             &job.prims,
