@@ -79,9 +79,7 @@ pub fn bin_prims(
     let tile = TILE_SIZE as i32;
     let (width, height) = (grid.width as i32, grid.height as i32);
     for (pi, p) in prims.prims.iter().enumerate() {
-        let Some(ds) = states.get(p.state as usize) else {
-            continue;
-        };
+        let ds = &states[p.state as usize];
         let tx0 = (p.x0 >> TILE_ORDER).max(0);
         let ty0 = (p.y0 >> TILE_ORDER).max(0);
         let tx1 = ((p.x1 - 1) >> TILE_ORDER).min(cols - 1);
