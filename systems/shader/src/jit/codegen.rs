@@ -132,7 +132,16 @@ pub(super) struct Compiler {
     ctx: cranelift_codegen::Context,
     helper_sig: Signature,
     next: usize,
+    /// [`DISASM_ENV`] is set: print each region's machine code.
+    disasm: bool,
 }
+
+/// Set (to anything) to print every region's machine code to stderr as it
+/// is compiled, a developer's aid (`FERROPIPE_JIT_DISASM=1 cargo run
+/// --release -p ferropipe-shader --example disasm -- FILE ENTRY fs`):
+/// reading it is how the spills and placements in docs/shaders.md were
+/// found.
+pub(super) const DISASM_ENV: &str = "FERROPIPE_JIT_DISASM";
 
 impl Compiler {
     pub(super) fn new(prog: &LaneProgram) -> Result<Compiler, JitError> {
@@ -183,6 +192,7 @@ impl Compiler {
             ctx,
             helper_sig,
             next: 0,
+            disasm: std::env::var_os(DISASM_ENV).is_some(),
         })
     }
 
@@ -214,14 +224,25 @@ impl Compiler {
                 cache: HashMap::new(),
                 dirty: BTreeSet::new(),
                 off: None,
+                written: BTreeSet::new(),
             };
             g.emit(ops, live_out);
             b.seal_all_blocks();
             b.finalize(config);
         }
+        self.ctx.set_disasm(self.disasm);
         self.module
             .define_function(id, &mut self.ctx)
             .map_err(|e| JitError::Codegen(format!("{e:?}")))?;
+        if self.disasm
+            && let Some(code) = self.ctx.compiled_code()
+        {
+            eprintln!(
+                "=== {name} ({} ops)\n{}",
+                ops.len(),
+                code.vcode.as_deref().unwrap_or("")
+            );
+        }
         Ok(id)
     }
 
@@ -258,6 +279,8 @@ struct Gen<'a, 'b> {
     dirty: BTreeSet<u32>,
     /// Byte offset of the current group.
     off: Option<Value>,
+    /// Varying registers the region writes; the others it only reads.
+    written: BTreeSet<u32>,
 }
 
 /// How many `pow`s open `ops` that can run in one helper call: up to
@@ -326,6 +349,13 @@ impl Gen<'_, '_> {
             });
             op.for_each_def(|r| {
                 regs.insert(r);
+            });
+        }
+        for op in ops {
+            op.for_each_def(|r| {
+                if !r.is_uniform() {
+                    self.written.insert(r.0);
+                }
             });
         }
         for r in regs {
@@ -424,8 +454,16 @@ impl Gen<'_, '_> {
                 .ins()
                 .iadd_imm_s(file, r.index() as i64 * LANES_BYTES);
             (a, uniform_flags())
-        } else {
+        } else if self.written.contains(&r.0) {
             (self.vaddr(r), flags())
+        } else {
+            // A register the region only reads: no store of the region
+            // reaches its rows, so the load is pure and may sit at its
+            // uses.  Where it was first read it stayed live, and spilled
+            // (pbr_barrels' 308-op region loaded its inputs at the top of
+            // the group loop, stored each to the stack and reloaded it at
+            // its use).
+            (self.vaddr(r), uniform_flags())
         };
         let lo = self.b.ins().load(F4, fl, a, 0);
         let hi = self.b.ins().load(F4, fl, a, 16);
