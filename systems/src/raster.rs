@@ -1502,6 +1502,36 @@ mod tests {
         (0..3).all(|e| p.c[e] + p.a[e] as i64 * px as i64 + p.b[e] as i64 * py as i64 > 0)
     }
 
+    /// The groups of `r` from column `gx0` (and its first group row), row
+    /// by row, each with the lanes whose pixel is inside `r` and passes
+    /// `covered`, the empty ones left out: what the coverage walk makes.
+    fn region_groups(r: &Rect, gx0: i32, covered: impl Fn(i32, i32) -> bool) -> Vec<Coverage> {
+        let mut want = Vec::new();
+        let mut gy = r.y0 & !1;
+        while gy < r.y1 {
+            let mut gx = gx0;
+            while gx < r.x1 {
+                let mut m = 0u8;
+                for l in 0..LANES {
+                    let (px, py) = (gx + FRAG_LANE_X[l] as i32, gy + FRAG_LANE_Y[l] as i32);
+                    if (r.x0..r.x1).contains(&px) && (r.y0..r.y1).contains(&py) && covered(px, py) {
+                        m |= 1 << l;
+                    }
+                }
+                if m != 0 {
+                    want.push(Coverage {
+                        x: gx,
+                        y: gy,
+                        mask: m,
+                    });
+                }
+                gx += 4;
+            }
+            gy += 2;
+        }
+        want
+    }
+
     #[test]
     fn simd_coverage_matches_scalar_edges() {
         let s = FIXED_ONE;
@@ -1618,33 +1648,7 @@ mod tests {
                             || p.c[e] + p.a[e] as i64 * px as i64 + p.b[e] as i64 * py as i64 > 0
                     })
                 };
-                let mut want = Vec::new();
-                let mut gy = r.y0 & !1;
-                while gy < r.y1 {
-                    let mut gx = r.x0 & !3;
-                    while gx < r.x1 {
-                        let mut m = 0u8;
-                        for l in 0..LANES {
-                            let px = gx + FRAG_LANE_X[l] as i32;
-                            let py = gy + FRAG_LANE_Y[l] as i32;
-                            if (r.x0..r.x1).contains(&px)
-                                && (r.y0..r.y1).contains(&py)
-                                && inside(px, py)
-                            {
-                                m |= 1 << l;
-                            }
-                        }
-                        if m != 0 {
-                            want.push(Coverage {
-                                x: gx,
-                                y: gy,
-                                mask: m,
-                            });
-                        }
-                        gx += 4;
-                    }
-                    gy += 2;
-                }
+                let mut want = region_groups(&r, r.x0 & !3, inside);
                 // Up to 16x16 pixels one walk (or inline path) covers the
                 // region row by row; past that the walk goes 16x16 block
                 // by block, so only the set of groups is compared there.
@@ -1681,29 +1685,7 @@ mod tests {
         for (x0, y0, x1, y1) in regions {
             let r = Rect { x0, y0, x1, y1 };
             for gx0 in [x0 & !3, (x0 & !3) - 4] {
-                let mut want = Vec::new();
-                let mut gy = y0 & !1;
-                while gy < y1 {
-                    let mut gx = gx0;
-                    while gx < x1 {
-                        let mut m = 0u8;
-                        for l in 0..LANES {
-                            let (px, py) = (gx + FRAG_LANE_X[l] as i32, gy + FRAG_LANE_Y[l] as i32);
-                            if (x0..x1).contains(&px) && (y0..y1).contains(&py) {
-                                m |= 1 << l;
-                            }
-                        }
-                        if m != 0 {
-                            want.push(Coverage {
-                                x: gx,
-                                y: gy,
-                                mask: m,
-                            });
-                        }
-                        gx += 4;
-                    }
-                    gy += 2;
-                }
+                let want = region_groups(&r, gx0, |_, _| true);
                 for v3 in [None, X86V3::detect()] {
                     let mut got = Vec::new();
                     cover_region_n::<0>(v3, &[], (0, 0, gx0, y0 & !1), &r, &mut got);
