@@ -14,8 +14,7 @@
 //! entry (what makes `fill_overdraw` cheap: earlier layers are never shaded).
 
 use ferropipe_components::batch::{
-    BinEntry, ClearValue, JobBins, MAX_EDGES, Plane, SetupPrim, SetupPrims, TILE_ORDER, TILE_SIZE,
-    bin_flags,
+    BinEntry, ClearValue, JobBins, MAX_EDGES, Plane, SetupPrim, SetupPrims, TILE_ORDER, bin_flags,
 };
 use ferropipe_components::enums::ClearFlags;
 use multiversion::multiversion;
@@ -76,8 +75,6 @@ pub fn bin_prims(
 ) {
     scratch.pending.clear();
     let (cols, rows) = (grid.cols as i32, grid.rows as i32);
-    let tile = TILE_SIZE as i32;
-    let (width, height) = (grid.width as i32, grid.height as i32);
     for (pi, p) in prims.prims.iter().enumerate() {
         let ds = &states[p.state as usize];
         let tx0 = (p.x0 >> TILE_ORDER).max(0);
@@ -108,12 +105,7 @@ pub fn bin_prims(
                 // column and row: `TileGrid::tile_rect` divides by the
                 // column count.  That and the `counted` callback this
                 // slice replaced were ~10 instructions a primitive.)
-                let tile_rect = Rect {
-                    x0: tx * tile,
-                    y0: ty * tile,
-                    x1: (tx * tile + tile).min(width),
-                    y1: (ty * tile + tile).min(height),
-                };
+                let tile_rect = grid.tile_rect_at(tx as u32, ty as u32);
                 let mut edge_mask = 0u8;
                 for e in 0..n_edges {
                     match classify_edge(p, e, &tile_rect) {

@@ -341,8 +341,15 @@ impl TileGrid {
 
     /// The pixels of tile `t` that lie inside the framebuffer.
     pub fn tile_rect(&self, t: usize) -> Rect {
-        let tx = (t as u32 % self.cols) * TILE_SIZE;
-        let ty = (t as u32 / self.cols) * TILE_SIZE;
+        self.tile_rect_at(t as u32 % self.cols, t as u32 / self.cols)
+    }
+
+    /// [`Self::tile_rect`] of the tile in column `col` and row `row`
+    /// (no division: the binner's per-primitive tile loop).
+    #[inline]
+    pub fn tile_rect_at(&self, col: u32, row: u32) -> Rect {
+        let tx = col * TILE_SIZE;
+        let ty = row * TILE_SIZE;
         Rect {
             x0: tx as i32,
             y0: ty as i32,

@@ -397,10 +397,7 @@ fn cover_lanes<const N: usize, L: EdgeLanes>(
     let mut step_x = [zero; N];
     let mut step_y = [zero; N];
     for (k, e) in edges.iter().enumerate() {
-        let base = e.c + e.a * (gx0 - ox) + e.b * (gy0 - oy);
-        row[k] = L::of(level, ILanes::splat(base)).add(L::of(level, e.off));
-        step_x[k] = L::of(level, ILanes::splat(e.a.wrapping_mul(4)));
-        step_y[k] = L::of(level, ILanes::splat(e.b.wrapping_mul(2)));
+        (row[k], step_x[k], step_y[k]) = edge_lanes(level, e, (ox, oy, gx0, gy0));
     }
     let mut gy = gy0;
     while gy < region.y1 {
@@ -433,6 +430,23 @@ fn cover_lanes<const N: usize, L: EdgeLanes>(
         }
         gy += 2;
     }
+}
+
+/// An edge's lane values at the first group of a walk from `(gx0, gy0)`
+/// (`at` as in [`cover_region`]), and their steps to the next group
+/// column (4 pixels) and row (2 pixels), as wrapped `i32` adds.
+#[inline(always)]
+fn edge_lanes<L: EdgeLanes>(
+    level: L::Level,
+    e: &LocalEdge,
+    (ox, oy, gx0, gy0): (i32, i32, i32, i32),
+) -> (L, L, L) {
+    let base = e.c + e.a * (gx0 - ox) + e.b * (gy0 - oy);
+    (
+        L::of(level, ILanes::splat(base)).add(L::of(level, e.off)),
+        L::of(level, ILanes::splat(e.a.wrapping_mul(4))),
+        L::of(level, ILanes::splat(e.b.wrapping_mul(2))),
+    )
 }
 
 /// [`cover_region`] for a region of at most `C` x `R` groups (`at` as
@@ -475,10 +489,7 @@ fn cover_tiny_lanes<L: EdgeLanes, const C: usize, const R: usize>(
     // The least edge value of group column `c`, row `r` at `least[r][c]`.
     let mut least = [[zero; C]; R];
     for (i, e) in edges.iter().enumerate() {
-        let base = e.c + e.a * (gx0 - ox) + e.b * (gy0 - oy);
-        let mut row = L::of(level, ILanes::splat(base)).add(L::of(level, e.off));
-        let step_x = L::of(level, ILanes::splat(e.a.wrapping_mul(4)));
-        let step_y = L::of(level, ILanes::splat(e.b.wrapping_mul(2)));
+        let (mut row, step_x, step_y) = edge_lanes(level, e, (ox, oy, gx0, gy0));
         for least_row in least.iter_mut() {
             let mut v = row;
             for l in least_row.iter_mut() {
