@@ -9,8 +9,13 @@
 # it says so and exits 0: the window test then skips with a message.
 set -euo pipefail
 
+# libllvm15 and libllvm14: the shader JIT's LLVM code generator loads
+# libLLVM at run time (systems/shader/src/jit/llvm/api.rs); Mesa's DRI
+# drivers pull in 15 already, 14 is the other version it accepts and CI
+# tests both.
 pkgs=(xvfb xauth libx11-6 libxcursor1 libxi6 libxrandr2 libxkbcommon-x11-0
-      libgl1 libglx-mesa0 libgl1-mesa-dri libegl1 libegl-mesa0)
+      libgl1 libglx-mesa0 libgl1-mesa-dri libegl1 libegl-mesa0
+      libllvm15 libllvm14)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -4,14 +4,16 @@
 //!
 //! For every `create_vs_state` / `create_fs_state` / `create_compute_state`
 //! of the scenes, compiles the shader with the JIT and prints the time the
-//! JIT's own work took (regions, Cranelift, finalisation: what
-//! `Backend::Jit` adds to shader creation), the share of body ops it
-//! compiled and the region count; then p50 and max over all shaders.
+//! JIT's own work took (regions, code generation, finalisation: what the
+//! back end adds to shader creation), the share of body ops it compiled and
+//! the region count; then p50 and max over all shaders.  The back end is
+//! `FERROPIPE_SHADER`'s (`jit`, `llvm` or `cranelift`; default `jit`).
 
 use ferropipe_components::enums::ShaderType;
 use ferropipe_shader::{Backend, Language, compile_with_backend};
 
 fn main() {
+    let backend = Backend::from_env_or_default();
     let mut times = Vec::new();
     let (mut ops_in, mut ops_all) = (0usize, 0usize);
     let mut seen = std::collections::HashSet::new();
@@ -54,8 +56,7 @@ fn main() {
             if !seen.insert((source.clone(), entry.clone(), format!("{stage:?}"))) {
                 continue;
             }
-            let Ok(shader) =
-                compile_with_backend(lang, &source, &entry, stage, &[], &[], Backend::Jit)
+            let Ok(shader) = compile_with_backend(lang, &source, &entry, stage, &[], &[], backend)
             else {
                 continue;
             };
@@ -67,8 +68,9 @@ fn main() {
                     ops_all += n;
                     times.push(code.compile_ns());
                     println!(
-                        "{path} {entry}: {c}/{n} ops in {} regions, {:.3} ms",
+                        "{path} {entry}: {c}/{n} ops in {} regions, {:?}, {:.3} ms",
                         code.region_count(),
+                        code.codegen(),
                         code.compile_ns() as f64 * 1e-6
                     );
                 }

@@ -472,7 +472,7 @@ mod pow_avx2 {
 /// Cranelift `pow` on these constants was tried: byte-identical, but
 /// `pbr_barrels` took 25 % more CPU than with the helper call, Cranelift's
 /// 128-bit code for a 300-op region spilling around it.)
-const POW_LOG2_SERIES: [u32; 5] = [
+pub(crate) const POW_LOG2_SERIES: [u32; 5] = [
     0x4038_aa3b,
     0x3f76_384f,
     0x3f13_bb63,
@@ -480,7 +480,7 @@ const POW_LOG2_SERIES: [u32; 5] = [
     0x3ea4_258a,
 ];
 /// `ln(2)^k / k!` for k = 1..=7: [`exp2_for_pow`]'s Taylor polynomial.
-const POW_EXP2_TAYLOR: [u32; 7] = [
+pub(crate) const POW_EXP2_TAYLOR: [u32; 7] = [
     0x3f31_7218,
     0x3e75_fdf0,
     0x3d63_5847,
@@ -492,7 +492,7 @@ const POW_EXP2_TAYLOR: [u32; 7] = [
 /// [`exp2_for_pow`]'s clamp: below -150 every result is 0, from 128 on
 /// every result is +inf, and 2^i for i in the clamp splits into two
 /// normal halves.
-const POW_EXP2_RANGE: (f32, f32) = (-151.0, 129.0);
+pub(crate) const POW_EXP2_RANGE: (f32, f32) = (-151.0, 129.0);
 
 /// `log2(x)`: `x = m 2^e` with `m` in [sqrt(1/2), sqrt(2)), then
 /// `log2(m) = 2/ln 2 (t + t^3/3 + ... + t^9/9)` with `t = (m-1)/(m+1)`

@@ -73,7 +73,7 @@ pub use compute::{
     compile_compute, compile_compute_with_backend, compile_compute_with_overrides,
 };
 pub use ir::LaneProgram;
-pub use jit::{BACKEND_ENV, Backend, UnknownBackend};
+pub use jit::{BACKEND_ENV, Backend, Codegen, LLVM_ENV, REQUIRE_LLVM_ENV, UnknownBackend};
 pub use lower::memory::{
     INPUT_CONST_BUFFER, MAX_GLOBAL_BINDINGS, MAX_SHADER_BUFFERS, MAX_SHADER_IMAGES,
     MAX_SHARED_BYTES,

@@ -83,12 +83,14 @@ fn run_with_constants(
         .collect()
 }
 
-/// [`run_on`] on the interpreter and on the JIT; they must agree bit for
-/// bit.
+/// [`run_on`] on the interpreter and on both JIT code generators; they
+/// must agree bit for bit.
 fn run_lang(lang: Language, src: &str, bufs: &[Vec<u32>], groups: u32) -> Vec<Vec<u32>> {
     let interp = run_on(lang, src, Backend::Interp, bufs, groups);
-    let jit = run_on(lang, src, Backend::Jit, bufs, groups);
-    assert_eq!(interp, jit, "interpreter and JIT differ");
+    for b in [Backend::Llvm, Backend::Cranelift] {
+        let jit = run_on(lang, src, b, bufs, groups);
+        assert_eq!(interp, jit, "interpreter and {b:?} differ");
+    }
     interp
 }
 
@@ -430,7 +432,9 @@ fn main(@builtin(local_invocation_index) i: u32) {
     let run =
         |backend| run_with_constants(Language::Wgsl, src, backend, &[vec![0; 24]], &[&bytes], 1);
     let out = run(Backend::Interp);
-    assert_eq!(out, run(Backend::Jit), "interpreter and JIT differ");
+    for b in [Backend::Llvm, Backend::Cranelift] {
+        assert_eq!(out, run(b), "interpreter and {b:?} differ");
+    }
     let q = |x: f32| f16::from_f32(x).to_f32();
     for i in 0..4 {
         let o: Vec<f32> = out[0][i * 6..i * 6 + 6]

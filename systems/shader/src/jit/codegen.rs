@@ -33,7 +33,7 @@ use crate::ir::{BinOp, EXEC, InputSrc, LaneProgram, Op, Reg, TriOp, UnOp};
 const LANES_BYTES: i64 = 32;
 /// Most sources a dynamically indexed [`Op::Extract`] / [`Op::Insert`]
 /// compiles to selects for (the interpreter's bound for its select chain).
-const MAX_SELECT_CHAIN: usize = 16;
+pub(super) const MAX_SELECT_CHAIN: usize = 16;
 const F4: Type = types::F32X4;
 const I4: Type = types::I32X4;
 const PTR: Type = types::I64;
@@ -116,7 +116,7 @@ pub(super) fn live_in(prog: &LaneProgram) -> Vec<Vec<u64>> {
     }
 }
 
-fn is_live(set: &[u64], r: Reg) -> bool {
+pub(super) fn is_live(set: &[u64], r: Reg) -> bool {
     set.get(r.index() / 64)
         .is_some_and(|w| w & (1 << (r.index() % 64)) != 0)
 }

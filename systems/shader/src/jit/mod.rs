@@ -1,6 +1,9 @@
 //! The lane-program JIT (llvmpipe's counterpart: `gallivm`, which compiles
-//! every shader to native code with LLVM; here Cranelift, see
-//! docs/shaders.md "The JIT" for the choice and its numbers).
+//! every shader to native code with LLVM).  Two code generators share the
+//! regions and their calling convention: LLVM ([`llvm`], 256-bit code,
+//! where the host has `libLLVM` 14, loaded at run time) and Cranelift
+//! ([`codegen`], 128-bit code, pure Rust, everywhere else); see
+//! docs/shaders.md "The JIT" for the choice and its numbers.
 //!
 //! # Shape
 //! The JIT is a second back end of [`LaneProgram`] next to the interpreter
@@ -11,8 +14,9 @@
 //! and — as calls to the same Rust functions the interpreter runs — the
 //! transcendentals, integer division, shifts, bit scans, packing and
 //! derivatives), each to one native function that loops over the chunk's
-//! groups.  Inside a region a register lives in SSA values (two `f32x4`
-//! per 8-lane group: Cranelift's x86 vectors are 128-bit) and only the
+//! groups.  Inside a region a register lives in SSA values (one `<8 x
+//! float>` under LLVM, two `f32x4` under Cranelift, whose x86 vectors are
+//! 128-bit) and only the
 //! registers live after the region are stored back to the register file.
 //! Everything else (texture, memory, control flow, `discard`, the
 //! prologue) runs through the interpreter's per-op code between regions,
@@ -39,6 +43,9 @@
 
 mod codegen;
 mod helpers;
+mod llvm;
+
+pub use llvm::LLVM_ENV;
 
 use std::fmt;
 use std::sync::Arc;
@@ -55,28 +62,39 @@ use crate::ir::{InputSrc, LaneProgram, Op};
 pub enum Backend {
     /// The SIMD interpreter ([`crate::exec`]): the oracle and the fallback.
     Interp,
-    /// Cranelift-compiled regions (the crate's `jit` module), falling back to the
-    /// interpreter per op (and per shader when compilation fails).
+    /// Compiled regions (the crate's `jit` module), falling back to the
+    /// interpreter per op (and per shader when compilation fails): LLVM's
+    /// code where the host has `libLLVM` 14, else Cranelift's.
     #[default]
     Jit,
+    /// [`Backend::Jit`] with Cranelift's code generator only.
+    Cranelift,
+    /// [`Backend::Jit`] with LLVM's code generator only (a shader runs on
+    /// the interpreter where the host has no `libLLVM` 14).
+    Llvm,
 }
 
 /// The environment variable that picks the [`Backend`] (llvmpipe users
-/// pick with `GALLIUM_DRIVER` / `LP_*`): `interp` or `jit`.
+/// pick with `GALLIUM_DRIVER` / `LP_*`): `interp`, `jit`, `cranelift` or
+/// `llvm`.
 pub const BACKEND_ENV: &str = "FERROPIPE_SHADER";
 
 /// A [`BACKEND_ENV`] value that names no back end.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
-#[error("{BACKEND_ENV}={0:?} names no shader back end (expected `interp` or `jit`)")]
+#[error(
+    "{BACKEND_ENV}={0:?} names no shader back end (expected `interp`, `jit`, `cranelift` or `llvm`)"
+)]
 pub struct UnknownBackend(pub String);
 
 impl Backend {
-    /// Parses a back end name (`interp` or `jit`, any case, surrounding
-    /// spaces allowed).
+    /// Parses a back end name (`interp`, `jit`, `cranelift` or `llvm`,
+    /// any case, surrounding spaces allowed).
     pub fn parse(value: &str) -> Result<Backend, UnknownBackend> {
         match value.trim().to_ascii_lowercase().as_str() {
             "interp" => Ok(Backend::Interp),
             "jit" => Ok(Backend::Jit),
+            "cranelift" => Ok(Backend::Cranelift),
+            "llvm" => Ok(Backend::Llvm),
             _ => Err(UnknownBackend(value.to_string())),
         }
     }
@@ -100,17 +118,51 @@ impl Backend {
     }
 }
 
+/// Set (to anything) to make the tests fail where LLVM's code generator
+/// cannot be used, instead of testing Cranelift's alone (CI sets it after
+/// installing `libllvm14`).
+pub const REQUIRE_LLVM_ENV: &str = "FERROPIPE_REQUIRE_LLVM";
+
+/// Which code generator produced a program's native code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Codegen {
+    /// Cranelift: 128-bit code, pure Rust, on every x86-64-v3 host.
+    Cranelift,
+    /// LLVM 14 (the host's `libLLVM`): 256-bit code.
+    Llvm,
+}
+
+/// Most regions a program may have for [`Backend::Jit`] to give it to LLVM
+/// rather than Cranelift.  LLVM's compile time is ~3.5 ms a program plus
+/// ~1.3 ms a region, Cranelift's ~0.15 ms a region (`jit_stats`,
+/// docs/shaders.md): at 32 regions a shader costs at most ~45 ms.  Past it
+/// are shaders cut by their branches into short regions (the conformance
+/// scenes' 146-252, 4-5 ops each, 210-330 ms under LLVM), where 256-bit
+/// code gains least.
+pub const LLVM_MAX_REGIONS: usize = 32;
+
 /// The native code of `prog` for `backend`: `None` for the interpreter,
-/// for a program without a supported op, and for one Cranelift fails on
-/// (then the interpreter runs it: the per-shader fallback).  A panic inside
-/// Cranelift is caught and treated as a failure.
+/// for a program without a supported op, and for one no code generator the
+/// back end allows compiles (then the interpreter runs it: the per-shader
+/// fallback).  [`Backend::Jit`] tries LLVM (for up to
+/// [`LLVM_MAX_REGIONS`] regions), then Cranelift.  A panic inside a code
+/// generator is caught and treated as a failure.
 pub fn compile_for(prog: &LaneProgram, backend: Backend) -> Option<Arc<JitCode>> {
-    if backend != Backend::Jit {
-        return None;
-    }
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| JitCode::compile(prog)))
-        .ok()?
-        .ok()?
+    let gens: &[Codegen] = match backend {
+        Backend::Interp => return None,
+        Backend::Jit if regions(&prog.body).len() <= LLVM_MAX_REGIONS => {
+            &[Codegen::Llvm, Codegen::Cranelift]
+        }
+        Backend::Jit => &[Codegen::Cranelift],
+        Backend::Cranelift => &[Codegen::Cranelift],
+        Backend::Llvm => &[Codegen::Llvm],
+    };
+    gens.iter()
+        .find_map(|&g| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| JitCode::compile(prog, g)))
+                .ok()?
+                .ok()
+        })?
         .map(Arc::new)
 }
 
@@ -142,6 +194,14 @@ struct RegionCtx {
     outputs: *mut Lanes,
     /// Bytes between two rows of `inputs` / `outputs` (`io.groups` Lanes).
     io_stride: usize,
+}
+
+/// What owns a program's code pages (held for its `Drop`, which frees
+/// them).
+#[expect(dead_code, reason = "held only to be dropped with the code")]
+enum Owner {
+    Cranelift(Box<Module>),
+    Llvm(llvm::LlvmCode),
 }
 
 /// The Cranelift module that owns a program's code pages.
@@ -189,7 +249,8 @@ pub struct JitCode {
     ops_compiled: usize,
     ops_total: usize,
     compile_ns: u64,
-    _module: Module,
+    codegen: Codegen,
+    _owner: Owner,
 }
 
 impl fmt::Debug for JitCode {
@@ -199,6 +260,7 @@ impl fmt::Debug for JitCode {
             .field("ops_compiled", &self.ops_compiled)
             .field("ops_total", &self.ops_total)
             .field("compile_ns", &self.compile_ns)
+            .field("codegen", &self.codegen)
             .finish()
     }
 }
@@ -208,6 +270,8 @@ impl fmt::Debug for JitCode {
 pub enum JitError {
     #[error("the host ISA is not supported by Cranelift: {0}")]
     Isa(String),
+    #[error("llvm: {0}")]
+    Llvm(String),
     #[error("cranelift: {0}")]
     Codegen(String),
     #[error("program fails verification: {0}")]
@@ -215,9 +279,9 @@ pub enum JitError {
 }
 
 impl JitCode {
-    /// Compiles the regions of `prog`.  `Ok(None)` when no op of the body
-    /// is supported (nothing to gain).
-    pub fn compile(prog: &LaneProgram) -> Result<Option<JitCode>, JitError> {
+    /// Compiles the regions of `prog` with `codegen`.  `Ok(None)` when no
+    /// op of the body is supported (nothing to gain).
+    pub fn compile(prog: &LaneProgram, codegen: Codegen) -> Result<Option<JitCode>, JitError> {
         let t0 = Instant::now();
         prog.verify().map_err(JitError::Verify)?;
         let spans = regions(&prog.body);
@@ -225,13 +289,28 @@ impl JitCode {
             return Ok(None);
         }
         let live = codegen::live_in(prog);
-        let mut cg = codegen::Compiler::new(prog)?;
-        let mut ids = Vec::with_capacity(spans.len());
-        for &(s, e) in &spans {
-            let live_out = live.get(e).cloned().unwrap_or_default();
-            ids.push(cg.region(&prog.body[s..e], &live_out)?);
-        }
-        let (module, ptrs) = cg.finish(&ids)?;
+        let none = Vec::new();
+        let live_out = |e: usize| live.get(e).unwrap_or(&none);
+        let (owner, ptrs) = match codegen {
+            Codegen::Cranelift => {
+                let mut cg = codegen::Compiler::new(prog)?;
+                let mut ids = Vec::with_capacity(spans.len());
+                for &(s, e) in &spans {
+                    ids.push(cg.region(&prog.body[s..e], live_out(e))?);
+                }
+                let (module, ptrs) = cg.finish(&ids)?;
+                (Owner::Cranelift(Box::new(module)), ptrs)
+            }
+            Codegen::Llvm => {
+                let rs: Vec<(&[Op], &[u64])> = spans
+                    .iter()
+                    .map(|&(s, e)| (&prog.body[s..e], live_out(e).as_slice()))
+                    .collect();
+                let disasm = std::env::var_os(codegen::DISASM_ENV).is_some();
+                let (code, ptrs) = llvm::compile(prog.num_uniform as usize, &rs, disasm)?;
+                (Owner::Llvm(code), ptrs)
+            }
+        };
         let mut starts = vec![u32::MAX; prog.body.len()];
         let mut regions = Vec::with_capacity(spans.len());
         let mut needs = IoNeeds::default();
@@ -239,10 +318,11 @@ impl JitCode {
         for (i, (&(s, e), ptr)) in spans.iter().zip(ptrs).enumerate() {
             starts[s] = i as u32;
             // SAFETY: `ptr` is the finalized address of a function
-            // Cranelift compiled with the signature `fn(*const RegionCtx)`
-            // (`Compiler::region`), in the system-V calling convention of
-            // `extern "C"`; it stays valid while `module` lives, which
-            // `JitCode` owns together with the pointer.
+            // Cranelift (`Compiler::region`) or LLVM (`llvm::compile`)
+            // compiled with the signature `fn(*const RegionCtx)`, in the
+            // system-V calling convention of `extern "C"`; it stays valid
+            // while `owner` lives, which `JitCode` owns together with the
+            // pointer.
             let func = unsafe { std::mem::transmute::<*const u8, RegionFn>(ptr) };
             regions.push(Region {
                 end: e as u32,
@@ -260,7 +340,8 @@ impl JitCode {
             ops_compiled,
             ops_total: prog.body.len(),
             compile_ns: t0.elapsed().as_nanos() as u64,
-            _module: module,
+            codegen,
+            _owner: owner,
         }))
     }
 
@@ -272,6 +353,11 @@ impl JitCode {
     /// `(body ops compiled, body ops)`.
     pub fn coverage(&self) -> (usize, usize) {
         (self.ops_compiled, self.ops_total)
+    }
+
+    /// The code generator that produced this code.
+    pub fn codegen(&self) -> Codegen {
+        self.codegen
     }
 
     /// Number of regions.
@@ -533,17 +619,39 @@ mod tests {
         outputs.iter().map(|v| as_u(*v).to_array()).collect()
     }
 
+    /// The code generators to test: Cranelift, and LLVM where the host
+    /// has `libLLVM` 14 ([`REQUIRE_LLVM_ENV`] set: it must).
+    fn codegens() -> Vec<Codegen> {
+        let mut v = vec![Codegen::Cranelift];
+        match llvm::available() {
+            Ok(()) => v.push(Codegen::Llvm),
+            Err(e) if std::env::var_os(REQUIRE_LLVM_ENV).is_some() => {
+                panic!("{REQUIRE_LLVM_ENV} is set but LLVM is not usable: {e}")
+            }
+            Err(_) => {}
+        }
+        v
+    }
+
     fn check(op: Op) {
-        for uniform_b in [false, true] {
-            let interp = program(op.clone(), uniform_b);
-            let mut jit = interp.clone();
-            jit.id += 1;
-            let code = compile_for(&jit, Backend::Jit).expect("compiled");
-            // everything but SetExec
-            assert_eq!(code.coverage().0, jit.body.len() - 1, "{op:?}");
-            let (a, b) = (run(&interp, None), run(&jit, Some(&code)));
-            for (i, (x, y)) in a.iter().zip(&b).enumerate() {
-                assert_eq!(x, y, "{op:?} (uniform b: {uniform_b}), output row {i}");
+        for g in codegens() {
+            for uniform_b in [false, true] {
+                let interp = program(op.clone(), uniform_b);
+                let mut jit = interp.clone();
+                jit.id += 1;
+                let code = JitCode::compile(&jit, g)
+                    .unwrap_or_else(|e| panic!("{g:?}: {e}"))
+                    .expect("compiled");
+                assert_eq!(code.codegen(), g);
+                // everything but SetExec
+                assert_eq!(code.coverage().0, jit.body.len() - 1, "{op:?}");
+                let (a, b) = (run(&interp, None), run(&jit, Some(&code)));
+                for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+                    assert_eq!(
+                        x, y,
+                        "{g:?}: {op:?} (uniform b: {uniform_b}), output row {i}"
+                    );
+                }
             }
         }
     }
@@ -627,9 +735,11 @@ mod tests {
     fn backend_names_parse_and_unknown_ones_are_errors() {
         assert_eq!(Backend::parse(" JIT "), Ok(Backend::Jit));
         assert_eq!(Backend::parse("interp"), Ok(Backend::Interp));
+        assert_eq!(Backend::parse("Cranelift"), Ok(Backend::Cranelift));
+        assert_eq!(Backend::parse("llvm"), Ok(Backend::Llvm));
         assert_eq!(
-            Backend::parse("llvm"),
-            Err(UnknownBackend("llvm".to_string()))
+            Backend::parse("swr"),
+            Err(UnknownBackend("swr".to_string()))
         );
     }
 

@@ -34,9 +34,10 @@ pub struct Setup {
     pub ep: usize,
     /// The program on the interpreter.
     pub shader: CompiledShader,
-    /// The same program with the JIT's native code: every run through
-    /// the harness runs both and requires the same bytes.
-    pub jit: CompiledShader,
+    /// The same program with each JIT code generator's native code (LLVM
+    /// where the host has `libLLVM` 14, and Cranelift): every run through
+    /// the harness runs them all and requires the interpreter's bytes.
+    pub jits: Vec<(Backend, CompiledShader)>,
     pub stage: ShaderType,
 }
 
@@ -46,7 +47,10 @@ pub fn setup(lang: Language, src: &str, entry: &str, stage: ShaderType) -> Setup
             .unwrap_or_else(|e| panic!("compile {entry}: {e}"))
     };
     let shader = build(Backend::Interp);
-    let jit = build(Backend::Jit);
+    let jits = [Backend::Llvm, Backend::Cranelift]
+        .into_iter()
+        .map(|b| (b, build(b)))
+        .collect();
     assert!(shader.jit().is_none());
     let ns = if stage == ShaderType::Vertex {
         ShaderStage::Vertex
@@ -60,7 +64,7 @@ pub fn setup(lang: Language, src: &str, entry: &str, stage: ShaderType) -> Setup
         info: parsed.info,
         ep,
         shader,
-        jit,
+        jits,
         stage,
     }
 }
@@ -198,23 +202,26 @@ pub struct Outcome {
 }
 
 /// Runs the compiled shader over `groups` groups of lanes, on the
-/// interpreter and on the JIT; panics unless both give the same bits.
+/// interpreter and on each JIT code generator; panics unless all give the
+/// same bits.
 pub fn run_lanes(s: &Setup, groups: usize, inputs: Gen<'_>, constants: &[Vec<u8>]) -> Outcome {
     let interp = run_lanes_on(&s.shader, s.stage, groups, inputs, constants);
-    let jit = run_lanes_on(&s.jit, s.stage, groups, inputs, constants);
-    assert_eq!(
-        interp.killed, jit.killed,
-        "JIT and interpreter kill different lanes"
-    );
-    for (slot, (a, b)) in interp.outputs.iter().zip(&jit.outputs).enumerate() {
-        for c in 0..4 {
-            if let Some(lane) = (0..a[c].len()).find(|&l| a[c][l] != b[c][l]) {
-                panic!(
-                    "output {slot}.{c} lane {lane}: interpreter {:#010x}, JIT {:#010x}\n{}",
-                    a[c][lane],
-                    b[c][lane],
-                    s.shader.program()
-                );
+    for (backend, shader) in &s.jits {
+        let jit = run_lanes_on(shader, s.stage, groups, inputs, constants);
+        assert_eq!(
+            interp.killed, jit.killed,
+            "{backend:?} and the interpreter kill different lanes"
+        );
+        for (slot, (a, b)) in interp.outputs.iter().zip(&jit.outputs).enumerate() {
+            for c in 0..4 {
+                if let Some(lane) = (0..a[c].len()).find(|&l| a[c][l] != b[c][l]) {
+                    panic!(
+                        "output {slot}.{c} lane {lane}: interpreter {:#010x}, {backend:?} {:#010x}\n{}",
+                        a[c][lane],
+                        b[c][lane],
+                        s.shader.program()
+                    );
+                }
             }
         }
     }

@@ -1,0 +1,861 @@
+//! Lane program regions to LLVM IR, compiled by the host's LLVM (llvmpipe's
+//! `gallivm` does the same with its shaders; here the IR is text, see
+//! [`api`]).
+//!
+//! Same regions, same `RegionCtx` calling convention and the same helper
+//! calls as the Cranelift code generator (`codegen.rs`), but a `Lanes`
+//! register is one `<8 x float>` value: 256-bit AVX2 code, so an 8-lane op
+//! is one instruction and a live value takes one of the 16 ymm registers
+//! instead of two xmm ones.  pbr_barrels' 308-op region spilled 412 of its
+//! 1,132 instructions a group under Cranelift; with LLVM the scene runs in
+//! 0.78x the time (docs/shaders.md, "The JIT").
+//!
+//! Byte identity: each op is the IEEE operation `lanemath` performs, as in
+//! `codegen.rs` (no fast-math flags, so LLVM contracts nothing; `fma` where
+//! `lanemath` calls `mul_add`; WGSL `min`/`max` as `select(fcmp olt)`,
+//! which x86 lowers to `minps`/`maxps`; rounding by `vroundps` with its
+//! immediate; saturating conversions spelled out).  `pow` is inline, the
+//! operations of `lanemath::pow_avx2` in its order: with 16 ymm registers
+//! the call's spills cost more than the code.
+
+mod api;
+
+use std::collections::{BTreeSet, HashMap};
+use std::fmt::Write as _;
+
+use super::codegen::is_live;
+use super::helpers::{self, Helper};
+use super::{JitError, RegionCtx};
+use crate::ir::{BinOp, EXEC, InputSrc, Op, Reg, TriOp, UnOp};
+use crate::lanemath::{POW_EXP2_RANGE, POW_EXP2_TAYLOR, POW_LOG2_SERIES};
+
+pub use api::LLVM_ENV;
+pub(super) use api::LlvmCode;
+
+const V: &str = "<8 x float>";
+const VI: &str = "<8 x i32>";
+
+fn inline_un(f: UnOp) -> bool {
+    use UnOp::*;
+    matches!(
+        f,
+        FNeg | FAbs
+            | FFloor
+            | FCeil
+            | FTrunc
+            | FRound
+            | FFract
+            | FSqrt
+            | FInvSqrt
+            | FSign
+            | FSaturate
+            | FIsNan
+            | FIsInf
+            | F2S
+            | S2F
+            | INeg
+            | SAbs
+            | Not
+            | SSign
+    )
+}
+
+fn inline_bin(f: BinOp) -> bool {
+    use BinOp::*;
+    matches!(
+        f,
+        FAdd | FSub
+            | FMul
+            | FDiv
+            | FRem
+            | FMin
+            | FMax
+            | FStep
+            | FEq
+            | FNe
+            | FLt
+            | FLe
+            | FGt
+            | FGe
+            | IAdd
+            | ISub
+            | IMul
+            | IEq
+            | INe
+            | SLt
+            | SLe
+            | SGt
+            | SGe
+            | ULt
+            | ULe
+            | UGt
+            | UGe
+            | And
+            | Or
+            | Xor
+            | AndNot
+            | SMin
+            | SMax
+            | UMin
+            | UMax
+    )
+}
+
+fn inline_tri(f: TriOp) -> bool {
+    use TriOp::*;
+    matches!(f, FFma | FMix | FClamp | SClamp | UClamp | Select)
+}
+
+/// The text of one module being written.
+struct E {
+    out: String,
+    n: usize,
+    nu: usize,
+    cache: HashMap<u32, String>,
+    dirty: BTreeSet<u32>,
+    written: BTreeSet<u32>,
+    vbase: HashMap<u32, String>,
+    in_base: HashMap<InputSrc, String>,
+    out_base: HashMap<u32, String>,
+    /// LLVM 14: typed pointers (`i8*`); later versions: `ptr`.
+    typed: bool,
+}
+
+fn hexf(x: f32) -> String {
+    format!("0x{:016X}", (x as f64).to_bits())
+}
+
+impl E {
+    fn t(&mut self) -> String {
+        self.n += 1;
+        format!("%t{}", self.n)
+    }
+    fn ins(&mut self, s: &str) -> String {
+        let t = self.t();
+        let _ = writeln!(self.out, "  {t} = {s}");
+        t
+    }
+    fn line(&mut self, s: &str) {
+        let _ = writeln!(self.out, "  {s}");
+    }
+    fn i(&mut self, v: &str) -> String {
+        self.ins(&format!("bitcast {V} {v} to {VI}"))
+    }
+    fn f(&mut self, v: &str) -> String {
+        self.ins(&format!("bitcast {VI} {v} to {V}"))
+    }
+    fn fsplat(&self, x: f32) -> String {
+        let c = hexf(x);
+        format!(
+            "<float {c}, float {c}, float {c}, float {c}, float {c}, float {c}, float {c}, float {c}>"
+        )
+    }
+    fn isplat(x: i32) -> String {
+        format!("<i32 {x}, i32 {x}, i32 {x}, i32 {x}, i32 {x}, i32 {x}, i32 {x}, i32 {x}>")
+    }
+    /// The type of a pointer to `ty`: `ty*` in LLVM 14's typed pointers,
+    /// `ptr` from LLVM 15 on.
+    fn ptr(&self, ty: &str) -> String {
+        if self.typed {
+            format!("{ty}*")
+        } else {
+            "ptr".to_string()
+        }
+    }
+    /// A byte pointer `p` as a pointer to `ty` (a no-op with opaque
+    /// pointers).
+    fn cast(&mut self, p: &str, ty: &str) -> String {
+        if self.typed {
+            self.ins(&format!("bitcast i8* {p} to {ty}*"))
+        } else {
+            p.to_string()
+        }
+    }
+    /// The current group's row at byte pointer `base`.
+    fn addr(&mut self, base: &str) -> String {
+        let b = self.ptr("i8");
+        let p = self.ins(&format!("getelementptr i8, {b} {base}, i64 %off"));
+        self.cast(&p, V)
+    }
+    fn load(&mut self, p: &str, inv: bool) -> String {
+        let md = if inv { ", !invariant.load !0" } else { "" };
+        let vp = self.ptr(V);
+        self.ins(&format!("load {V}, {vp} {p}, align 16{md}"))
+    }
+    fn get(&mut self, r: Reg) -> String {
+        if let Some(v) = self.cache.get(&r.0) {
+            return v.clone();
+        }
+        let v = if r.is_uniform() {
+            let b = self.ptr("i8");
+            let p = self.ins(&format!(
+                "getelementptr i8, {b} %file, i64 {}",
+                r.index() * 32
+            ));
+            let q = self.cast(&p, V);
+            self.load(&q, true)
+        } else {
+            let base = self.vbase[&r.0].clone();
+            let q = self.addr(&base);
+            let inv = !self.written.contains(&r.0);
+            self.load(&q, inv)
+        };
+        self.cache.insert(r.0, v.clone());
+        v
+    }
+    fn set(&mut self, r: Reg, v: String) {
+        self.cache.insert(r.0, v);
+        self.dirty.insert(r.0);
+    }
+    fn call1(&mut self, name: &str, ty: &str, args: &[&str]) -> String {
+        let a: Vec<String> = args.iter().map(|a| format!("{ty} {a}")).collect();
+        self.ins(&format!("call {ty} @{name}({})", a.join(", ")))
+    }
+    fn round(&mut self, a: &str, imm: i32) -> String {
+        self.ins(&format!(
+            "call {V} @llvm.x86.avx.round.ps.256({V} {a}, i32 {imm})"
+        ))
+    }
+    fn fcmp(&mut self, cc: &str, a: &str, b: &str) -> String {
+        let m = self.ins(&format!("fcmp {cc} {V} {a}, {b}"));
+        let s = self.ins(&format!("sext <8 x i1> {m} to {VI}"));
+        self.f(&s)
+    }
+    fn icmp(&mut self, cc: &str, a: &str, b: &str) -> String {
+        let (a, b) = (self.i(a), self.i(b));
+        let m = self.ins(&format!("icmp {cc} {VI} {a}, {b}"));
+        let s = self.ins(&format!("sext <8 x i1> {m} to {VI}"));
+        self.f(&s)
+    }
+    fn int2(&mut self, op: &str, a: &str, b: &str) -> String {
+        let (a, b) = (self.i(a), self.i(b));
+        let r = self.ins(&format!("{op} {VI} {a}, {b}"));
+        self.f(&r)
+    }
+    fn intr2(&mut self, name: &str, a: &str, b: &str) -> String {
+        let (a, b) = (self.i(a), self.i(b));
+        let r = self.ins(&format!("call {VI} @{name}({VI} {a}, {VI} {b})"));
+        self.f(&r)
+    }
+    fn fsel(&mut self, m1: &str, x: &str, y: &str) -> String {
+        self.ins(&format!("select <8 x i1> {m1}, {V} {x}, {V} {y}"))
+    }
+    fn fmin(&mut self, a: &str, b: &str) -> String {
+        let m = self.ins(&format!("fcmp olt {V} {b}, {a}"));
+        self.fsel(&m, b, a)
+    }
+    fn fmax(&mut self, a: &str, b: &str) -> String {
+        let m = self.ins(&format!("fcmp olt {V} {a}, {b}"));
+        self.fsel(&m, b, a)
+    }
+    /// `m ? x : y` by the sign bit of `m`.
+    fn blend(&mut self, m: &str, x: &str, y: &str) -> String {
+        let mi = self.i(m);
+        let c = self.ins(&format!("icmp slt {VI} {mi}, zeroinitializer"));
+        self.fsel(&c, x, y)
+    }
+    fn and_bits(&mut self, m: &str, bits: f32) -> String {
+        let mi = self.i(m);
+        let r = self.ins(&format!(
+            "and {VI} {mi}, {}",
+            Self::isplat(bits.to_bits() as i32)
+        ));
+        self.f(&r)
+    }
+
+    fn un(&mut self, f: UnOp, a: &str) -> String {
+        use UnOp::*;
+        match f {
+            FNeg => self.ins(&format!("fneg {V} {a}")),
+            FAbs => self.call1("llvm.fabs.v8f32", V, &[a]),
+            FFloor => self.round(a, 9),
+            FCeil => self.round(a, 10),
+            FTrunc => self.round(a, 11),
+            FRound => self.round(a, 8),
+            FFract => {
+                let fl = self.round(a, 9);
+                self.ins(&format!("fsub {V} {a}, {fl}"))
+            }
+            FSqrt => self.call1("llvm.sqrt.v8f32", V, &[a]),
+            FInvSqrt => {
+                let s = self.call1("llvm.sqrt.v8f32", V, &[a]);
+                let one = self.fsplat(1.0);
+                self.ins(&format!("fdiv {V} {one}, {s}"))
+            }
+            FSign => {
+                let z = self.fsplat(0.0);
+                let gt = self.fcmp("ogt", a, &z);
+                let lt = self.fcmp("olt", a, &z);
+                let pos = self.and_bits(&gt, 1.0);
+                let neg = self.and_bits(&lt, -1.0);
+                self.int2("or", &pos, &neg)
+            }
+            FSaturate => {
+                let z = self.fsplat(0.0);
+                let one = self.fsplat(1.0);
+                let t = self.fmax(a, &z);
+                self.fmin(&t, &one)
+            }
+            FIsNan => self.fcmp("une", a, a),
+            FIsInf => {
+                let x = self.call1("llvm.fabs.v8f32", V, &[a]);
+                let inf = self.fsplat(f32::INFINITY);
+                self.fcmp("oeq", &x, &inf)
+            }
+            F2S => {
+                let t = self.ins(&format!("call {VI} @llvm.x86.avx.cvtt.ps2dq.256({V} {a})"));
+                let big = self.ins(&format!("fcmp oge {V} {a}, {}", self.fsplat(2147483648.0)));
+                let t = self.ins(&format!(
+                    "select <8 x i1> {big}, {VI} {}, {VI} {t}",
+                    Self::isplat(i32::MAX)
+                ));
+                let nan = self.ins(&format!("fcmp uno {V} {a}, {a}"));
+                let t = self.ins(&format!(
+                    "select <8 x i1> {nan}, {VI} zeroinitializer, {VI} {t}"
+                ));
+                self.f(&t)
+            }
+            S2F => {
+                let x = self.i(a);
+                self.ins(&format!("sitofp {VI} {x} to {V}"))
+            }
+            INeg => {
+                let x = self.i(a);
+                let r = self.ins(&format!("sub {VI} zeroinitializer, {x}"));
+                self.f(&r)
+            }
+            SAbs => {
+                let x = self.i(a);
+                let r = self.ins(&format!("call {VI} @llvm.abs.v8i32({VI} {x}, i1 false)"));
+                self.f(&r)
+            }
+            Not => {
+                let x = self.i(a);
+                let r = self.ins(&format!("xor {VI} {x}, {}", Self::isplat(-1)));
+                self.f(&r)
+            }
+            SSign => {
+                let x = self.i(a);
+                let gt = self.ins(&format!("icmp sgt {VI} {x}, zeroinitializer"));
+                let lt = self.ins(&format!("icmp slt {VI} {x}, zeroinitializer"));
+                let gt = self.ins(&format!("zext <8 x i1> {gt} to {VI}"));
+                let lt = self.ins(&format!("sext <8 x i1> {lt} to {VI}"));
+                let r = self.ins(&format!("or {VI} {gt}, {lt}"));
+                self.f(&r)
+            }
+            _ => unreachable!(),
+        }
+    }
+
+    fn bin(&mut self, f: BinOp, a: &str, b: &str) -> String {
+        use BinOp::*;
+        match f {
+            FAdd => self.ins(&format!("fadd {V} {a}, {b}")),
+            FSub => self.ins(&format!("fsub {V} {a}, {b}")),
+            FMul => self.ins(&format!("fmul {V} {a}, {b}")),
+            FDiv => self.ins(&format!("fdiv {V} {a}, {b}")),
+            FRem => {
+                let q = self.ins(&format!("fdiv {V} {a}, {b}"));
+                let t = self.round(&q, 11);
+                let p = self.ins(&format!("fmul {V} {b}, {t}"));
+                self.ins(&format!("fsub {V} {a}, {p}"))
+            }
+            FMin => self.fmin(a, b),
+            FMax => self.fmax(a, b),
+            FStep => {
+                let m = self.fcmp("oge", b, a);
+                self.and_bits(&m, 1.0)
+            }
+            FEq => self.fcmp("oeq", a, b),
+            FNe => self.fcmp("une", a, b),
+            FLt => self.fcmp("olt", a, b),
+            FLe => self.fcmp("ole", a, b),
+            FGt => self.fcmp("ogt", a, b),
+            FGe => self.fcmp("oge", a, b),
+            IAdd => self.int2("add", a, b),
+            ISub => self.int2("sub", a, b),
+            IMul => self.int2("mul", a, b),
+            IEq => self.icmp("eq", a, b),
+            INe => self.icmp("ne", a, b),
+            SLt => self.icmp("slt", a, b),
+            SLe => self.icmp("sle", a, b),
+            SGt => self.icmp("sgt", a, b),
+            SGe => self.icmp("sge", a, b),
+            ULt => self.icmp("ult", a, b),
+            ULe => self.icmp("ule", a, b),
+            UGt => self.icmp("ugt", a, b),
+            UGe => self.icmp("uge", a, b),
+            And => self.int2("and", a, b),
+            Or => self.int2("or", a, b),
+            Xor => self.int2("xor", a, b),
+            AndNot => {
+                let (x, y) = (self.i(a), self.i(b));
+                let ny = self.ins(&format!("xor {VI} {y}, {}", Self::isplat(-1)));
+                let r = self.ins(&format!("and {VI} {x}, {ny}"));
+                self.f(&r)
+            }
+            SMin => self.intr2("llvm.smin.v8i32", a, b),
+            SMax => self.intr2("llvm.smax.v8i32", a, b),
+            UMin => self.intr2("llvm.umin.v8i32", a, b),
+            UMax => self.intr2("llvm.umax.v8i32", a, b),
+            _ => unreachable!(),
+        }
+    }
+
+    fn tri(&mut self, f: TriOp, a: &str, b: &str, c: &str) -> String {
+        use TriOp::*;
+        match f {
+            FFma => self.ins(&format!(
+                "call {V} @llvm.fma.v8f32({V} {a}, {V} {b}, {V} {c})"
+            )),
+            FMix => {
+                let d = self.ins(&format!("fsub {V} {b}, {a}"));
+                self.ins(&format!(
+                    "call {V} @llvm.fma.v8f32({V} {d}, {V} {c}, {V} {a})"
+                ))
+            }
+            FClamp => {
+                let t = self.fmax(a, b);
+                self.fmin(&t, c)
+            }
+            SClamp => {
+                let t = self.intr2("llvm.smax.v8i32", a, b);
+                self.intr2("llvm.smin.v8i32", &t, c)
+            }
+            UClamp => {
+                let t = self.intr2("llvm.umax.v8i32", a, b);
+                self.intr2("llvm.umin.v8i32", &t, c)
+            }
+            Select => self.blend(a, b, c),
+            _ => unreachable!(),
+        }
+    }
+
+    /// Element `i` of the helper buffer.
+    fn buf(&mut self, i: usize) -> String {
+        let ap = self.ptr(&format!("[8 x {V}]"));
+        self.ins(&format!(
+            "getelementptr [8 x {V}], {ap} %buf, i64 0, i64 {i}"
+        ))
+    }
+
+    /// Calls `h` on `args` through the stack buffer (`helpers`' calling
+    /// convention); returns `results` values.
+    fn call_helper(&mut self, h: Helper, args: &[String], results: usize) -> Vec<String> {
+        let vp = self.ptr(V);
+        for (i, a) in args.iter().enumerate() {
+            let p = self.buf(i);
+            self.line(&format!("store {V} {a}, {vp} {p}, align 32"));
+        }
+        let fty = self.ptr(&format!("void ({vp})"));
+        let fp = self.ins(&format!("inttoptr i64 {} to {fty}", h as usize as i64));
+        let p0 = self.buf(0);
+        self.line(&format!("call void {fp}({vp} {p0})"));
+        (0..results)
+            .map(|i| {
+                let p = self.buf(i);
+                self.ins(&format!("load {V}, {vp} {p}, align 32"))
+            })
+            .collect()
+    }
+
+    /// `pow(x, y)` inline: `lanemath::pow_avx2`, step for step.
+    fn pow_inline(&mut self, x: &str, y: &str) -> String {
+        let l = self.log2(x);
+        let p = self.ins(&format!("fmul {V} {y}, {l}"));
+        self.exp2(&p)
+    }
+
+    fn fma(&mut self, a: &str, b: &str, c: &str) -> String {
+        self.ins(&format!(
+            "call {V} @llvm.fma.v8f32({V} {a}, {V} {b}, {V} {c})"
+        ))
+    }
+
+    fn sel_cmp(&mut self, cc: &str, a: &str, b: &str, t: &str, f: &str) -> String {
+        let m = self.ins(&format!("fcmp {cc} {V} {a}, {b}"));
+        self.fsel(&m, t, f)
+    }
+
+    fn log2(&mut self, x: &str) -> String {
+        let k = |i: usize| {
+            let c = hexf(f32::from_bits(POW_LOG2_SERIES[i]));
+            format!(
+                "<float {c}, float {c}, float {c}, float {c}, float {c}, float {c}, float {c}, float {c}>"
+            )
+        };
+        let minpos = self.fsplat(f32::MIN_POSITIVE);
+        let sub = self.ins(&format!("fcmp olt {V} {x}, {minpos}"));
+        let sc = self.ins(&format!("fmul {V} {x}, {}", self.fsplat(8_388_608.0)));
+        let xs = self.fsel(&sub, &sc, x);
+        let bits = self.i(&xs);
+        let sh = self.ins(&format!("ashr {VI} {bits}, {}", Self::isplat(23)));
+        let e = self.ins(&format!("and {VI} {sh}, {}", Self::isplat(0xff)));
+        let e = self.ins(&format!("sub {VI} {e}, {}", Self::isplat(127)));
+        let subi = self.ins(&format!("sext <8 x i1> {sub} to {VI}"));
+        let s23 = self.ins(&format!("and {VI} {subi}, {}", Self::isplat(23)));
+        let e = self.ins(&format!("sub {VI} {e}, {s23}"));
+        let mb = self.ins(&format!("and {VI} {bits}, {}", Self::isplat(0x007f_ffff)));
+        let mb = self.ins(&format!("or {VI} {mb}, {}", Self::isplat(0x3f80_0000)));
+        let m = self.f(&mb);
+        let big = self.ins(&format!(
+            "fcmp ogt {V} {m}, {}",
+            self.fsplat(std::f32::consts::SQRT_2)
+        ));
+        let mh = self.ins(&format!("fmul {V} {m}, {}", self.fsplat(0.5)));
+        let m = self.fsel(&big, &mh, &m);
+        let bigi = self.ins(&format!("sext <8 x i1> {big} to {VI}"));
+        let e = self.ins(&format!("sub {VI} {e}, {bigi}"));
+        let one = self.fsplat(1.0);
+        let num = self.ins(&format!("fsub {V} {m}, {one}"));
+        let den = self.ins(&format!("fadd {V} {m}, {one}"));
+        let t = self.ins(&format!("fdiv {V} {num}, {den}"));
+        let t2 = self.ins(&format!("fmul {V} {t}, {t}"));
+        let p = self.fma(&t2, &k(4), &k(3));
+        let p = self.fma(&p, &t2, &k(2));
+        let p = self.fma(&p, &t2, &k(1));
+        let p = self.fma(&p, &t2, &k(0));
+        let ef = self.ins(&format!("sitofp {VI} {e} to {V}"));
+        let r = self.fma(&t, &p, &ef);
+        let z = self.fsplat(0.0);
+        let ninf = self.fsplat(f32::NEG_INFINITY);
+        let r = self.sel_cmp("oeq", x, &z, &ninf, &r);
+        let inf = self.fsplat(f32::INFINITY);
+        let r = self.sel_cmp("oeq", x, &inf, &inf, &r);
+        let lt = self.ins(&format!("fcmp olt {V} {x}, {z}"));
+        let nn = self.ins(&format!("fcmp une {V} {x}, {x}"));
+        let bad = self.ins(&format!("or <8 x i1> {lt}, {nn}"));
+        let nan = self.fsplat(f32::NAN);
+        self.fsel(&bad, &nan, &r)
+    }
+
+    fn exp2(&mut self, y: &str) -> String {
+        let k = |i: usize| {
+            let c = hexf(f32::from_bits(POW_EXP2_TAYLOR[i]));
+            format!(
+                "<float {c}, float {c}, float {c}, float {c}, float {c}, float {c}, float {c}, float {c}>"
+            )
+        };
+        let lo = self.fsplat(POW_EXP2_RANGE.0);
+        let hi = self.fsplat(POW_EXP2_RANGE.1);
+        let yc = self.sel_cmp("ogt", y, &lo, y, &lo);
+        let yc = self.sel_cmp("olt", &yc, &hi, &yc, &hi);
+        let h = self.ins(&format!("fadd {V} {yc}, {}", self.fsplat(0.5)));
+        let i = self.round(&h, 9);
+        let f = self.ins(&format!("fsub {V} {yc}, {i}"));
+        let p = self.fma(&f, &k(6), &k(5));
+        let p = self.fma(&p, &f, &k(4));
+        let p = self.fma(&p, &f, &k(3));
+        let p = self.fma(&p, &f, &k(2));
+        let p = self.fma(&p, &f, &k(1));
+        let p = self.fma(&p, &f, &k(0));
+        let one = self.fsplat(1.0);
+        let p = self.fma(&p, &f, &one);
+        let ii = self.ins(&format!("call {VI} @llvm.x86.avx.cvt.ps2dq.256({V} {i})"));
+        let i1 = self.ins(&format!("ashr {VI} {ii}, {}", Self::isplat(1)));
+        let i2 = self.ins(&format!("sub {VI} {ii}, {i1}"));
+        let s1 = self.ins(&format!("add {VI} {i1}, {}", Self::isplat(127)));
+        let s1 = self.ins(&format!("shl {VI} {s1}, {}", Self::isplat(23)));
+        let s1 = self.f(&s1);
+        let s2 = self.ins(&format!("add {VI} {i2}, {}", Self::isplat(127)));
+        let s2 = self.ins(&format!("shl {VI} {s2}, {}", Self::isplat(23)));
+        let s2 = self.f(&s2);
+        let r = self.ins(&format!("fmul {V} {p}, {s1}"));
+        let r = self.ins(&format!("fmul {V} {r}, {s2}"));
+        let nan = self.fsplat(f32::NAN);
+        self.sel_cmp("une", y, y, &nan, &r)
+    }
+
+    fn op(&mut self, op: &Op) {
+        match op {
+            Op::Mov { d, a } => {
+                let v = self.get(*a);
+                self.set(*d, v);
+            }
+            Op::MovMasked { d, a } => {
+                let (m, x, old) = (self.get(EXEC), self.get(*a), self.get(*d));
+                let v = self.blend(&m, &x, &old);
+                self.set(*d, v);
+            }
+            Op::Un { f, d, a } => {
+                let x = self.get(*a);
+                let v = if inline_un(*f) {
+                    self.un(*f, &x)
+                } else {
+                    self.call_helper(helpers::un(*f), &[x], 1).remove(0)
+                };
+                self.set(*d, v);
+            }
+            Op::Bin { f, d, a, b } => {
+                let (x, y) = (self.get(*a), self.get(*b));
+                let v = if inline_bin(*f) {
+                    self.bin(*f, &x, &y)
+                } else if *f == BinOp::FPow {
+                    self.pow_inline(&x, &y)
+                } else {
+                    self.call_helper(helpers::bin(*f), &[x, y], 1).remove(0)
+                };
+                self.set(*d, v);
+            }
+            Op::Tri { f, d, a, b, c } => {
+                let (x, y, z) = (self.get(*a), self.get(*b), self.get(*c));
+                let v = if inline_tri(*f) {
+                    self.tri(*f, &x, &y, &z)
+                } else {
+                    self.call_helper(helpers::tri(*f), &[x, y, z], 1).remove(0)
+                };
+                self.set(*d, v);
+            }
+            Op::InsertBits { d, e, n, off, cnt } => {
+                let args = [*e, *n, *off, *cnt].map(|r| self.get(r));
+                let v = self.call_helper(helpers::insert_bits, &args, 1).remove(0);
+                self.set(*d, v);
+            }
+            Op::Pack { f, d, a } => {
+                let n = f.arity();
+                let args: Vec<String> = (0..4)
+                    .map(|k| {
+                        if k < n {
+                            self.get(a[k])
+                        } else {
+                            "zeroinitializer".to_string()
+                        }
+                    })
+                    .collect();
+                let v = self.call_helper(helpers::pack(*f), &args, 1).remove(0);
+                self.set(*d, v);
+            }
+            Op::Unpack { f, d, a } => {
+                let x = self.get(*a);
+                let r = self.call_helper(helpers::unpack(*f), &[x], 4);
+                for k in 0..f.arity() {
+                    self.set(d[k], r[k].clone());
+                }
+            }
+            Op::Deriv { axis, fine, d, a } => {
+                let x = self.get(*a);
+                let v = self
+                    .call_helper(helpers::deriv(*axis, *fine), &[x], 1)
+                    .remove(0);
+                self.set(*d, v);
+            }
+            Op::LoadInput { d, src } => {
+                let base = self.in_base[src].clone();
+                let q = self.addr(&base);
+                let v = self.load(&q, true);
+                self.set(*d, v);
+            }
+            Op::StoreOutput { slot, a } => {
+                let v = self.get(*a);
+                let base = self.out_base[slot].clone();
+                let q = self.addr(&base);
+                let vp = self.ptr(V);
+                self.line(&format!("store {V} {v}, {vp} {q}, align 16"));
+            }
+            Op::Extract { d, index, srcs } => {
+                // d = srcs[min(index, n - 1)] (unsigned), as `exec::extract`
+                let idx = self.get(*index);
+                let ii = self.i(&idx);
+                let last = Self::isplat(srcs.len() as i32 - 1);
+                let c = self.ins(&format!(
+                    "call {VI} @llvm.umin.v8i32({VI} {ii}, {VI} {last})"
+                ));
+                let mut r = self.get(srcs[0]);
+                for (k, src) in srcs.iter().enumerate().skip(1) {
+                    let x = self.get(*src);
+                    let hit = self.ins(&format!("icmp eq {VI} {c}, {}", Self::isplat(k as i32)));
+                    r = self.fsel(&hit, &x, &r);
+                }
+                self.set(*d, r);
+            }
+            Op::Insert {
+                dsts,
+                srcs,
+                index,
+                value,
+                masked,
+            } => {
+                // dsts[k] = (min(index, n - 1) == k [&& EXEC < 0]) ? value :
+                // srcs[k], in k order, as `exec::insert`
+                let n = dsts.len().min(srcs.len());
+                let (idx, val) = (self.get(*index), self.get(*value));
+                let exec = if *masked {
+                    let e = self.get(EXEC);
+                    let ei = self.i(&e);
+                    Some(self.ins(&format!("icmp slt {VI} {ei}, zeroinitializer")))
+                } else {
+                    None
+                };
+                let ii = self.i(&idx);
+                let last = Self::isplat(n as i32 - 1);
+                let c = self.ins(&format!(
+                    "call {VI} @llvm.umin.v8i32({VI} {ii}, {VI} {last})"
+                ));
+                for k in 0..n {
+                    let old = self.get(srcs[k]);
+                    let hit = self.ins(&format!("icmp eq {VI} {c}, {}", Self::isplat(k as i32)));
+                    let hit = match &exec {
+                        Some(e) => self.ins(&format!("and <8 x i1> {hit}, {e}")),
+                        None => hit,
+                    };
+                    let v = self.fsel(&hit, &val, &old);
+                    self.set(dsts[k], v);
+                }
+            }
+            _ => unreachable!(),
+        }
+    }
+
+    fn region(&mut self, name: &str, ops: &[Op], live_out: &[u64]) {
+        self.cache.clear();
+        self.dirty.clear();
+        self.written.clear();
+        self.vbase.clear();
+        self.in_base.clear();
+        self.out_base.clear();
+        let b = self.ptr("i8");
+        let _ = writeln!(self.out, "define void @{name}({b} %ctx) #0 {{\nentry:");
+        self.line(&format!("%buf = alloca [8 x {V}], align 32"));
+        let field = |e: &mut E, off: usize, ty: &str| -> String {
+            let b = e.ptr("i8");
+            let p = e.ins(&format!("getelementptr i8, {b} %ctx, i64 {off}"));
+            let q = e.cast(&p, ty);
+            let tp = e.ptr(ty);
+            e.ins(&format!("load {ty}, {tp} {q}"))
+        };
+        let b = self.ptr("i8");
+        let file = field(self, std::mem::offset_of!(RegionCtx, file), &b);
+        self.line(&format!("%file = getelementptr i8, {b} {file}, i64 0"));
+        let groups = field(self, std::mem::offset_of!(RegionCtx, groups), "i64");
+        self.line(&format!("%groups = add i64 {groups}, 0"));
+        let io_stride = field(self, std::mem::offset_of!(RegionCtx, io_stride), "i64");
+        let stride = self.ins("mul i64 %groups, 32");
+        let vfile = self.ins(&format!(
+            "getelementptr i8, {b} %file, i64 {}",
+            self.nu * 32
+        ));
+        let mut regs = BTreeSet::new();
+        for op in ops {
+            op.for_each_use(|r| {
+                regs.insert(r);
+            });
+            op.for_each_def(|r| {
+                regs.insert(r);
+                if !r.is_uniform() {
+                    self.written.insert(r.0);
+                }
+            });
+        }
+        for r in regs {
+            if !r.is_uniform() {
+                let o = self.ins(&format!("mul i64 {stride}, {}", r.index()));
+                let a = self.ins(&format!("getelementptr i8, {b} {vfile}, i64 {o}"));
+                self.vbase.insert(r.0, a);
+            }
+        }
+        for op in ops {
+            match op {
+                Op::LoadInput { src, .. } if !self.in_base.contains_key(src) => {
+                    let (f, row) = match *src {
+                        InputSrc::Slot(sc) => (std::mem::offset_of!(RegionCtx, inputs), sc),
+                        InputSrc::FragCoord(c) => {
+                            (std::mem::offset_of!(RegionCtx, frag_coord), c as u32)
+                        }
+                        InputSrc::VertexId => (std::mem::offset_of!(RegionCtx, vertex_id), 0),
+                        InputSrc::InstanceId => (std::mem::offset_of!(RegionCtx, instance_id), 0),
+                        InputSrc::Compute(_) => continue,
+                    };
+                    let p = field(self, f, &b);
+                    let o = self.ins(&format!("mul i64 {io_stride}, {row}"));
+                    let a = self.ins(&format!("getelementptr i8, {b} {p}, i64 {o}"));
+                    self.in_base.insert(*src, a);
+                }
+                Op::StoreOutput { slot, .. } if !self.out_base.contains_key(slot) => {
+                    let p = field(self, std::mem::offset_of!(RegionCtx, outputs), &b);
+                    let o = self.ins(&format!("mul i64 {io_stride}, {slot}"));
+                    let a = self.ins(&format!("getelementptr i8, {b} {p}, i64 {o}"));
+                    self.out_base.insert(*slot, a);
+                }
+                _ => {}
+            }
+        }
+        self.line("br label %loop");
+        let _ = writeln!(self.out, "loop:");
+        self.line("%g = phi i64 [0, %entry], [%g1, %loop]");
+        self.line("%off = mul i64 %g, 32");
+        for op in ops {
+            self.op(op);
+        }
+        let dirty = std::mem::take(&mut self.dirty);
+        for r in dirty {
+            if is_live(live_out, Reg(r)) {
+                let v = self.cache[&r].clone();
+                let base = self.vbase[&r].clone();
+                let q = self.addr(&base);
+                let vp = self.ptr(V);
+                self.line(&format!("store {V} {v}, {vp} {q}, align 16"));
+            }
+        }
+        self.line("%g1 = add i64 %g, 1");
+        self.line("%more = icmp ult i64 %g1, %groups");
+        self.line("br i1 %more, label %loop, label %exit");
+        let _ = writeln!(self.out, "exit:\n  ret void\n}}\n");
+    }
+}
+
+const DECLS: &str = "
+declare <8 x float> @llvm.fabs.v8f32(<8 x float>)
+declare <8 x float> @llvm.sqrt.v8f32(<8 x float>)
+declare <8 x float> @llvm.fma.v8f32(<8 x float>, <8 x float>, <8 x float>)
+declare <8 x float> @llvm.x86.avx.round.ps.256(<8 x float>, i32)
+declare <8 x i32> @llvm.x86.avx.cvtt.ps2dq.256(<8 x float>)
+declare <8 x i32> @llvm.x86.avx.cvt.ps2dq.256(<8 x float>)
+declare <8 x i32> @llvm.abs.v8i32(<8 x i32>, i1)
+declare <8 x i32> @llvm.smin.v8i32(<8 x i32>, <8 x i32>)
+declare <8 x i32> @llvm.smax.v8i32(<8 x i32>, <8 x i32>)
+declare <8 x i32> @llvm.umin.v8i32(<8 x i32>, <8 x i32>)
+declare <8 x i32> @llvm.umax.v8i32(<8 x i32>, <8 x i32>)
+attributes #0 = { nounwind \"target-cpu\"=\"x86-64-v3\" }
+!0 = !{}
+";
+
+#[cfg(test)]
+/// Whether LLVM's code generator can run here (the host's `libLLVM` 14
+/// loads and has every function it calls); the error says why not.
+pub(super) fn available() -> Result<(), JitError> {
+    api::Llvm::load().map(drop)
+}
+
+/// Compiles `regions` (each `(ops, live_out)`, every op one
+/// `codegen::supported` accepts) into one module; returns its code and
+/// each region's address, in order.
+pub(super) fn compile(
+    nu: usize,
+    regions: &[(&[Op], &[u64])],
+    disasm: bool,
+) -> Result<(LlvmCode, Vec<*const u8>), JitError> {
+    let llvm = api::Llvm::load()?;
+    let mut e = E {
+        out: String::new(),
+        n: 0,
+        nu,
+        cache: HashMap::new(),
+        dirty: BTreeSet::new(),
+        written: BTreeSet::new(),
+        vbase: HashMap::new(),
+        in_base: HashMap::new(),
+        out_base: HashMap::new(),
+        typed: llvm.major() == 14,
+    };
+    let mut names = Vec::with_capacity(regions.len());
+    for (i, (ops, live)) in regions.iter().enumerate() {
+        let name = format!("region{i}");
+        e.region(&name, ops, live);
+        names.push(name);
+    }
+    e.out.push_str(DECLS);
+    if disasm {
+        eprintln!("=== LLVM module ({} regions)\n{}", regions.len(), e.out);
+    }
+    llvm.compile(&e.out, &names)
+}
