@@ -166,7 +166,9 @@ fn fragment_shader(c: &mut Criterion) {
         .expect("bench shader")
     };
     let interp = build(Backend::Interp);
+    // the default JIT (LLVM where the host has libLLVM) and Cranelift's
     let jit = build(Backend::Jit);
+    let crane = build(Backend::Cranelift);
     let code = jit.jit().expect("the JIT compiles the bench shader");
     let native = NativeLit {
         info: interp.info().clone(),
@@ -177,14 +179,20 @@ fn fragment_shader(c: &mut Criterion) {
     let (mut out_a, mut out_b) = (vec![Lanes::ZERO; n_out], vec![Lanes::ZERO; n_out]);
     let mut mask = vec![Lanes::ZERO; GROUPS];
     let mut out_j = vec![Lanes::ZERO; n_out];
+    let mut out_c = vec![Lanes::ZERO; n_out];
     run(&interp, &inp, &mut out_a, &mut mask);
     run(&jit, &inp, &mut out_j, &mut mask);
+    run(&crane, &inp, &mut out_c, &mut mask);
     run(&native, &inp, &mut out_b, &mut mask);
-    // The JIT is byte-identical to the interpreter.
-    for (a, j) in out_a.iter().zip(&out_j) {
+    // Both JIT code generators are byte-identical to the interpreter.
+    for ((a, j), c) in out_a.iter().zip(&out_j).zip(&out_c) {
         assert_eq!(
             a.to_array().map(f32::to_bits),
             j.to_array().map(f32::to_bits)
+        );
+        assert_eq!(
+            a.to_array().map(f32::to_bits),
+            c.to_array().map(f32::to_bits)
         );
     }
     // The twins must agree (a few ulp: the interpreter may fuse or order
@@ -195,9 +203,10 @@ fn fragment_shader(c: &mut Criterion) {
         }
     }
     eprintln!(
-        "fragment_shader: lane program {} body ops, {} prologue ops; JIT: {} of {} ops in {} regions, compiled in {:.2} ms",
+        "fragment_shader: lane program {} body ops, {} prologue ops; JIT ({:?}): {} of {} ops in {} regions, compiled in {:.2} ms",
         interp.program().body.len(),
         interp.program().prologue.len(),
+        code.codegen(),
         code.coverage().0,
         code.coverage().1,
         code.region_count(),
@@ -212,6 +221,9 @@ fn fragment_shader(c: &mut Criterion) {
     });
     g.bench_function("jit", |b| {
         b.iter(|| run(black_box(&jit), &inp, &mut out_j, &mut mask))
+    });
+    g.bench_function("jit_cranelift", |b| {
+        b.iter(|| run(black_box(&crane), &inp, &mut out_c, &mut mask))
     });
     g.bench_function("native", |b| {
         b.iter(|| run(black_box(&native), &inp, &mut out_b, &mut mask))
