@@ -779,6 +779,33 @@ mod tests {
         }
     }
 
+    /// Programs compiled on several threads at once (an embedder's
+    /// contexts on their own threads) each get working code.
+    #[test]
+    fn code_generators_compile_concurrently() {
+        for g in codegens() {
+            std::thread::scope(|scope| {
+                for t in 0..4u32 {
+                    scope.spawn(move || {
+                        let op = Op::Bin {
+                            f: BinOp::ALL[t as usize % BinOp::ALL.len()],
+                            d: D,
+                            a: A,
+                            b: B,
+                        };
+                        let interp = program(op, false);
+                        let mut jit = interp.clone();
+                        jit.id += 1;
+                        let code = JitCode::compile(&jit, g)
+                            .unwrap_or_else(|e| panic!("{g:?}: {e}"))
+                            .expect("compiled");
+                        assert_eq!(run(&interp, None), run(&jit, Some(&code)), "{g:?}");
+                    });
+                }
+            });
+        }
+    }
+
     #[test]
     fn regions_split_at_unsupported_ops_and_jump_targets() {
         let mov = || Op::Mov { d: A, a: B };

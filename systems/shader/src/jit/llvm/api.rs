@@ -137,11 +137,19 @@ impl Llvm {
             error_message: f!("LLVMGetErrorMessage"),
             dispose_error_message: f!("LLVMDisposeErrorMessage"),
         };
-        for init in fns.init {
-            // SAFETY: the x86 target initializers take no arguments and
-            // may run any number of times.
-            unsafe { init() };
-        }
+        // LLVM's target registry is process-wide and its registration
+        // checks-then-writes without a lock: two threads creating their
+        // first shaders at once must not both run it.  The guard is
+        // process-wide because that state is: it exists once per process
+        // whatever this crate does.
+        static INIT: std::sync::Once = std::sync::Once::new();
+        INIT.call_once(|| {
+            for init in fns.init {
+                // SAFETY: the x86 target initializers take no arguments and
+                // may run any number of times.
+                unsafe { init() };
+            }
+        });
         Ok(Llvm {
             fns,
             major,
