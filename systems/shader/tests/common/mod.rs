@@ -47,11 +47,17 @@ pub fn setup(lang: Language, src: &str, entry: &str, stage: ShaderType) -> Setup
             .unwrap_or_else(|e| panic!("compile {entry}: {e}"))
     };
     let shader = build(Backend::Interp);
-    let jits = [Backend::Llvm, Backend::Cranelift]
+    let jits: Vec<(Backend, CompiledShader)> = [Backend::Llvm, Backend::Cranelift]
         .into_iter()
         .map(|b| (b, build(b)))
         .collect();
     assert!(shader.jit().is_none());
+    // Where CI requires LLVM, a program Cranelift compiles must have
+    // LLVM's code too (not the interpreter's fallback, unnoticed).
+    if std::env::var_os(ferropipe_shader::REQUIRE_LLVM_ENV).is_some() && jits[1].1.jit().is_some() {
+        let code = jits[0].1.jit().expect("LLVM compiles what Cranelift does");
+        assert_eq!(code.codegen(), ferropipe_shader::Codegen::Llvm);
+    }
     let ns = if stage == ShaderType::Vertex {
         ShaderStage::Vertex
     } else {
