@@ -27,7 +27,7 @@ use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{FuncId, Linkage, Module as _};
 
 use super::helpers::{self, Helper};
-use super::{JitError, Module, RegionCtx};
+use super::{IoRow, JitError, Module, RegionCtx, region_regs};
 use crate::ir::{BinOp, EXEC, InputSrc, LaneProgram, Op, Reg, TriOp, UnOp};
 
 const LANES_BYTES: i64 = 32;
@@ -219,8 +219,7 @@ impl Compiler {
                 slot: None,
                 vbase: HashMap::new(),
                 ufile: None,
-                in_base: HashMap::new(),
-                out_base: HashMap::new(),
+                io_base: HashMap::new(),
                 cache: HashMap::new(),
                 dirty: BTreeSet::new(),
                 off: None,
@@ -269,10 +268,8 @@ struct Gen<'a, 'b> {
     vbase: HashMap<u32, Value>,
     /// The register file, when the region reads uniform registers.
     ufile: Option<Value>,
-    /// Address of group 0 of each input / frag-coord / id row it reads.
-    in_base: HashMap<InputSrc, Value>,
-    /// Address of group 0 of each output row it writes.
-    out_base: HashMap<u32, Value>,
+    /// Address of group 0 of each I/O row it reads or writes.
+    io_base: HashMap<IoRow, Value>,
     /// Values of the current group's registers.
     cache: HashMap<u32, V>,
     /// Registers written in this group.
@@ -342,22 +339,8 @@ impl Gen<'_, '_> {
         let vfile = self.b.ins().iadd_imm_s(file, self.nu as i64 * LANES_BYTES);
 
         // base addresses and uniforms, ahead of the loop
-        let mut regs = BTreeSet::new();
-        for op in ops {
-            op.for_each_use(|r| {
-                regs.insert(r);
-            });
-            op.for_each_def(|r| {
-                regs.insert(r);
-            });
-        }
-        for op in ops {
-            op.for_each_def(|r| {
-                if !r.is_uniform() {
-                    self.written.insert(r.0);
-                }
-            });
-        }
+        let (regs, written) = region_regs(ops);
+        self.written = written;
         for r in regs {
             if r.is_uniform() {
                 // loaded where used, once per group: preloading them all
@@ -371,30 +354,13 @@ impl Gen<'_, '_> {
                 self.vbase.insert(r.0, a);
             }
         }
-        for op in ops {
-            match op {
-                Op::LoadInput { src, .. } if !self.in_base.contains_key(src) => {
-                    let (f, row) = match *src {
-                        InputSrc::Slot(sc) => (std::mem::offset_of!(RegionCtx, inputs), sc),
-                        InputSrc::FragCoord(c) => {
-                            (std::mem::offset_of!(RegionCtx, frag_coord), c as u32)
-                        }
-                        InputSrc::VertexId => (std::mem::offset_of!(RegionCtx, vertex_id), 0),
-                        InputSrc::InstanceId => (std::mem::offset_of!(RegionCtx, instance_id), 0),
-                        InputSrc::Compute(_) => continue,
-                    };
-                    let p = field(self.b, f);
-                    let o = self.b.ins().imul_imm_s(io_stride, row as i64);
-                    let a = self.b.ins().iadd(p, o);
-                    self.in_base.insert(*src, a);
-                }
-                Op::StoreOutput { slot, .. } if !self.out_base.contains_key(slot) => {
-                    let p = field(self.b, std::mem::offset_of!(RegionCtx, outputs));
-                    let o = self.b.ins().imul_imm_s(io_stride, *slot as i64);
-                    let a = self.b.ins().iadd(p, o);
-                    self.out_base.insert(*slot, a);
-                }
-                _ => {}
+        for row in ops.iter().filter_map(IoRow::of) {
+            if !self.io_base.contains_key(&row) {
+                let (f, index) = row.field_and_row();
+                let p = field(self.b, f);
+                let o = self.b.ins().imul_imm_s(io_stride, index as i64);
+                let a = self.b.ins().iadd(p, o);
+                self.io_base.insert(row, a);
             }
         }
 
@@ -834,7 +800,7 @@ impl Gen<'_, '_> {
                 self.set(*d, v);
             }
             Op::LoadInput { d, src } => {
-                let base = self.in_base[src];
+                let base = self.io_base[&IoRow::In(*src)];
                 let off = self.off.expect("inside the loop");
                 let a = self.b.ins().iadd(base, off);
                 // Inputs are read-only to the program (`&[Lanes]` in the
@@ -845,7 +811,7 @@ impl Gen<'_, '_> {
             }
             Op::StoreOutput { slot, a } => {
                 let v = self.get(*a);
-                let base = self.out_base[slot];
+                let base = self.io_base[&IoRow::Out(*slot)];
                 let off = self.off.expect("inside the loop");
                 let p = self.b.ins().iadd(base, off);
                 self.b.ins().store(flags(), v[0], p, 0);

@@ -47,6 +47,7 @@ mod llvm;
 
 pub use llvm::LLVM_ENV;
 
+use std::collections::BTreeSet;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Instant;
@@ -55,7 +56,7 @@ use ferropipe_components::shader::Lanes;
 use thiserror::Error;
 
 use crate::call::CallIo;
-use crate::ir::{InputSrc, LaneProgram, Op};
+use crate::ir::{InputSrc, LaneProgram, Op, Reg};
 
 /// Which back end runs lane programs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -427,6 +428,59 @@ pub(crate) struct Chunk {
     pub nv: usize,
     pub groups: usize,
     pub g0: usize,
+}
+
+/// The registers `ops` touch, and the varying ones they write (the others
+/// a region only reads: pure loads for both code generators).
+fn region_regs(ops: &[Op]) -> (BTreeSet<Reg>, BTreeSet<u32>) {
+    let (mut regs, mut written) = (BTreeSet::new(), BTreeSet::new());
+    for op in ops {
+        op.for_each_use(|r| {
+            regs.insert(r);
+        });
+        op.for_each_def(|r| {
+            regs.insert(r);
+            if !r.is_uniform() {
+                written.insert(r.0);
+            }
+        });
+    }
+    (regs, written)
+}
+
+/// A row of the call's I/O buffers a region reads or writes; the code
+/// generators compute each one's group-0 address once, ahead of the loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum IoRow {
+    In(InputSrc),
+    Out(u32),
+}
+
+impl IoRow {
+    /// The row `op` reads or writes (`None`: not a row of `RegionCtx`).
+    fn of(op: &Op) -> Option<IoRow> {
+        match op {
+            Op::LoadInput { src, .. } if !matches!(src, InputSrc::Compute(_)) => {
+                Some(IoRow::In(*src))
+            }
+            Op::StoreOutput { slot, .. } => Some(IoRow::Out(*slot)),
+            _ => None,
+        }
+    }
+
+    /// `(offset of the RegionCtx field with the rows' base, row index)`:
+    /// the row is at `base + index * io_stride`.
+    fn field_and_row(self) -> (usize, u32) {
+        use std::mem::offset_of;
+        match self {
+            IoRow::In(InputSrc::Slot(s)) => (offset_of!(RegionCtx, inputs), s),
+            IoRow::In(InputSrc::FragCoord(c)) => (offset_of!(RegionCtx, frag_coord), c as u32),
+            IoRow::In(InputSrc::VertexId) => (offset_of!(RegionCtx, vertex_id), 0),
+            IoRow::In(InputSrc::InstanceId) => (offset_of!(RegionCtx, instance_id), 0),
+            IoRow::In(InputSrc::Compute(_)) => unreachable!("not a RegionCtx row"),
+            IoRow::Out(slot) => (offset_of!(RegionCtx, outputs), slot),
+        }
+    }
 }
 
 fn add_needs(n: &mut IoNeeds, op: &Op) {

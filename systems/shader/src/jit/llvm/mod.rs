@@ -25,8 +25,8 @@ use std::fmt::Write as _;
 
 use super::codegen::is_live;
 use super::helpers::{self, Helper};
-use super::{JitError, RegionCtx};
-use crate::ir::{BinOp, EXEC, InputSrc, Op, Reg, TriOp, UnOp};
+use super::{IoRow, JitError, RegionCtx, region_regs};
+use crate::ir::{BinOp, EXEC, Op, Reg, TriOp, UnOp};
 use crate::lanemath::{POW_EXP2_RANGE, POW_EXP2_TAYLOR, POW_LOG2_SERIES};
 
 pub use api::LLVM_ENV;
@@ -115,8 +115,7 @@ struct E {
     dirty: BTreeSet<u32>,
     written: BTreeSet<u32>,
     vbase: HashMap<u32, String>,
-    in_base: HashMap<InputSrc, String>,
-    out_base: HashMap<u32, String>,
+    io_base: HashMap<IoRow, String>,
     /// LLVM 14: typed pointers (`i8*`); later versions: `ptr`.
     typed: bool,
 }
@@ -640,14 +639,14 @@ impl E {
                 self.set(*d, v);
             }
             Op::LoadInput { d, src } => {
-                let base = self.in_base[src].clone();
+                let base = self.io_base[&IoRow::In(*src)].clone();
                 let q = self.addr(&base);
                 let v = self.load(&q, true);
                 self.set(*d, v);
             }
             Op::StoreOutput { slot, a } => {
                 let v = self.get(*a);
-                let base = self.out_base[slot].clone();
+                let base = self.io_base[&IoRow::Out(*slot)].clone();
                 let q = self.addr(&base);
                 let vp = self.ptr(V);
                 self.line(&format!("store {V} {v}, {vp} {q}, align 16"));
@@ -711,8 +710,7 @@ impl E {
         self.dirty.clear();
         self.written.clear();
         self.vbase.clear();
-        self.in_base.clear();
-        self.out_base.clear();
+        self.io_base.clear();
         let b = self.ptr("i8");
         let _ = writeln!(self.out, "define void @{name}({b} %ctx) #0 {{\nentry:");
         self.line(&format!("%buf = alloca [8 x {V}], align 32"));
@@ -734,18 +732,8 @@ impl E {
             "getelementptr i8, {b} %file, i64 {}",
             self.nu * 32
         ));
-        let mut regs = BTreeSet::new();
-        for op in ops {
-            op.for_each_use(|r| {
-                regs.insert(r);
-            });
-            op.for_each_def(|r| {
-                regs.insert(r);
-                if !r.is_uniform() {
-                    self.written.insert(r.0);
-                }
-            });
-        }
+        let (regs, written) = region_regs(ops);
+        self.written = written;
         for r in regs {
             if !r.is_uniform() {
                 let o = self.ins(&format!("mul i64 {stride}, {}", r.index()));
@@ -753,30 +741,13 @@ impl E {
                 self.vbase.insert(r.0, a);
             }
         }
-        for op in ops {
-            match op {
-                Op::LoadInput { src, .. } if !self.in_base.contains_key(src) => {
-                    let (f, row) = match *src {
-                        InputSrc::Slot(sc) => (std::mem::offset_of!(RegionCtx, inputs), sc),
-                        InputSrc::FragCoord(c) => {
-                            (std::mem::offset_of!(RegionCtx, frag_coord), c as u32)
-                        }
-                        InputSrc::VertexId => (std::mem::offset_of!(RegionCtx, vertex_id), 0),
-                        InputSrc::InstanceId => (std::mem::offset_of!(RegionCtx, instance_id), 0),
-                        InputSrc::Compute(_) => continue,
-                    };
-                    let p = field(self, f, &b);
-                    let o = self.ins(&format!("mul i64 {io_stride}, {row}"));
-                    let a = self.ins(&format!("getelementptr i8, {b} {p}, i64 {o}"));
-                    self.in_base.insert(*src, a);
-                }
-                Op::StoreOutput { slot, .. } if !self.out_base.contains_key(slot) => {
-                    let p = field(self, std::mem::offset_of!(RegionCtx, outputs), &b);
-                    let o = self.ins(&format!("mul i64 {io_stride}, {slot}"));
-                    let a = self.ins(&format!("getelementptr i8, {b} {p}, i64 {o}"));
-                    self.out_base.insert(*slot, a);
-                }
-                _ => {}
+        for row in ops.iter().filter_map(IoRow::of) {
+            if !self.io_base.contains_key(&row) {
+                let (f, index) = row.field_and_row();
+                let p = field(self, f, &b);
+                let o = self.ins(&format!("mul i64 {io_stride}, {index}"));
+                let a = self.ins(&format!("getelementptr i8, {b} {p}, i64 {o}"));
+                self.io_base.insert(row, a);
             }
         }
         self.line("br label %loop");
@@ -843,8 +814,7 @@ pub(super) fn compile(
         dirty: BTreeSet::new(),
         written: BTreeSet::new(),
         vbase: HashMap::new(),
-        in_base: HashMap::new(),
-        out_base: HashMap::new(),
+        io_base: HashMap::new(),
         typed: llvm.major() == 14,
     };
     let mut names = Vec::with_capacity(regions.len());
