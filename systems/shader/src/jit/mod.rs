@@ -1,7 +1,7 @@
 //! The lane-program JIT (llvmpipe's counterpart: `gallivm`, which compiles
 //! every shader to native code with LLVM).  Two code generators share the
 //! regions and their calling convention: LLVM ([`llvm`], 256-bit code,
-//! where the host has `libLLVM` 14, loaded at run time) and Cranelift
+//! where the host has `libLLVM` 15 or 14, loaded at run time) and Cranelift
 //! ([`codegen`], 128-bit code, pure Rust, everywhere else); see
 //! docs/shaders.md "The JIT" for the choice and its numbers.
 //!
@@ -65,13 +65,13 @@ pub enum Backend {
     Interp,
     /// Compiled regions (the crate's `jit` module), falling back to the
     /// interpreter per op (and per shader when compilation fails): LLVM's
-    /// code where the host has `libLLVM` 14, else Cranelift's.
+    /// code where the host has `libLLVM` 15 or 14, else Cranelift's.
     #[default]
     Jit,
     /// [`Backend::Jit`] with Cranelift's code generator only.
     Cranelift,
     /// [`Backend::Jit`] with LLVM's code generator only (a shader runs on
-    /// the interpreter where the host has no `libLLVM` 14).
+    /// the interpreter where the host has no `libLLVM` 15 or 14).
     Llvm,
 }
 
@@ -121,7 +121,7 @@ impl Backend {
 
 /// Set (to anything) to make the tests fail where LLVM's code generator
 /// cannot be used, instead of testing Cranelift's alone (CI sets it after
-/// installing `libllvm14`).
+/// installing `libllvm15` and `libllvm14`).
 pub const REQUIRE_LLVM_ENV: &str = "FERROPIPE_REQUIRE_LLVM";
 
 /// Which code generator produced a program's native code.
@@ -129,7 +129,7 @@ pub const REQUIRE_LLVM_ENV: &str = "FERROPIPE_REQUIRE_LLVM";
 pub enum Codegen {
     /// Cranelift: 128-bit code, pure Rust, on every x86-64-v3 host.
     Cranelift,
-    /// LLVM 14 (the host's `libLLVM`): 256-bit code.
+    /// LLVM 15 or 14 (the host's `libLLVM`): 256-bit code.
     Llvm,
 }
 
@@ -674,7 +674,7 @@ mod tests {
     }
 
     /// The code generators to test: Cranelift, and LLVM where the host
-    /// has `libLLVM` 14 ([`REQUIRE_LLVM_ENV`] set: it must).
+    /// has `libLLVM` 15 or 14 ([`REQUIRE_LLVM_ENV`] set: it must).
     fn codegens() -> Vec<Codegen> {
         let mut v = vec![Codegen::Cranelift];
         match llvm::available() {

@@ -7,9 +7,9 @@
 //! `llvm-config`, and the binary fail to start without `libLLVM`.  Loaded
 //! at run time, the build stays pure Rust and a host without `libLLVM`
 //! (or with another major version) gets the Cranelift code generator,
-//! byte-identical and ~20 % slower on shading (docs/shaders.md).  A host
-//! that runs Mesa's llvmpipe already has the library: Debian's
-//! `libllvm14` is what llvmpipe 22.3 links.
+//! byte-identical and up to ~30 % slower on shading (docs/shaders.md).  A host
+//! that runs Mesa's llvmpipe already has the library: Debian 12's
+//! llvmpipe 22.3 links `libLLVM-15`.
 //!
 //! The IR is handed over as text (`LLVMParseIRInContext`): one call
 //! instead of one FFI call per instruction, and the text is what
@@ -104,7 +104,7 @@ impl Llvm {
     fn resolve(lib: libloading::Library, major: u32) -> Result<Llvm, JitError> {
         macro_rules! f {
             ($name:literal) => {{
-                // SAFETY: the symbol is the LLVM 14 C API function of that
+                // SAFETY: the symbol is the LLVM 14/15 C API function of that
                 // name, whose C signature is the field's type (llvm-c/
                 // Core.h, IRReader.h, Orc.h, LLJIT.h, Error.h).
                 let s = unsafe { lib.get(concat!($name, "\0").as_bytes()) }
@@ -181,7 +181,7 @@ impl Llvm {
         names: &[String],
     ) -> Result<(LlvmCode, Vec<*const u8>), JitError> {
         let f = &self.fns;
-        // SAFETY: every call below is an LLVM 14 C API call with arguments
+        // SAFETY: every call below is an LLVM 14/15 C API call with arguments
         // of the types and ownership its header gives: the target machine
         // builder is owned by the JIT builder, which `LLVMOrcCreateLLJIT`
         // owns (also on error); the JIT by `LlvmCode` from then on (freed
