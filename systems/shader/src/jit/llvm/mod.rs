@@ -708,25 +708,44 @@ impl E {
     fn region(&mut self, name: &str, ops: &[Op], live_out: &[u64]) {
         self.cache.clear();
         self.dirty.clear();
-        self.written.clear();
         self.vbase.clear();
         self.io_base.clear();
         let b = self.ptr("i8");
         let _ = writeln!(self.out, "define void @{name}({b} %ctx) #0 {{\nentry:");
         self.line(&format!("%buf = alloca [8 x {V}], align 32"));
-        let field = |e: &mut E, off: usize, ty: &str| -> String {
-            let b = e.ptr("i8");
+        // `RegionCtx` field at byte `off`, of type `ty`, loaded into `%name`
+        // (a fresh value without a name)
+        let field = |e: &mut E, off: usize, ty: &str, name: Option<&str>| -> String {
             let p = e.ins(&format!("getelementptr i8, {b} %ctx, i64 {off}"));
             let q = e.cast(&p, ty);
             let tp = e.ptr(ty);
-            e.ins(&format!("load {ty}, {tp} {q}"))
+            let load = format!("load {ty}, {tp} {q}");
+            match name {
+                Some(n) => {
+                    e.line(&format!("%{n} = {load}"));
+                    format!("%{n}")
+                }
+                None => e.ins(&load),
+            }
         };
-        let b = self.ptr("i8");
-        let file = field(self, std::mem::offset_of!(RegionCtx, file), &b);
-        self.line(&format!("%file = getelementptr i8, {b} {file}, i64 0"));
-        let groups = field(self, std::mem::offset_of!(RegionCtx, groups), "i64");
-        self.line(&format!("%groups = add i64 {groups}, 0"));
-        let io_stride = field(self, std::mem::offset_of!(RegionCtx, io_stride), "i64");
+        field(
+            self,
+            std::mem::offset_of!(RegionCtx, file),
+            &b,
+            Some("file"),
+        );
+        field(
+            self,
+            std::mem::offset_of!(RegionCtx, groups),
+            "i64",
+            Some("groups"),
+        );
+        let io_stride = field(
+            self,
+            std::mem::offset_of!(RegionCtx, io_stride),
+            "i64",
+            None,
+        );
         let stride = self.ins("mul i64 %groups, 32");
         let vfile = self.ins(&format!(
             "getelementptr i8, {b} %file, i64 {}",
@@ -744,7 +763,7 @@ impl E {
         for row in ops.iter().filter_map(IoRow::of) {
             if !self.io_base.contains_key(&row) {
                 let (f, index) = row.field_and_row();
-                let p = field(self, f, &b);
+                let p = field(self, f, &b, None);
                 let o = self.ins(&format!("mul i64 {io_stride}, {index}"));
                 let a = self.ins(&format!("getelementptr i8, {b} {p}, i64 {o}"));
                 self.io_base.insert(row, a);
