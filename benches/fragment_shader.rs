@@ -166,8 +166,11 @@ fn fragment_shader(c: &mut Criterion) {
         .expect("bench shader")
     };
     let interp = build(Backend::Interp);
-    // the default JIT (LLVM where the host has libLLVM) and Cranelift's
+    // the default JIT at the tier a hot shader runs (LLVM's where the host
+    // has libLLVM; a shader switches once its work pays for the compile,
+    // `TieredCode`), and Cranelift's
     let jit = build(Backend::Jit);
+    jit.tier_up();
     let crane = build(Backend::Cranelift);
     let code = jit.jit().expect("the JIT compiles the bench shader");
     let native = NativeLit {

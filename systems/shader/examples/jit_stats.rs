@@ -15,6 +15,7 @@ use ferropipe_shader::{Backend, Language, compile_with_backend};
 fn main() {
     let backend = Backend::from_env_or_default();
     let mut times = Vec::new();
+    let mut tier_times = Vec::new();
     let (mut ops_in, mut ops_all) = (0usize, 0usize);
     let mut seen = std::collections::HashSet::new();
     for path in std::env::args().skip(1) {
@@ -73,6 +74,17 @@ fn main() {
                         code.codegen(),
                         code.compile_ns() as f64 * 1e-6
                     );
+                    if let Some(work) = shader.tiers().threshold()
+                        && shader.tier_up()
+                        && let Some(top) = shader.jit()
+                    {
+                        tier_times.push(top.compile_ns());
+                        println!(
+                            "  LLVM tier: {:.3} ms, switching after {work} op-groups ({} groups)",
+                            top.compile_ns() as f64 * 1e-6,
+                            work / c.max(1) as u64
+                        );
+                    }
                 }
                 None => {
                     ops_all += p.body.len();
@@ -82,13 +94,22 @@ fn main() {
         }
     }
     times.sort_unstable();
-    if let (Some(max), false) = (times.last(), times.is_empty()) {
+    if let Some(&max) = times.last() {
         println!(
-            "{} shaders JIT-compiled: p50 {:.3} ms, max {:.3} ms; {ops_in} of {ops_all} body ops compiled ({:.1} %)",
+            "{} shaders JIT-compiled at creation: p50 {:.3} ms, max {:.3} ms; {ops_in} of {ops_all} body ops compiled ({:.1} %)",
             times.len(),
             times[times.len() / 2] as f64 * 1e-6,
-            *max as f64 * 1e-6,
+            max as f64 * 1e-6,
             100.0 * ops_in as f64 / ops_all.max(1) as f64
+        );
+    }
+    tier_times.sort_unstable();
+    if let Some(&max) = tier_times.last() {
+        println!(
+            "{} LLVM tiers compiled: p50 {:.3} ms, max {:.3} ms",
+            tier_times.len(),
+            tier_times[tier_times.len() / 2] as f64 * 1e-6,
+            max as f64 * 1e-6
         );
     }
 }

@@ -37,7 +37,7 @@ pub struct ComputeShader {
     program: LaneProgram,
     /// The program's native code ([`crate::jit`]), when the JIT back end
     /// compiled it.
-    jit: Option<Arc<crate::jit::JitCode>>,
+    jit: crate::jit::TieredCode,
     info: ComputeInfo,
 }
 
@@ -157,7 +157,8 @@ impl ComputeShader {
             count,
             compute: Some(call),
         };
-        if exec::run(&self.program, self.jit.as_deref(), &mut io) {
+        let jit = self.jit.for_call(&self.program, groups);
+        if exec::run(&self.program, jit, &mut io) {
             return Err(ShaderError::LoopLimit { stage: "compute" });
         }
         Ok(())

@@ -73,7 +73,10 @@ pub use compute::{
     compile_compute, compile_compute_with_backend, compile_compute_with_overrides,
 };
 pub use ir::LaneProgram;
-pub use jit::{BACKEND_ENV, Backend, Codegen, LLVM_ENV, REQUIRE_LLVM_ENV, UnknownBackend};
+pub use jit::{
+    BACKEND_ENV, Backend, Codegen, LLVM_COMPILE_NS, LLVM_COMPILE_NS_PER_REGION, LLVM_ENV,
+    LLVM_MAX_REGIONS, REQUIRE_LLVM_ENV, SAVED_PS_PER_OP_GROUP, TieredCode, UnknownBackend,
+};
 pub use lower::memory::{
     INPUT_CONST_BUFFER, MAX_GLOBAL_BINDINGS, MAX_SHADER_BUFFERS, MAX_SHADER_IMAGES,
     MAX_SHARED_BYTES,
@@ -241,8 +244,8 @@ pub type OverrideValue<'a> = (&'a str, f64);
 pub struct CompiledShader {
     program: LaneProgram,
     /// The program's native code (`jit`), when the JIT back end
-    /// compiled it; `None` runs it on the interpreter.
-    jit: Option<Arc<jit::JitCode>>,
+    /// compiled it (none: the interpreter runs it), in its tiers.
+    jit: jit::TieredCode,
     /// Set when the program only moves inputs to outputs
     /// (`copies::interface_copies`): it then runs as row copies.
     copies: Option<copies::Copies>,
@@ -289,9 +292,28 @@ impl CompiledShader {
         &self.program.info
     }
 
-    /// The program's native code, when the JIT back end compiled it.
+    /// The program's native code that calls run now, when the JIT back
+    /// end compiled it.  Under [`Backend::Jit`] that is Cranelift's until
+    /// the shader has run enough to pay for LLVM's ([`TieredCode`]).
     pub fn jit(&self) -> Option<&jit::JitCode> {
-        self.jit.as_deref()
+        self.jit.current()
+    }
+
+    /// Compiles LLVM's code now rather than when the shader's work pays
+    /// for it: for a host that knows a shader is hot (loaded with a level,
+    /// drawn every frame).  Returns whether LLVM's code runs from now on;
+    /// `false` under other back ends than [`Backend::Jit`], for a program
+    /// past [`LLVM_MAX_REGIONS`] and on a host without
+    /// `libLLVM` 15 or 14.  Costs what `jit_stats` reports for LLVM
+    /// (docs/shaders.md "The JIT"), once.
+    pub fn tier_up(&self) -> bool {
+        self.jit.tier_up(&self.program)
+    }
+
+    /// The shader's tiers (for inspection and tests).
+    #[doc(hidden)]
+    pub fn tiers(&self) -> &jit::TieredCode {
+        &self.jit
     }
 
     /// The lane program, by value.
@@ -339,9 +361,11 @@ pub fn compile_with_overrides(
 }
 
 /// [`compile_with_overrides`] for an explicit back end (the screen's
-/// option; the other entry points take [`BACKEND_ENV`]).  With
-/// [`Backend::Jit`] the program's regions are compiled here, once: a
-/// program the JIT cannot compile runs on the interpreter.
+/// option; the other entry points take [`BACKEND_ENV`]).  The program's
+/// regions are compiled here, once per code generator: with
+/// [`Backend::Jit`] Cranelift's now and LLVM's when the shader's work pays
+/// for it ([`TieredCode`]); a program the JIT cannot compile runs on the
+/// interpreter.
 pub fn compile_with_backend(
     language: Language,
     source: &str,
@@ -363,8 +387,8 @@ pub fn compile_with_backend(
             let program = program?;
             let copies = copies::interface_copies(&program);
             let jit = match copies {
-                None => jit::compile_for(&program, backend),
-                Some(_) => None,
+                None => jit::TieredCode::new(&program, backend),
+                Some(_) => jit::TieredCode::new(&program, Backend::Interp),
             };
             Ok(CompiledShader {
                 program,
@@ -503,7 +527,11 @@ impl VertexShader for CompiledShader {
             count: io.count,
             compute: memory.as_ref(),
         };
-        if exec::run(&self.program, self.jit(), &mut call) {
+        if exec::run(
+            &self.program,
+            self.jit.for_call(&self.program, call.groups),
+            &mut call,
+        ) {
             self.loop_limit
                 .store(true, std::sync::atomic::Ordering::Relaxed);
         }
@@ -550,7 +578,11 @@ impl FragmentShader for CompiledShader {
             count: io.groups * ferropipe_components::shader::LANES,
             compute: memory.as_ref(),
         };
-        if exec::run(&self.program, self.jit(), &mut call) {
+        if exec::run(
+            &self.program,
+            self.jit.for_call(&self.program, call.groups),
+            &mut call,
+        ) {
             self.loop_limit
                 .store(true, std::sync::atomic::Ordering::Relaxed);
         }

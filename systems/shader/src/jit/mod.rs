@@ -44,8 +44,10 @@
 mod codegen;
 mod helpers;
 mod llvm;
+mod tier;
 
 pub use llvm::LLVM_ENV;
+pub use tier::{LLVM_COMPILE_NS, LLVM_COMPILE_NS_PER_REGION, SAVED_PS_PER_OP_GROUP, TieredCode};
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -64,8 +66,10 @@ pub enum Backend {
     /// The SIMD interpreter ([`crate::exec`]): the oracle and the fallback.
     Interp,
     /// Compiled regions (the crate's `jit` module), falling back to the
-    /// interpreter per op (and per shader when compilation fails): LLVM's
-    /// code where the host has `libLLVM` 15 or 14, else Cranelift's.
+    /// interpreter per op (and per shader when compilation fails), in two
+    /// tiers ([`TieredCode`]): Cranelift's code from creation, LLVM's once
+    /// the shader has run enough to pay for compiling it, where the host
+    /// has `libLLVM` 15 or 14.
     #[default]
     Jit,
     /// [`Backend::Jit`] with Cranelift's code generator only.
@@ -142,22 +146,9 @@ pub enum Codegen {
 /// code gains least.
 pub const LLVM_MAX_REGIONS: usize = 32;
 
-/// The native code of `prog` for `backend`: `None` for the interpreter,
-/// for a program without a supported op, and for one no code generator the
-/// back end allows compiles (then the interpreter runs it: the per-shader
-/// fallback).  [`Backend::Jit`] tries LLVM (for up to
-/// [`LLVM_MAX_REGIONS`] regions), then Cranelift.  A panic inside a code
-/// generator is caught and treated as a failure.
-pub fn compile_for(prog: &LaneProgram, backend: Backend) -> Option<Arc<JitCode>> {
-    let gens: &[Codegen] = match backend {
-        Backend::Interp => return None,
-        Backend::Jit if regions(&prog.body).len() <= LLVM_MAX_REGIONS => {
-            &[Codegen::Llvm, Codegen::Cranelift]
-        }
-        Backend::Jit => &[Codegen::Cranelift],
-        Backend::Cranelift => &[Codegen::Cranelift],
-        Backend::Llvm => &[Codegen::Llvm],
-    };
+/// The code of the first of `gens` that compiles `prog`.  A panic inside a
+/// code generator is caught and treated as a failure.
+fn compile_with(prog: &LaneProgram, gens: &[Codegen]) -> Option<Arc<JitCode>> {
     gens.iter()
         .find_map(|&g| {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| JitCode::compile(prog, g)))
@@ -708,6 +699,78 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Under [`Backend::Jit`] a shader starts on Cranelift's code and
+    /// switches to LLVM's at the break-even work, not before; its outputs
+    /// are the interpreter's bits on either tier.  Other back ends never
+    /// switch.
+    #[test]
+    fn the_jit_tiers_up_at_the_break_even_work() {
+        let prog = program(
+            Op::Bin {
+                f: BinOp::FAdd,
+                d: D,
+                a: A,
+                b: B,
+            },
+            false,
+        );
+        let want = run(&prog, None);
+        let tiers = TieredCode::new(&prog, Backend::Jit);
+        let base = tiers.current().expect("Cranelift compiles it");
+        assert_eq!(base.codegen(), Codegen::Cranelift);
+        let ops = base.coverage().0 as u64;
+        let threshold = tiers.threshold().expect("few regions: LLVM may take it");
+        let regions = base.region_count() as u64;
+        assert_eq!(
+            threshold,
+            (LLVM_COMPILE_NS + LLVM_COMPILE_NS_PER_REGION * regions) * 1000 / SAVED_PS_PER_OP_GROUP
+        );
+        // calls of GROUPS groups up to just below the threshold stay on
+        // Cranelift's code
+        let calls = threshold / (ops * GROUPS as u64);
+        let code = tiers
+            .for_call(&prog, (calls - 1) as usize * GROUPS)
+            .expect("code");
+        assert_eq!(code.codegen(), Codegen::Cranelift);
+        assert!(tiers.may_tier_up());
+        assert_eq!(run(&prog, Some(code)), want);
+        // the call that passes it runs LLVM's (where the host has it)
+        let code = tiers.for_call(&prog, 2 * GROUPS).expect("code");
+        assert!(!tiers.may_tier_up());
+        if codegens().contains(&Codegen::Llvm) {
+            assert_eq!(code.codegen(), Codegen::Llvm);
+        } else {
+            assert_eq!(code.codegen(), Codegen::Cranelift);
+        }
+        assert_eq!(run(&prog, Some(code)), want);
+        for backend in [Backend::Cranelift, Backend::Llvm, Backend::Interp] {
+            let t = TieredCode::new(&prog, backend);
+            assert_eq!(t.threshold(), None, "{backend:?}");
+            let _ = t.for_call(&prog, usize::MAX / 2);
+            assert!(!t.may_tier_up() && !t.tier_up(&prog), "{backend:?}");
+        }
+    }
+
+    /// [`TieredCode::tier_up`] compiles at once, whatever the work.
+    #[test]
+    fn a_host_can_tier_up_a_hot_shader_ahead_of_time() {
+        let prog = program(
+            Op::Bin {
+                f: BinOp::FMul,
+                d: D,
+                a: A,
+                b: B,
+            },
+            true,
+        );
+        let tiers = TieredCode::new(&prog, Backend::Jit);
+        let llvm = codegens().contains(&Codegen::Llvm);
+        assert_eq!(tiers.tier_up(&prog), llvm);
+        let code = tiers.current().expect("code");
+        assert_eq!(code.codegen() == Codegen::Llvm, llvm);
+        assert_eq!(run(&prog, Some(code)), run(&prog, None));
     }
 
     const A: Reg = Reg::v(1);
