@@ -753,6 +753,56 @@ mod tests {
         }
     }
 
+    /// Threads calling one shader at once while it passes its break-even
+    /// point: one of them compiles LLVM's code, none waits for it, and
+    /// every call's outputs are the interpreter's bits on whichever tier
+    /// it ran.
+    #[test]
+    fn concurrent_calls_switch_tiers_once() {
+        let prog = program(
+            Op::Tri {
+                f: TriOp::FFma,
+                d: D,
+                a: A,
+                b: B,
+                c: C,
+            },
+            false,
+        );
+        let want = run(&prog, None);
+        let tiers = TieredCode::new(&prog, Backend::Jit);
+        let threshold = tiers.threshold().expect("tiered");
+        let ops = tiers.current().expect("code").coverage().0 as u64;
+        // each call counts a sixteenth of the break-even work
+        let groups = (threshold / ops / 16) as usize + 1;
+        let seen = std::sync::Mutex::new(Vec::new());
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    for _ in 0..12 {
+                        let code = tiers.for_call(&prog, groups).expect("code");
+                        assert_eq!(run(&prog, Some(code)), want);
+                        seen.lock().expect("lock").push(code.codegen());
+                    }
+                });
+            }
+        });
+        let seen = seen.into_inner().expect("lock");
+        assert_eq!(seen.len(), 48);
+        let llvm = codegens().contains(&Codegen::Llvm);
+        assert!(!tiers.may_tier_up());
+        assert_eq!(
+            tiers.current().map(|c| c.codegen()),
+            Some(if llvm {
+                Codegen::Llvm
+            } else {
+                Codegen::Cranelift
+            })
+        );
+        // the calls before the switch ran Cranelift's code
+        assert!(seen.contains(&Codegen::Cranelift));
+    }
+
     /// [`TieredCode::tier_up`] compiles at once, whatever the work.
     #[test]
     fn a_host_can_tier_up_a_hot_shader_ahead_of_time() {

@@ -128,6 +128,9 @@ impl TieredCode {
     /// code runs from now on.
     pub fn tier_up(&self, prog: &LaneProgram) -> bool {
         if self.threshold != u64::MAX && !self.claimed.swap(true, Ordering::AcqRel) {
+            // the one compile a hot shader pays mid-frame (3-45 ms): named
+            // in the live profiler's flamegraph
+            ferropipe_profiling::scope!("jit_tier_up");
             let _ = self.top.set(compile_with(prog, &[Codegen::Llvm]));
         }
         matches!(self.top.get(), Some(Some(_)))
