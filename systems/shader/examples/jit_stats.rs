@@ -93,23 +93,25 @@ fn main() {
             }
         }
     }
-    times.sort_unstable();
-    if let Some(&max) = times.last() {
+    if let Some(t) = summary(&mut times) {
         println!(
-            "{} shaders JIT-compiled at creation: p50 {:.3} ms, max {:.3} ms; {ops_in} of {ops_all} body ops compiled ({:.1} %)",
+            "{} shaders JIT-compiled at creation: {t}; {ops_in} of {ops_all} body ops compiled ({:.1} %)",
             times.len(),
-            times[times.len() / 2] as f64 * 1e-6,
-            max as f64 * 1e-6,
             100.0 * ops_in as f64 / ops_all.max(1) as f64
         );
     }
-    tier_times.sort_unstable();
-    if let Some(&max) = tier_times.last() {
-        println!(
-            "{} LLVM tiers compiled: p50 {:.3} ms, max {:.3} ms",
-            tier_times.len(),
-            tier_times[tier_times.len() / 2] as f64 * 1e-6,
-            max as f64 * 1e-6
-        );
+    if let Some(t) = summary(&mut tier_times) {
+        println!("{} LLVM tiers compiled: {t}", tier_times.len());
     }
+}
+
+/// "p50 .. ms, max .. ms" of compile times in ns (`None`: no times).
+fn summary(times: &mut [u64]) -> Option<String> {
+    times.sort_unstable();
+    let max = *times.last()?;
+    Some(format!(
+        "p50 {:.3} ms, max {:.3} ms",
+        times[times.len() / 2] as f64 * 1e-6,
+        max as f64 * 1e-6
+    ))
 }

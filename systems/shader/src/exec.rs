@@ -148,7 +148,7 @@ pub fn run_with(
     run_ops(&prog.prologue, file, &mut state, io, None, &mut samplers);
     // the JIT's regions, unless the call's buffers are shorter than the
     // program's interface (then every op checks its accesses)
-    let jit = jit.filter(|j| j.fits(io));
+    let jit = jit.filter(|j| j.fits(prog, io));
     let mut g0 = 0;
     while g0 < total {
         let groups = chunk.min(total - g0);

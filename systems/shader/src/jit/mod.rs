@@ -237,6 +237,9 @@ pub struct JitCode {
     starts: Vec<u32>,
     regions: Vec<Region>,
     needs: IoNeeds,
+    /// The program compiled: its id, register counts and body length
+    /// (see [`JitCode::fits`]).
+    compiled_for: (u64, u32, u32, usize),
     /// Body ops inside regions, of all body ops.
     ops_compiled: usize,
     ops_total: usize,
@@ -331,6 +334,7 @@ impl JitCode {
             needs,
             ops_compiled,
             ops_total: prog.body.len(),
+            compiled_for: program_key(prog),
             compile_ns: t0.elapsed().as_nanos() as u64,
             codegen,
             _owner: owner,
@@ -357,9 +361,16 @@ impl JitCode {
         self.regions.len()
     }
 
-    /// Whether the call's buffers hold every row the regions read or
-    /// write (a call that does not fit runs on the interpreter).
-    pub(crate) fn fits(&self, io: &CallIo<'_, '_>) -> bool {
+    /// Whether this code may run `prog` on the call's buffers (if not, the
+    /// interpreter runs it): `prog` is the program it was compiled from
+    /// (`exec::run` is public and takes any code with any program: the
+    /// regions address registers by the compiled program's counts, so a
+    /// mismatch would reach past the register file), and the buffers hold
+    /// every row the regions read or write.
+    pub(crate) fn fits(&self, prog: &LaneProgram, io: &CallIo<'_, '_>) -> bool {
+        if self.compiled_for != program_key(prog) {
+            return false;
+        }
         let rows = |n: u32, len: usize| (n as usize).saturating_mul(io.groups) <= len;
         let n = &self.needs;
         rows(n.input_rows, io.inputs.len())
@@ -409,6 +420,14 @@ impl JitCode {
         // that do not unwind.  `ctx` outlives the call.
         unsafe { (self.regions[r].func)(&ctx) }
     }
+}
+
+/// What identifies the program a [`JitCode`] was compiled from: its id
+/// (unique per compiled program) and, because `LaneProgram`'s fields are
+/// public, the register counts and body length the generated code's
+/// addressing and region table depend on.
+fn program_key(prog: &LaneProgram) -> (u64, u32, u32, usize) {
+    (prog.id, prog.num_uniform, prog.num_varying, prog.body.len())
 }
 
 /// The shape of the chunk a region runs on: `nu` uniform and `nv` varying
@@ -801,6 +820,47 @@ mod tests {
         );
         // the calls before the switch ran Cranelift's code
         assert!(seen.contains(&Codegen::Cranelift));
+    }
+
+    /// `exec::run` is public: code passed with a program it was not
+    /// compiled from (here one with fewer registers, whose file the
+    /// regions would overrun) is not run; the interpreter runs the
+    /// program.
+    #[test]
+    fn code_runs_only_the_program_it_was_compiled_from() {
+        let op = Op::Bin {
+            f: BinOp::FAdd,
+            d: D,
+            a: A,
+            b: B,
+        };
+        let big = program(op.clone(), false);
+        let code = JitCode::compile(&big, Codegen::Cranelift)
+            .expect("compiles")
+            .expect("code");
+        // another program of the same shape: the code would add
+        let mut other = program(
+            Op::Bin {
+                f: BinOp::FSub,
+                d: D,
+                a: A,
+                b: B,
+            },
+            false,
+        );
+        other.id = big.id ^ 1;
+        assert_eq!(run(&other, Some(&code)), run(&other, None));
+        // the same id with fewer registers is not the program either
+        let mut small = program(op, false);
+        small.num_varying -= 1;
+        small.body.retain(|o| {
+            let mut high = false;
+            o.for_each_def(|r| high |= r == Reg::v(8));
+            o.for_each_use(|r| high |= r == Reg::v(8));
+            !high
+        });
+        assert!(small.verify().is_ok());
+        assert_eq!(run(&small, Some(&code)), run(&small, None));
     }
 
     /// [`TieredCode::tier_up`] compiles at once, whatever the work.
