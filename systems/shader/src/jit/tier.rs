@@ -22,8 +22,9 @@
 //! one 8-lane group.
 //!
 //! There is no background compile: the library runs on the host's threads
-//! only, and a worker that pays one compile (5-45 ms) is what llvmpipe's
-//! first draw with a new state pays too.  A host that knows a shader is hot
+//! only, and a worker that pays one compile (3-45 ms, plus ~21 ms for the
+//! process's first, which loads `libLLVM`) is what llvmpipe's first draw
+//! with a new state pays too.  A host that knows a shader is hot
 //! calls [`TieredCode::tier_up`] (through `CompiledShader::tier_up`) ahead
 //! of time.
 
@@ -42,15 +43,18 @@ pub const LLVM_COMPILE_NS_PER_REGION: u64 = 1_300_000;
 /// What LLVM's code saves against Cranelift's per compiled op and 8-lane
 /// group, in picoseconds: the fragment_shader bench's 66-op region runs
 /// 512 groups in 23.02 µs on Cranelift's code and 13.50 on LLVM's,
-/// (23.02 - 13.50) µs / (512 * 66) = 0.28 ns.  The bench's plain arithmetic
-/// is the low end: pbr_barrels' region (inline `pow`, more registers than
-/// Cranelift's 128-bit code has) saves several times more per op, so its
-/// shaders switch earlier than this estimate says, never later.
+/// (23.02 - 13.50) µs / (512 * 66) = 0.28 ns.  Real shaders spread around
+/// it: postprocess's 16 short regions between texture ops save ~0.18 ns
+/// (6 ms a 1080p frame, 0.933x in the spike), pbr_barrels' region (inline
+/// `pow`, more live values than Cranelift's 128-bit code has registers for)
+/// ~0.5 ns (0.756x of ~274 ms over 416,545 groups of 320 ops a frame).  So a pbr-like shader switches later than its own break-even
+/// (still inside its first frame) and a postprocess-like one earlier (after
+/// 2.6 frames rather than ~4): within the rule's 2x either way.
 pub const SAVED_PS_PER_OP_GROUP: u64 = 280;
 
 /// A shader's native code under [`Backend::Jit`]'s tiers, or a single
 /// code generator's for the other back ends (which never switch).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct TieredCode {
     /// The code every call runs until (and unless) `top` holds LLVM's.
     base: Option<Arc<JitCode>>,
@@ -82,19 +86,21 @@ impl TieredCode {
             return TieredCode::never(base);
         }
         let cost_ns = LLVM_COMPILE_NS + LLVM_COMPILE_NS_PER_REGION * regions as u64;
-        TieredCode {
-            base,
-            // op-groups after which LLVM's code has saved what it costs
-            threshold: cost_ns.saturating_mul(1000) / SAVED_PS_PER_OP_GROUP,
-            ..TieredCode::default()
-        }
+        // op-groups after which LLVM's code has saved what it costs
+        TieredCode::with(base, cost_ns.saturating_mul(1000) / SAVED_PS_PER_OP_GROUP)
     }
 
     fn never(base: Option<Arc<JitCode>>) -> TieredCode {
+        TieredCode::with(base, u64::MAX)
+    }
+
+    fn with(base: Option<Arc<JitCode>>, threshold: u64) -> TieredCode {
         TieredCode {
             base,
-            threshold: u64::MAX,
-            ..TieredCode::default()
+            top: OnceLock::new(),
+            work: AtomicU64::new(0),
+            threshold,
+            claimed: AtomicBool::new(false),
         }
     }
 
