@@ -72,6 +72,8 @@ use wide::{f32x8, i16x16, i32x8, u16x16, u32x8};
 use crate::ir::{Op, Reg, TexDim, TexFn, TexKind, TexOp, TexQuery, TexQueryFn, loc};
 use crate::lanemath::{as_u, from_u};
 
+mod soa;
+
 /// `PIPE_MAX_TEXTURE_LEVELS` (llvmpipe applies `max_lod` only below it - 1).
 const MAX_TEXTURE_LEVELS: f32 = 16.0;
 
@@ -356,13 +358,34 @@ impl<'a> Texture<'a> {
             ),
             None => self.select_lods(s, args),
         };
+        let compare = s.compare_mode == TexCompareMode::RToTexture && self.depth;
+        if aniso.is_none() && !compare && self.use_aos(s, args) {
+            let coords = args.coord.map(|c| c.to_array());
+            let layers = as_u(args.layer).to_array();
+            return self.sample_aos(s, &lods, &coords, &layers, args.offset);
+        }
+        if aniso.is_none()
+            && let Some(out) = self.sample_soa(s, &lods, args, compare)
+        {
+            return out;
+        }
+        self.sample_scalar(s, &lods, aniso.as_ref(), args, compare)
+    }
+
+    /// [`Self::sample`] lane by lane after the level choice: every case
+    /// (cube maps, anisotropy, a filter per quad), and the definition
+    /// [`Self::sample_soa`] is held to.
+    fn sample_scalar(
+        &self,
+        s: &SamplerState,
+        lods: &[LevelChoice; LANES],
+        aniso: Option<&Aniso>,
+        args: &SampleArgs,
+        compare: bool,
+    ) -> [Lanes; 4] {
         let coords = args.coord.map(|c| c.to_array());
         let layers = as_u(args.layer).to_array();
         let refs = args.depth_ref.map(|r| r.to_array());
-        let compare = s.compare_mode == TexCompareMode::RToTexture && self.depth;
-        if aniso.is_none() && !compare && self.use_aos(s, args) {
-            return self.sample_aos(s, &lods, &coords, &layers, args.offset);
-        }
         let border = self.border(s);
         let mut out = [[0f32; LANES]; 4];
         for l in 0..LANES {
@@ -380,7 +403,7 @@ impl<'a> Texture<'a> {
                 None
             };
             let lo = &lods[l];
-            let (probes, axis) = match &aniso {
+            let (probes, axis) = match aniso {
                 Some(a) => (a.probes[l], a.axis[l]),
                 None => (1, [0.0; 2]),
             };
@@ -459,6 +482,9 @@ impl<'a> Texture<'a> {
         offset: [i32; 3],
     ) -> [Lanes; 4] {
         if let Some(out) = self.sample_bilinear_2d_rgba8(s, lods, coords, offset) {
+            return out;
+        }
+        if let Some(out) = self.sample_aos_nearest(s, lods, coords, layers, offset) {
             return out;
         }
         self.sample_aos_scalar(s, lods, coords, layers, offset)
