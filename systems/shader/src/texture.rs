@@ -118,7 +118,7 @@ impl SampleArgs {
 }
 
 /// A bound sampler view prepared for sampling.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Texture<'a> {
     data: &'a [u8],
     levels: &'a [LevelLayout],
@@ -143,6 +143,9 @@ pub struct Texture<'a> {
     bytes8: bool,
     /// Which stored byte feeds R, G, B, A (4: constant 0, 5: constant 1).
     channel_of: [u8; 4],
+    /// The general SIMD path's level rows ([`soa`]), made at its first
+    /// lookup.
+    soa_table: std::cell::OnceCell<soa::LevelTable>,
 }
 
 /// The sampler state used when none is bound (`pipe_sampler_state` zeroed
@@ -191,6 +194,7 @@ impl<'a> Texture<'a> {
                 && desc.channel_bits.iter().all(|&b| b == 0 || b == 8)
                 && desc.block_bytes as usize == desc.nr_channels(),
             channel_of: desc.swizzle,
+            soa_table: Default::default(),
         })
     }
 
@@ -1687,7 +1691,10 @@ impl<'a> Texture<'a> {
             lod: Lod::Implicit,
             ..SampleArgs::at([f32x8::ZERO; 3])
         };
+        // (both filters NEAREST: no quad filters bilinear, and the plan
+        // would send every group to the general path after its own checks)
         let ok = s.max_anisotropy <= 1
+            && (s.min_img_filter == TexFilter::Linear || s.mag_img_filter == TexFilter::Linear)
             && !(s.compare_mode == TexCompareMode::RToTexture && self.depth)
             && self.use_aos(s, &args)
             && self.bilinear_simd_applies(s, [0; 3]);

@@ -84,6 +84,7 @@ struct Axis {
 }
 
 impl Axis {
+    #[inline(always)]
     fn new(len: i32x8, wrap: TexWrap, offset: i32, normalized: bool) -> Self {
         Axis {
             len,
@@ -107,6 +108,7 @@ impl Axis {
     }
 
     /// [`super::wrap_nearest`] per lane.
+    #[inline(always)]
     fn nearest(&self, c: f32x8) -> i32x8 {
         let last = self.len - i32x8::ONE;
         let off = self.offset_f();
@@ -139,6 +141,7 @@ impl Axis {
     }
 
     /// [`super::wrap_linear`] per lane: the two texels and the weight.
+    #[inline(always)]
     fn linear(&self, c: f32x8) -> (i32x8, i32x8, f32x8) {
         let one = i32x8::ONE;
         let last = self.len - one;
@@ -227,6 +230,34 @@ fn compare(func: Func, r: f32x8, d: f32x8) -> f32x8 {
     }
 }
 
+/// One level of the view's resource as [`Texture::soa_level`] reads it:
+/// the size (each at least 1) and the layout in bytes.
+#[derive(Clone, Copy, Debug, Default)]
+struct LevelRow {
+    size: [i32; 3],
+    offset: i32,
+    row: i32,
+    slice: i32,
+    /// Every texel a lookup can address (indices clamped into the size,
+    /// slices up to the view's last layer or the level's depth) ends
+    /// inside the data, below 2 GiB: byte offsets fit i32 lanes and every
+    /// load is in range.
+    fits: bool,
+}
+
+/// [`LevelRow`]s of every level of the resource (levels are absolute).
+#[derive(Clone, Debug)]
+pub(super) struct LevelTable(Box<[LevelRow]>);
+
+impl LevelTable {
+    /// Level `l`'s row; a level past the last has a row that does not
+    /// fit, so its lanes take the checked path (which reads zeros there).
+    #[inline(always)]
+    fn row(&self, l: u32) -> LevelRow {
+        self.0.get(l as usize).copied().unwrap_or_default()
+    }
+}
+
 /// What one lookup of 8 lanes reads: the per-group values every level
 /// shares.
 struct Lookup<'l> {
@@ -241,6 +272,42 @@ struct Lookup<'l> {
 }
 
 impl Texture<'_> {
+    /// The level rows, derived at the view's first SIMD lookup and kept
+    /// for the call (the resource's levels cannot change during one).
+    fn soa_table(&self) -> &LevelTable {
+        self.soa_table.get_or_init(|| {
+            let dims = self.dims();
+            let rows = self
+                .levels
+                .iter()
+                .map(|lv| {
+                    let size = [lv.width, lv.height, lv.depth].map(|v| v.max(1));
+                    // the last slice and row a lookup can address
+                    let slice = if dims == 3 {
+                        size[2] - 1
+                    } else {
+                        self.last_layer
+                    } as usize;
+                    let y = if dims >= 2 { size[1] - 1 } else { 0 } as usize;
+                    let end = slice
+                        .checked_mul(lv.slice_stride)
+                        .and_then(|v| v.checked_add(y.checked_mul(lv.row_stride)?))
+                        .and_then(|v| v.checked_add((size[0] as usize).checked_mul(self.bpp)?))
+                        .and_then(|v| v.checked_add(lv.offset));
+                    let fits = end.is_some_and(|e| e <= self.data.len() && e <= i32::MAX as usize);
+                    LevelRow {
+                        size: size.map(|v| v.min(i32::MAX as u32) as i32),
+                        offset: if fits { lv.offset as i32 } else { 0 },
+                        row: if fits { lv.row_stride as i32 } else { 0 },
+                        slice: if fits { lv.slice_stride as i32 } else { 0 },
+                        fits,
+                    }
+                })
+                .collect();
+            LevelTable(rows)
+        })
+    }
+
     /// [`Texture::sample`]'s per-lane loop for 8 lanes at once, for
     /// lookups without anisotropy on views that are not cube maps, with
     /// one filter for all lanes (`lods`' filters differ only when the
@@ -299,6 +366,7 @@ impl Texture<'_> {
             Format::R8G8B8A8_UNORM => self.soa_levels(&look, lods, &Unorm8x4::<false>),
             Format::B8G8R8A8_UNORM => self.soa_levels(&look, lods, &Unorm8x4::<true>),
             Format::R32G32B32A32_FLOAT => self.soa_levels(&look, lods, &Float32x4),
+            Format::R16G16B16A16_FLOAT => self.soa_levels(&look, lods, &Float16x4),
             _ => {
                 let d = format.desc();
                 if d.kind == FormatKind::Color || d.has_depth() {
@@ -324,12 +392,12 @@ impl Texture<'_> {
         lods: &[LevelChoice; LANES],
         decode: &D,
     ) -> [Lanes; 4] {
-        let mut t = self.soa_level(look, lods.map(|l| l.level0), decode);
+        let mut t = self.soa_level_any(look, lods.map(|l| l.level0), decode);
         // lanes whose choice blends two levels
         let blend: [bool; LANES] =
             std::array::from_fn(|l| lods[l].weight > 0.0 && lods[l].level1 != lods[l].level0);
         if blend.contains(&true) {
-            let t1 = self.soa_level(look, lods.map(|l| l.level1), decode);
+            let t1 = self.soa_level_any(look, lods.map(|l| l.level1), decode);
             let w = f32x8::new(lods.map(|l| l.weight));
             let mask = f32x8::new(blend.map(|b| f32::from_bits(if b { u32::MAX } else { 0 })));
             for k in 0..4 {
@@ -351,26 +419,61 @@ impl Texture<'_> {
 
     /// [`Texture::sample_level`] for 8 lanes, lane `l` at absolute level
     /// `levels[l]`: texels with border and comparison applied, filtered.
+    /// One call per level and group; each (axes, filter) body is
+    /// monomorphised inside.
+    #[inline(never)]
+    fn soa_level_any<D: Texels>(
+        &self,
+        look: &Lookup<'_>,
+        levels: [u32; LANES],
+        decode: &D,
+    ) -> [f32x8; 4] {
+        match (self.dims(), look.linear) {
+            (1, false) => self.soa_level::<D, 1, false>(look, levels, decode),
+            (1, true) => self.soa_level::<D, 1, true>(look, levels, decode),
+            (2, false) => self.soa_level::<D, 2, false>(look, levels, decode),
+            (2, true) => self.soa_level::<D, 2, true>(look, levels, decode),
+            (_, false) => self.soa_level::<D, 3, false>(look, levels, decode),
+            (_, true) => self.soa_level::<D, 3, true>(look, levels, decode),
+        }
+    }
+
+    /// [`Self::soa_level_any`] for `DIMS` axes and the filter (`LINEAR`)
+    /// as constants: the axis loops unroll and the other filter's code
+    /// goes (the generic form kept a 3.6 KiB stack frame of arrays).
     #[inline(always)]
-    fn soa_level<D: Texels>(
+    fn soa_level<D: Texels, const DIMS: usize, const LINEAR: bool>(
         &self,
         look: &Lookup<'_>,
         levels: [u32; LANES],
         decode: &D,
     ) -> [f32x8; 4] {
         let s = look.s;
-        let last = self.levels.len() - 1;
-        let mut lv = [&self.levels[0]; LANES];
-        let mut sizes = [[1i32; LANES]; 3];
-        for l in 0..LANES {
-            let v = &self.levels[(levels[l] as usize).min(last)];
-            lv[l] = v;
-            sizes[0][l] = v.width.max(1) as i32;
-            sizes[1][l] = v.height.max(1) as i32;
-            sizes[2][l] = v.depth.max(1) as i32;
-        }
-        let sizes = sizes.map(i32x8::new);
-        let dims = self.dims();
+        let table = self.soa_table();
+        // Each lane's level row; one lookup when all lanes share a level
+        // (a constant LOD, or both quads choosing alike).
+        let rows: [LevelRow; LANES] = if levels.iter().all(|&l| l == levels[0]) {
+            [table.row(levels[0]); LANES]
+        } else {
+            let mut r = [LevelRow::default(); LANES];
+            for l in 0..LANES {
+                r[l] = table.row(levels[l]);
+            }
+            r
+        };
+        let lane = |f: fn(&LevelRow) -> i32| {
+            let mut v = [0i32; LANES];
+            for l in 0..LANES {
+                v[l] = f(&rows[l]);
+            }
+            i32x8::new(v)
+        };
+        let sizes = [
+            lane(|r| r.size[0]),
+            lane(|r| r.size[1]),
+            lane(|r| r.size[2]),
+        ];
+        let dims = DIMS;
         let uses_linear =
             s.min_img_filter == TexFilter::Linear || s.mag_img_filter == TexFilter::Linear;
         let wraps = [s.wrap_s, s.wrap_t, s.wrap_r];
@@ -381,7 +484,7 @@ impl Texture<'_> {
         let mut weights = [f32x8::ZERO; 3];
         for a in 0..dims {
             let axis = Axis::new(sizes[a], wraps[a], look.offset[a], s.normalized_coords);
-            let (i0, i1) = if look.linear {
+            let (i0, i1) = if LINEAR {
                 let (i0, i1, w) = axis.linear(look.coord[a]);
                 weights[a] = w;
                 (i0, i1)
@@ -398,32 +501,41 @@ impl Texture<'_> {
                 idx[a][k] = i.max(i32x8::ZERO).min(last);
             }
         }
-        // texel_f32 reads the unclamped level: zeros past the last
-        let mut level_ok = [false; LANES];
-        for l in 0..LANES {
-            level_ok[l] = (levels[l] as usize) <= last;
-        }
-        let idx = idx.map(|ax| ax.map(|v| v.to_array()));
+        // Byte offsets in i32 lanes: every row's level fits (its last
+        // texel ends inside the data, below 2 GiB: `LevelRow::fits`),
+        // so no lane overflows.  Otherwise lane by lane in `usize`, where
+        // a lane past the view's last level reads zeros (`texel_f32`).
+        let fits = rows.iter().all(|r| r.fits);
+        let (base, row, slice) = (lane(|r| r.offset), lane(|r| r.row), lane(|r| r.slice));
+        let lane_slice = i32x8::new(look.slice.map(|z| z as i32));
+        let bpp = i32x8::splat(self.bpp as i32);
+        let idx_l = idx.map(|ax| ax.map(|v| v.to_array()));
         let fetch = |i: usize, j: usize, k: usize| -> [f32x8; 4] {
-            // (loops, not `array::from_fn`: its closures stayed out of
-            // line, a call per lane and a third of the time)
-            let mut off = [None; LANES];
-            for l in 0..LANES {
-                let z = if dims == 3 {
-                    idx[2][k][l] as u32
-                } else {
-                    look.slice[l]
-                };
-                let y = if dims >= 2 { idx[1][j][l] as u32 } else { 0 };
-                let x = idx[0][i][l] as u32;
-                let v = lv[l];
-                if level_ok[l] {
-                    off[l] = Some(
-                        v.offset
-                            + z as usize * v.slice_stride
-                            + y as usize * v.row_stride
-                            + x as usize * self.bpp,
-                    );
+            let mut off = [usize::MAX; LANES];
+            if fits {
+                let z = if dims == 3 { idx[2][k] } else { lane_slice };
+                let y = if dims >= 2 { idx[1][j] } else { i32x8::ZERO };
+                let o = base + z * slice + y * row + idx[0][i] * bpp;
+                let o = o.to_array();
+                for l in 0..LANES {
+                    off[l] = o[l] as u32 as usize;
+                }
+            } else {
+                for l in 0..LANES {
+                    let Some(v) = self.levels.get(levels[l] as usize) else {
+                        continue;
+                    };
+                    let z = if dims == 3 {
+                        idx_l[2][k][l] as u32
+                    } else {
+                        look.slice[l]
+                    };
+                    let y = if dims >= 2 { idx_l[1][j][l] as u32 } else { 0 };
+                    let x = idx_l[0][i][l] as u32;
+                    off[l] = v.offset
+                        + z as usize * v.slice_stride
+                        + y as usize * v.row_stride
+                        + x as usize * self.bpp;
                 }
             }
             let mut t = decode.fetch(self.data, &off);
@@ -447,7 +559,7 @@ impl Texture<'_> {
             }
             t
         };
-        if !look.linear {
+        if !LINEAR {
             return fetch(0, 0, 0);
         }
         let t0 = fetch(0, 0, 0);
@@ -571,17 +683,18 @@ impl Texture<'_> {
     }
 }
 
-/// Texel loads of one format: the texels at byte offsets `off` (`None`,
-/// or a texel not wholly inside `data`: zeros) as channel lanes, each
+/// Texel loads of one format: the texels at byte offsets `off` (a texel
+/// not wholly inside `data`, `usize::MAX` among them: zeros) as channel lanes, each
 /// lane [`decode_f32`]'s bits for its texel.
 trait Texels {
-    fn fetch(&self, data: &[u8], off: &[Option<usize>; LANES]) -> [f32x8; 4];
+    fn fetch(&self, data: &[u8], off: &[usize; LANES]) -> [f32x8; 4];
 }
 
 /// The 4-byte word at `o` (0 where it is not inside `data`).
 #[inline(always)]
-fn word(data: &[u8], o: Option<usize>) -> i32 {
-    o.and_then(|o| data.get(o..o.checked_add(4)?))
+fn word(data: &[u8], o: usize) -> i32 {
+    o.checked_add(4)
+        .and_then(|e| data.get(o..e))
         .map_or(0, |p| i32::from_le_bytes([p[0], p[1], p[2], p[3]]))
 }
 
@@ -591,7 +704,7 @@ struct Unorm8x4<const BGRA: bool>;
 
 impl<const BGRA: bool> Texels for Unorm8x4<BGRA> {
     #[inline(always)]
-    fn fetch(&self, data: &[u8], off: &[Option<usize>; LANES]) -> [f32x8; 4] {
+    fn fetch(&self, data: &[u8], off: &[usize; LANES]) -> [f32x8; 4] {
         let mut w = [0i32; LANES];
         for l in 0..LANES {
             w[l] = word(data, off[l]);
@@ -614,12 +727,31 @@ struct Float32x4;
 
 impl Texels for Float32x4 {
     #[inline(always)]
-    fn fetch(&self, data: &[u8], off: &[Option<usize>; LANES]) -> [f32x8; 4] {
+    fn fetch(&self, data: &[u8], off: &[usize; LANES]) -> [f32x8; 4] {
         let mut ch = [[0f32; LANES]; 4];
         for l in 0..LANES {
-            if let Some(p) = off[l].and_then(|o| data.get(o..o.checked_add(16)?)) {
+            if let Some(p) = off[l].checked_add(16).and_then(|e| data.get(off[l]..e)) {
                 for (k, c) in ch.iter_mut().enumerate() {
                     c[l] = f32::from_le_bytes([p[4 * k], p[4 * k + 1], p[4 * k + 2], p[4 * k + 3]]);
+                }
+            }
+        }
+        ch.map(f32x8::new)
+    }
+}
+
+/// R16G16B16A16_FLOAT: four halves per lane, widened exactly
+/// (`pack::f16_to_f32`, what the format's `Unpacker` does per channel).
+struct Float16x4;
+
+impl Texels for Float16x4 {
+    #[inline(always)]
+    fn fetch(&self, data: &[u8], off: &[usize; LANES]) -> [f32x8; 4] {
+        let mut ch = [[0f32; LANES]; 4];
+        for l in 0..LANES {
+            if let Some(p) = off[l].checked_add(8).and_then(|e| data.get(off[l]..e)) {
+                for (k, c) in ch.iter_mut().enumerate() {
+                    c[l] = pack::f16_to_f32(u16::from_le_bytes([p[2 * k], p[2 * k + 1]]));
                 }
             }
         }
@@ -632,10 +764,10 @@ struct PerLane<F>(usize, F);
 
 impl<F: Fn(&[u8]) -> [f32; 4]> Texels for PerLane<F> {
     #[inline(always)]
-    fn fetch(&self, data: &[u8], off: &[Option<usize>; LANES]) -> [f32x8; 4] {
+    fn fetch(&self, data: &[u8], off: &[usize; LANES]) -> [f32x8; 4] {
         let mut ch = [[0f32; LANES]; 4];
         for l in 0..LANES {
-            if let Some(p) = off[l].and_then(|o| data.get(o..o.checked_add(self.0)?)) {
+            if let Some(p) = off[l].checked_add(self.0).and_then(|e| data.get(off[l]..e)) {
                 let t = (self.1)(p);
                 for k in 0..4 {
                     ch[k][l] = t[k];
@@ -899,6 +1031,44 @@ mod tests {
         }
         // every case has one filter for all lanes (min == mag)
         assert_eq!(taken, total);
+    }
+
+    /// Each specialised texel loader gives `decode_f32`'s bits, and zeros
+    /// for a texel not wholly inside the data.
+    #[test]
+    fn texel_loaders_decode_as_decode_f32() {
+        let mut rng = Rng(0x0dec_0de5);
+        let data: Vec<u8> = (0..4096).map(|_| rng.next() as u8).collect();
+        let check = |format: Format, bpp: usize, t: &dyn Fn(&[usize; LANES]) -> [f32x8; 4]| {
+            for start in (0..data.len() - 8 * bpp).step_by(8 * bpp + 3) {
+                let mut off: [usize; LANES] = std::array::from_fn(|l| start + l * bpp);
+                off[5] = usize::MAX;
+                off[6] = data.len() - bpp + 1;
+                let got = bits(t(&off));
+                for l in 0..LANES {
+                    let want = match data.get(off[l]..off[l].saturating_add(bpp)) {
+                        Some(p) if off[l] != usize::MAX => decode_f32(format, p),
+                        _ => [0.0; 4],
+                    };
+                    let want = want.map(|x| if x.is_nan() { u32::MAX } else { x.to_bits() });
+                    for k in 0..4 {
+                        assert_eq!(got[k][l], want[k], "{format:?} lane {l} channel {k}");
+                    }
+                }
+            }
+        };
+        check(Format::R8G8B8A8_UNORM, 4, &|o| {
+            Unorm8x4::<false>.fetch(&data, o)
+        });
+        check(Format::B8G8R8A8_UNORM, 4, &|o| {
+            Unorm8x4::<true>.fetch(&data, o)
+        });
+        check(Format::R32G32B32A32_FLOAT, 16, &|o| {
+            Float32x4.fetch(&data, o)
+        });
+        check(Format::R16G16B16A16_FLOAT, 8, &|o| {
+            Float16x4.fetch(&data, o)
+        });
     }
 
     /// The AoS NEAREST path gives `sample_aos_scalar`'s bits: REPEAT and
