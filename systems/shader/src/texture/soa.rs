@@ -23,8 +23,9 @@
 //! (`tests::soa_matches_the_scalar_path`, `aos_nearest_matches_the_scalar_path`).
 //! Texel decoding stays per texel ([`decode_f32`], monomorphised per
 //! common format; others through a [`pack::Unpacker`] derived once).
-//! Cube maps (face selection, seamless corners) and anisotropy stay on
-//! the scalar path.
+//! Cube maps take it face by face (each lane's face a 2D lookup, as the
+//! scalar path does) except with seamless LINEAR filtering, which reads
+//! across faces; that and anisotropy stay on the scalar path.
 
 use super::{
     LevelChoice, SampleArgs, TexFilter, TexWrap, Texture, decode_f32, lerp8x8, wrap_uses_border,
@@ -37,6 +38,7 @@ use ferropipe_components::state::SamplerState;
 use wide::{f32x8, i32x8};
 
 use crate::lanemath::as_u;
+use multiversion::multiversion;
 
 /// Rust's `f32::clamp` per lane: NaN stays NaN (a `max`/`min` pair would
 /// give `lo`).
@@ -230,6 +232,22 @@ fn compare(func: Func, r: f32x8, d: f32x8) -> f32x8 {
     }
 }
 
+/// [`Texture::soa_level`] compiled per SIMD level (ARCHITECTURE.md, "SIMD
+/// levels"): an embedder's baseline x86-64 build runs the AVX2 clone on
+/// a CPU that has it, as the bilinear kernels do (`chunk_simd`).
+#[multiversion(
+    targets("x86_64+avx2+fma+bmi1+bmi2+lzcnt+popcnt+f16c+movbe"),
+    attrs(allow(dead_code))
+)]
+fn level_simd<D: Texels, const DIMS: usize, const LINEAR: bool>(
+    t: &Texture<'_>,
+    look: &Lookup<'_>,
+    levels: [u32; LANES],
+    decode: &D,
+) -> [f32x8; 4] {
+    t.soa_level::<D, DIMS, LINEAR>(look, levels, decode)
+}
+
 /// One level of the view's resource as [`Texture::soa_level`] reads it:
 /// the size (each at least 1) and the layout in bytes.
 #[derive(Clone, Copy, Debug, Default)]
@@ -262,8 +280,12 @@ impl LevelTable {
 /// shares.
 struct Lookup<'l> {
     s: &'l SamplerState,
+    /// s, t, r; a cube lookup's face coordinates.
     coord: [f32x8; 3],
-    /// Each lane's slice of a 1D / 2D array (the first layer otherwise).
+    /// The sampler's, or CLAMP_TO_EDGE on a cube's faces.
+    wraps: [TexWrap; 3],
+    /// Each lane's slice: of a 1D / 2D array, a cube's face (of its cube
+    /// in an array), the first layer otherwise.
     slice: [u32; LANES],
     offset: [i32; 3],
     cmp: Option<(Func, f32x8)>,
@@ -320,11 +342,15 @@ impl Texture<'_> {
         args: &SampleArgs,
         compare: bool,
     ) -> Option<[Lanes; 4]> {
-        if self.is_cube() || self.target == TextureTarget::Buffer || self.levels.is_empty() {
+        if self.target == TextureTarget::Buffer || self.levels.is_empty() {
             return None;
         }
         let filter = lods[0].filter;
-        if lods.iter().any(|l| l.filter != filter) {
+        let linear = filter == TexFilter::Linear;
+        if lods.iter().any(|l| l.filter != filter)
+            || (self.is_cube() && linear && s.seamless_cube_map && s.normalized_coords)
+        {
+            // (seamless cube filtering reads across faces: the scalar path)
             return None;
         }
         let cmp = if compare {
@@ -341,21 +367,40 @@ impl Texture<'_> {
         };
         let layers = as_u(args.layer).to_array();
         let nlayers = (self.last_layer - self.first_layer + 1) as i32;
-        let slice = std::array::from_fn(|l| {
-            if self.arrayed() {
-                self.first_layer + (layers[l] as i32).clamp(0, nlayers - 1) as u32
-            } else {
-                self.first_layer
+        let mut slice = [self.first_layer; LANES];
+        let (mut coord, mut wraps) = (args.coord, [s.wrap_s, s.wrap_t, s.wrap_r]);
+        if self.is_cube() {
+            // `footprint`'s cube branch: each lane's face becomes a 2D
+            // lookup on one layer, clamped to the face's edges
+            let c = args.coord.map(|v| v.to_array());
+            let mut st = [[0f32; LANES]; 2];
+            for l in 0..LANES {
+                let (face, fc) = super::cube_face([c[0][l], c[1][l], c[2][l]]);
+                let cube = if self.target == TextureTarget::TextureCubeArray {
+                    (layers[l] as i32).clamp(0, (nlayers / 6).max(1) - 1) as u32
+                } else {
+                    0
+                };
+                slice[l] = self.first_layer + cube * 6 + face;
+                st[0][l] = fc[0];
+                st[1][l] = fc[1];
             }
-        });
+            coord = [f32x8::new(st[0]), f32x8::new(st[1]), f32x8::ZERO];
+            wraps = [TexWrap::ClampToEdge; 3];
+        } else if self.arrayed() {
+            for l in 0..LANES {
+                slice[l] = self.first_layer + (layers[l] as i32).clamp(0, nlayers - 1) as u32;
+            }
+        }
         let look = Lookup {
             s,
-            coord: args.coord,
+            coord,
+            wraps,
             slice,
             offset: args.offset,
             cmp,
             border: self.border(s),
-            linear: filter == TexFilter::Linear,
+            linear,
         };
         // One monomorphised loop per common format, its texels loaded
         // straight into channel lanes; the rest decode lane by lane
@@ -429,12 +474,12 @@ impl Texture<'_> {
         decode: &D,
     ) -> [f32x8; 4] {
         match (self.dims(), look.linear) {
-            (1, false) => self.soa_level::<D, 1, false>(look, levels, decode),
-            (1, true) => self.soa_level::<D, 1, true>(look, levels, decode),
-            (2, false) => self.soa_level::<D, 2, false>(look, levels, decode),
-            (2, true) => self.soa_level::<D, 2, true>(look, levels, decode),
-            (_, false) => self.soa_level::<D, 3, false>(look, levels, decode),
-            (_, true) => self.soa_level::<D, 3, true>(look, levels, decode),
+            (1, false) => level_simd::<D, 1, false>(self, look, levels, decode),
+            (1, true) => level_simd::<D, 1, true>(self, look, levels, decode),
+            (2, false) => level_simd::<D, 2, false>(self, look, levels, decode),
+            (2, true) => level_simd::<D, 2, true>(self, look, levels, decode),
+            (_, false) => level_simd::<D, 3, false>(self, look, levels, decode),
+            (_, true) => level_simd::<D, 3, true>(self, look, levels, decode),
         }
     }
 
@@ -476,7 +521,7 @@ impl Texture<'_> {
         let dims = DIMS;
         let uses_linear =
             s.min_img_filter == TexFilter::Linear || s.mag_img_filter == TexFilter::Linear;
-        let wraps = [s.wrap_s, s.wrap_t, s.wrap_r];
+        let wraps = look.wraps;
         // per axis: the two texel indices (clamped), the lanes where
         // each reads the border, and the weight
         let mut idx = [[i32x8::ZERO; 2]; 3];
@@ -510,63 +555,34 @@ impl Texture<'_> {
         let lane_slice = i32x8::new(look.slice.map(|z| z as i32));
         let bpp = i32x8::splat(self.bpp as i32);
         let idx_l = idx.map(|ax| ax.map(|v| v.to_array()));
-        let fetch = |i: usize, j: usize, k: usize| -> [f32x8; 4] {
-            let mut off = [usize::MAX; LANES];
-            if fits {
-                let z = if dims == 3 { idx[2][k] } else { lane_slice };
-                let y = if dims >= 2 { idx[1][j] } else { i32x8::ZERO };
-                let o = base + z * slice + y * row + idx[0][i] * bpp;
-                let o = o.to_array();
-                for l in 0..LANES {
-                    off[l] = o[l] as u32 as usize;
-                }
-            } else {
-                for l in 0..LANES {
-                    let Some(v) = self.levels.get(levels[l] as usize) else {
-                        continue;
-                    };
-                    let z = if dims == 3 {
-                        idx_l[2][k][l] as u32
-                    } else {
-                        look.slice[l]
-                    };
-                    let y = if dims >= 2 { idx_l[1][j][l] as u32 } else { 0 };
-                    let x = idx_l[0][i][l] as u32;
-                    off[l] = v.offset
-                        + z as usize * v.slice_stride
-                        + y as usize * v.row_stride
-                        + x as usize * self.bpp;
-                }
-            }
-            let mut t = decode.fetch(self.data, &off);
-            let hit = border[0][i] | border[1][j] | border[2][k];
-            if hit.any() {
-                let hit: f32x8 = bytemuck::cast(hit);
-                for ((tc, &present), &b) in t.iter_mut().zip(&self.present).zip(&look.border) {
-                    if present {
-                        *tc = hit.select(f32x8::splat(b), *tc);
-                    }
-                }
-            }
-            if let Some((func, r)) = look.cmp {
-                let pass = compare(func, r, t[0]);
-                t = [
-                    pass.select(f32x8::ONE, f32x8::ZERO),
-                    f32x8::ZERO,
-                    f32x8::ZERO,
-                    f32x8::ONE,
-                ];
-            }
-            t
+        let corners = Corners {
+            t: self,
+            look,
+            levels,
+            dims,
+            fits,
+            idx,
+            idx_l,
+            border,
+            base,
+            row,
+            slice,
+            lane_slice,
+            bpp,
         };
+        // (a struct's inlined method, not a closure: a closure is its own
+        // function, compiled without the multiversion clone's features)
         if !LINEAR {
-            return fetch(0, 0, 0);
+            return corners.fetch(decode, 0, 0, 0);
         }
-        let t0 = fetch(0, 0, 0);
-        let t1 = fetch(1, 0, 0);
+        let t0 = corners.fetch(decode, 0, 0, 0);
+        let t1 = corners.fetch(decode, 1, 0, 0);
         // 1D: the second row is the first (index 0, no border)
         let (t2, t3) = if dims >= 2 {
-            (fetch(0, 1, 0), fetch(1, 1, 0))
+            (
+                corners.fetch(decode, 0, 1, 0),
+                corners.fetch(decode, 1, 1, 0),
+            )
         } else {
             (t0, t1)
         };
@@ -575,8 +591,16 @@ impl Texture<'_> {
         let top = lerp4(&t2, &t3, wx);
         let mut r = lerp4(&bottom, &top, wy);
         if dims == 3 {
-            let b2 = lerp4(&fetch(0, 0, 1), &fetch(1, 0, 1), wx);
-            let t2 = lerp4(&fetch(0, 1, 1), &fetch(1, 1, 1), wx);
+            let b2 = lerp4(
+                &corners.fetch(decode, 0, 0, 1),
+                &corners.fetch(decode, 1, 0, 1),
+                wx,
+            );
+            let t2 = lerp4(
+                &corners.fetch(decode, 0, 1, 1),
+                &corners.fetch(decode, 1, 1, 1),
+                wx,
+            );
             r = lerp4(&r, &lerp4(&b2, &t2, wy), wz);
         }
         r
@@ -680,6 +704,94 @@ impl Texture<'_> {
             }
         }
         t.map(i32x8::new)
+    }
+}
+
+/// What [`Texture::soa_level`] fetches its corner texels from.
+struct Corners<'c, 't> {
+    t: &'c Texture<'t>,
+    look: &'c Lookup<'c>,
+    levels: [u32; LANES],
+    dims: usize,
+    /// Every lane's level fits ([`LevelRow::fits`]): offsets in i32 lanes.
+    fits: bool,
+    /// Per axis, the two clamped texel indices, as lanes and as arrays.
+    idx: [[i32x8; 2]; 3],
+    idx_l: [[[i32; LANES]; 2]; 3],
+    /// Per axis, the lanes where each index reads the border.
+    border: [[i32x8; 2]; 3],
+    base: i32x8,
+    row: i32x8,
+    slice: i32x8,
+    lane_slice: i32x8,
+    bpp: i32x8,
+}
+
+impl Corners<'_, '_> {
+    /// The texels of corner (`i`, `j`, `k`) (0 / 1 per axis), border
+    /// and comparison applied.
+    #[inline(always)]
+    fn fetch<D: Texels>(&self, decode: &D, i: usize, j: usize, k: usize) -> [f32x8; 4] {
+        let (t, look, dims) = (self.t, self.look, self.dims);
+        let mut off = [usize::MAX; LANES];
+        if self.fits {
+            let z = if dims == 3 {
+                self.idx[2][k]
+            } else {
+                self.lane_slice
+            };
+            let y = if dims >= 2 {
+                self.idx[1][j]
+            } else {
+                i32x8::ZERO
+            };
+            let o = self.base + z * self.slice + y * self.row + self.idx[0][i] * self.bpp;
+            let o = o.to_array();
+            for l in 0..LANES {
+                off[l] = o[l] as u32 as usize;
+            }
+        } else {
+            for l in 0..LANES {
+                let Some(v) = t.levels.get(self.levels[l] as usize) else {
+                    continue;
+                };
+                let z = if dims == 3 {
+                    self.idx_l[2][k][l] as u32
+                } else {
+                    look.slice[l]
+                };
+                let y = if dims >= 2 {
+                    self.idx_l[1][j][l] as u32
+                } else {
+                    0
+                };
+                let x = self.idx_l[0][i][l] as u32;
+                off[l] = v.offset
+                    + z as usize * v.slice_stride
+                    + y as usize * v.row_stride
+                    + x as usize * t.bpp;
+            }
+        }
+        let mut tx = decode.fetch(t.data, &off);
+        let hit = self.border[0][i] | self.border[1][j] | self.border[2][k];
+        if hit.any() {
+            let hit: f32x8 = bytemuck::cast(hit);
+            for ((tc, &present), &b) in tx.iter_mut().zip(&t.present).zip(&look.border) {
+                if present {
+                    *tc = hit.select(f32x8::splat(b), *tc);
+                }
+            }
+        }
+        if let Some((func, r)) = look.cmp {
+            let pass = compare(func, r, tx[0]);
+            tx = [
+                pass.select(f32x8::ONE, f32x8::ZERO),
+                f32x8::ZERO,
+                f32x8::ZERO,
+                f32x8::ONE,
+            ];
+        }
+        tx
     }
 }
 
@@ -867,7 +979,8 @@ mod tests {
 
     /// The SIMD general path gives the scalar path's bits for every wrap mode, both filters, every mip filter,
     /// normalized and unnormalized coordinates, texel offsets, depth
-    /// comparison with every function, 1D / 2D / 2D array / 3D views of
+    /// comparison with every function, 1D / 2D / 2D array / 3D / cube /
+    /// cube array views (cubes not seamless, or NEAREST) of
     /// power-of-two and other sizes, RGBA8 / BGRA8 / RGBA32F / RGBA16F /
     /// RG8 / Z32F texels, views starting above level 0, and coordinates,
     /// layers, LODs and references that are NaN, infinite or far outside.
@@ -875,7 +988,8 @@ mod tests {
     fn soa_matches_the_scalar_path() {
         let mut rng = Rng(0x5eed_1234);
         let (mut taken, mut total) = (0usize, 0usize);
-        let shapes: [(TextureTarget, Format, u32, u32, u32, u32); 8] = [
+        let mut seamless_linear = 0usize;
+        let shapes: [(TextureTarget, Format, u32, u32, u32, u32); 10] = [
             (
                 TextureTarget::Texture2D,
                 Format::R8G8B8A8_UNORM,
@@ -926,6 +1040,22 @@ mod tests {
                 2,
             ),
             (TextureTarget::Texture2D, Format::Z32_FLOAT, 7, 8, 1, 2),
+            (
+                TextureTarget::TextureCube,
+                Format::R8G8B8A8_UNORM,
+                8,
+                8,
+                6,
+                3,
+            ),
+            (
+                TextureTarget::TextureCubeArray,
+                Format::R16G16B16A16_FLOAT,
+                4,
+                4,
+                12,
+                2,
+            ),
         ];
         for (target, format, w, h, d, last_level) in shapes {
             let mut templ = ResourceTemplate::texture_2d(format, w, h, Default::default());
@@ -983,6 +1113,7 @@ mod tests {
                             Func::Always,
                         ][(rng.next() % 8) as usize],
                         border_color: [0.25, -2.0, 7.5, 0.5],
+                        seamless_cube_map: rng.next().is_multiple_of(2),
                         ..Default::default()
                     };
                     let span = if s.normalized_coords { 3.0 } else { 40.0 };
@@ -1016,6 +1147,13 @@ mod tests {
                     let compare = s.compare_mode == TexCompareMode::RToTexture && tex.depth;
                     let lods = tex.select_lods(&s, &args);
                     total += 1;
+                    if tex.is_cube()
+                        && s.seamless_cube_map
+                        && s.normalized_coords
+                        && lods[0].filter == TexFilter::Linear
+                    {
+                        seamless_linear += 1;
+                    }
                     let Some(got) = tex.sample_soa(&s, &lods, &args, compare) else {
                         continue;
                     };
@@ -1029,8 +1167,10 @@ mod tests {
                 }
             }
         }
-        // every case has one filter for all lanes (min == mag)
-        assert_eq!(taken, total);
+        // every case has one filter for all lanes (min == mag); seamless
+        // LINEAR cube lookups stay scalar
+        assert!(seamless_linear > 0);
+        assert_eq!(taken, total - seamless_linear);
     }
 
     /// Each specialised texel loader gives `decode_f32`'s bits, and zeros
