@@ -747,11 +747,11 @@ impl Corners<'_, '_> {
             };
             let o = self.base + z * self.slice + y * self.row + self.idx[0][i] * self.bpp;
             let o = o.to_array();
-            for l in 0..LANES {
-                off[l] = o[l] as u32 as usize;
+            for (d, &v) in off.iter_mut().zip(&o) {
+                *d = v as u32 as usize;
             }
         } else {
-            for l in 0..LANES {
+            for (l, d) in off.iter_mut().enumerate() {
                 let Some(v) = t.levels.get(self.levels[l] as usize) else {
                     continue;
                 };
@@ -766,7 +766,7 @@ impl Corners<'_, '_> {
                     0
                 };
                 let x = self.idx_l[0][i][l] as u32;
-                off[l] = v.offset
+                *d = v.offset
                     + z as usize * v.slice_stride
                     + y as usize * v.row_stride
                     + x as usize * t.bpp;
