@@ -661,43 +661,87 @@ impl Texture<'_> {
         layers: &[u32; LANES],
         offset: [i32; 3],
     ) -> [i32x8; 4] {
+        // `aos_level` reads a level past the last at the last
         let last = self.levels.len() - 1;
-        let mut lv = [&self.levels[0]; LANES];
-        let mut sizes = [[1i32; LANES]; 3];
-        for l in 0..LANES {
-            let v = &self.levels[(levels[l] as usize).min(last)];
-            lv[l] = v;
-            sizes[0][l] = v.width.max(1) as i32;
-            sizes[1][l] = v.height.max(1) as i32;
-            sizes[2][l] = v.depth.max(1) as i32;
-        }
-        let sizes = sizes.map(i32x8::new);
+        let levels = levels.map(|l| l.min(last as u32));
+        let table = self.soa_table();
+        let rows: [LevelRow; LANES] = if levels.iter().all(|&l| l == levels[0]) {
+            [table.row(levels[0]); LANES]
+        } else {
+            let mut r = [LevelRow::default(); LANES];
+            for l in 0..LANES {
+                r[l] = table.row(levels[l]);
+            }
+            r
+        };
+        let lane = |f: fn(&LevelRow) -> i32| {
+            let mut v = [0i32; LANES];
+            for l in 0..LANES {
+                v[l] = f(&rows[l]);
+            }
+            i32x8::new(v)
+        };
+        let sizes = [
+            lane(|r| r.size[0]),
+            lane(|r| r.size[1]),
+            lane(|r| r.size[2]),
+        ];
         let dims = self.dims();
         let nlayers = (self.last_layer - self.first_layer + 1) as i32;
         let wraps = [s.wrap_s, s.wrap_t, s.wrap_r];
-        let mut idx = [[0i32; LANES]; 3];
+        let mut idx = [i32x8::ZERO; 3];
         for a in 0..dims {
             let axis = Axis::new(sizes[a], wraps[a], offset[a], s.normalized_coords);
             let i = axis.nearest(coord[a]);
-            idx[a] = i.max(i32x8::ZERO).min(axis.len - i32x8::ONE).to_array();
+            idx[a] = i.max(i32x8::ZERO).min(axis.len - i32x8::ONE);
         }
+        let mut slice = [self.first_layer as i32; LANES];
+        if dims != 3 && self.arrayed() {
+            for l in 0..LANES {
+                slice[l] =
+                    (self.first_layer + (layers[l] as i32).clamp(0, nlayers - 1) as u32) as i32;
+            }
+        }
+        let z = if dims == 3 { idx[2] } else { i32x8::new(slice) };
         let (data, bpp) = (self.data, self.bpp);
+        let mut off = [usize::MAX; LANES];
+        if rows.iter().all(|r| r.fits) {
+            // i32 lanes: every texel of a fitting level is below 2 GiB
+            let o = lane(|r| r.offset)
+                + z * lane(|r| r.slice)
+                + idx[1] * lane(|r| r.row)
+                + idx[0] * i32x8::splat(bpp as i32);
+            for (d, &v) in off.iter_mut().zip(&o.to_array()) {
+                *d = v as u32 as usize;
+            }
+        } else {
+            let (z, y, x) = (z.to_array(), idx[1].to_array(), idx[0].to_array());
+            for (l, d) in off.iter_mut().enumerate() {
+                let v = &self.levels[levels[l] as usize];
+                *d = v.offset
+                    + z[l] as u32 as usize * v.slice_stride
+                    + y[l] as u32 as usize * v.row_stride
+                    + x[l] as u32 as usize * bpp;
+            }
+        }
+        if bpp == 4 {
+            // one word per lane, its bytes as the four channels
+            let mut w = [0i32; LANES];
+            for l in 0..LANES {
+                w[l] = word(data, off[l]);
+            }
+            let w = i32x8::new(w);
+            let byte = i32x8::splat(0xff);
+            return [
+                w & byte,
+                (w >> 8) & byte,
+                (w >> 16) & byte,
+                (w >> 24) & byte,
+            ];
+        }
         let mut t = [[0i32; LANES]; 4];
         for l in 0..LANES {
-            let v = lv[l];
-            let base = if dims == 3 {
-                v.offset + idx[2][l] as u32 as usize * v.slice_stride
-            } else {
-                let slice = if self.arrayed() {
-                    self.first_layer + (layers[l] as i32).clamp(0, nlayers - 1) as u32
-                } else {
-                    self.first_layer
-                };
-                v.offset + slice as usize * v.slice_stride
-            };
-            let off =
-                base + idx[1][l] as u32 as usize * v.row_stride + idx[0][l] as u32 as usize * bpp;
-            if let Some(px) = data.get(off..off + bpp) {
+            if let Some(px) = off[l].checked_add(bpp).and_then(|e| data.get(off[l]..e)) {
                 for (k, tk) in t.iter_mut().enumerate() {
                     tk[l] = px.get(k).copied().unwrap_or(0) as i32;
                 }
