@@ -1691,10 +1691,7 @@ impl<'a> Texture<'a> {
             lod: Lod::Implicit,
             ..SampleArgs::at([f32x8::ZERO; 3])
         };
-        // (both filters NEAREST: no quad filters bilinear, and the plan
-        // would send every group to the general path after its own checks)
         let ok = s.max_anisotropy <= 1
-            && (s.min_img_filter == TexFilter::Linear || s.mag_img_filter == TexFilter::Linear)
             && !(s.compare_mode == TexCompareMode::RToTexture && self.depth)
             && self.use_aos(s, &args)
             && self.bilinear_simd_applies(s, [0; 3]);
@@ -1866,8 +1863,12 @@ impl QuadSampler<'_> {
         cx: f32x8,
         cy: f32x8,
     ) -> Option<[Lanes; 4]> {
-        if quads[0].filter != TexFilter::Linear || quads[1].filter != TexFilter::Linear {
+        if quads[0].filter != quads[1].filter {
+            // (a filter per quad: the general path, lane by lane)
             return None;
+        }
+        if quads[0].filter == TexFilter::Nearest {
+            return self.nearest_channels(quads, cx, cy);
         }
         let lv0 = self.levels_of(quads[0].level0, quads[1].level0)?;
         let (mut even, mut odd) = self.bilinear(&lv0, cx, cy)?;
@@ -1894,6 +1895,64 @@ impl QuadSampler<'_> {
             to_f(even >> 16_i32),
             to_f(odd >> 16_i32),
         ])
+    }
+
+    /// [`Self::filter_channels`] for NEAREST quads: each lane's stored
+    /// bytes at its level (blended towards the second level by the quad's
+    /// 8-bit weight, `lerp8`), times 1/255.  Bit for bit
+    /// [`Texture::sample_aos_scalar`]'s NEAREST lanes
+    /// (`nearest_quads_match_the_scalar_path`): a quad with one level, or
+    /// weight 0, lerps to its own bytes, so the blend needs no mask.
+    ///
+    /// Why: NEAREST lookups of RGBA8-sized views (pixel art, UI, point
+    /// sampled post passes) went group by group through the general
+    /// path's per-group checks; here they take the plan's level table
+    /// and one chunk loop like the bilinear kernels.
+    #[inline(always)]
+    fn nearest_channels(
+        &self,
+        quads: &[LevelChoice; 2],
+        cx: f32x8,
+        cy: f32x8,
+    ) -> Option<[Lanes; 4]> {
+        let lv0 = self.levels_of(quads[0].level0, quads[1].level0)?;
+        let mut t = self.nearest_words(&lv0, cx, cy);
+        let byte = i32x8::splat(0xff);
+        let bytes = |w: i32x8| {
+            [
+                w & byte,
+                (w >> 8) & byte,
+                (w >> 16) & byte,
+                (w >> 24) & byte,
+            ]
+        };
+        let mut b = bytes(t);
+        if quads[0].level1 != quads[0].level0 || quads[1].level1 != quads[1].level0 {
+            let lv1 = self.levels_of(quads[0].level1, quads[1].level1)?;
+            t = self.nearest_words(&lv1, cx, cy);
+            let b1 = bytes(t);
+            let w = |q: &LevelChoice| ((q.weight * 256.0) as i32).clamp(0, 255);
+            let w = halves(w(&quads[0]), w(&quads[1]));
+            for k in 0..4 {
+                b[k] = lerp8x8(b[k], b1[k], w);
+            }
+        }
+        let scale = f32x8::splat(1.0 / 255.0);
+        Some(b.map(|v| v.round_float() * scale))
+    }
+
+    /// The texel words a NEAREST lookup reads at `lv`: `wrap_nearest` per
+    /// axis, clamped into the level as `aos_level` does, on the level
+    /// table (every such index is inside `words`, see [`Self::fill`]).
+    #[inline(always)]
+    fn nearest_words(&self, lv: &LaneLevels, cx: f32x8, cy: f32x8) -> i32x8 {
+        let x = soa::nearest_index(cx, lv.width, self.s.wrap_s);
+        let y = soa::nearest_index(cy, lv.height, self.s.wrap_t);
+        fetch_words(
+            X86V3::of_build(),
+            self.words,
+            lv.base + y * lv.row_stride + x,
+        )
     }
 
     /// Whether [`Self::swizzle`] is the identity (the view's channels in
@@ -4945,6 +5004,119 @@ mod tests {
         let bilinear = kernels.iter().filter(|k| k.starts_with("Bilinear")).count();
         assert_eq!(bilinear, 16, "{kernels:?}");
         assert!(fast * 2 > total, "{fast} of {total} groups took a kernel");
+    }
+
+    /// NEAREST quads (both filters NEAREST, or LINEAR minification with
+    /// NEAREST magnification decided per quad) through the quad sampler
+    /// give the scalar 8-bit path's bits: every mip filter, bias and LOD
+    /// clamps, REPEAT and CLAMP_TO_EDGE, coordinates far outside,
+    /// infinite and NaN.  Groups whose quads differ in filter go to the
+    /// general path; most groups must not.
+    #[test]
+    fn nearest_quads_match_the_scalar_path() {
+        let mut rng = 0x5a5a_1234u32;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 17;
+            rng ^= rng << 5;
+            rng
+        };
+        let (rep, clamp) = (TexWrap::Repeat, TexWrap::ClampToEdge);
+        let (mut fast, mut nearest, mut total) = (0usize, 0usize, 0usize);
+        for (w, h, last_level) in [(16, 8, 4), (12, 6, 2)] {
+            let mut templ =
+                ResourceTemplate::texture_2d(Format::B8G8R8A8_UNORM, w, h, Default::default());
+            templ.last_level = last_level;
+            let layout = ResourceLayout::new(&templ).unwrap();
+            let data: Vec<u8> = (0..layout.size).map(|_| next() as u8).collect();
+            let t = Owned::new(templ, data);
+            let tex = t.tex();
+            for (ws, wt) in [(rep, rep), (rep, clamp), (clamp, rep), (clamp, clamp)] {
+                for (min, mag) in [
+                    (TexFilter::Nearest, TexFilter::Nearest),
+                    (TexFilter::Linear, TexFilter::Nearest),
+                ] {
+                    for mip in [
+                        TexMipFilter::None,
+                        TexMipFilter::Nearest,
+                        TexMipFilter::Linear,
+                    ] {
+                        for (bias, min_lod, max_lod) in
+                            [(0.0, 0.0, 1000.0), (0.5, 0.0, 1000.0), (0.0, 1.25, 1.25)]
+                        {
+                            let s = SamplerState {
+                                wrap_s: ws,
+                                wrap_t: wt,
+                                min_img_filter: min,
+                                mag_img_filter: mag,
+                                min_mip_filter: mip,
+                                lod_bias: bias,
+                                min_lod,
+                                max_lod,
+                                ..Default::default()
+                            };
+                            let q = tex.quad_sampler(Some(&s)).expect("a plain 2D RGBA8 view");
+                            let args = SampleArgs::at([f32x8::ZERO; 3]);
+                            let p = LodParams::new(&tex, &s, &args);
+                            for _ in 0..100 {
+                                let mut c = || -> f32 {
+                                    match next() % 32 {
+                                        0 => f32::NAN,
+                                        1 => f32::INFINITY,
+                                        2 => 3e9,
+                                        3 => -40.0,
+                                        _ => (next() as i32 as f32) / i32::MAX as f32 * 2.0 + 0.5,
+                                    }
+                                };
+                                let base = [[c(), c()], [c(), c()]];
+                                let step = f32::from_bits(((next() % 16) + 115) << 23);
+                                let (dx, dy) =
+                                    ((next() % 5) as f32 * step, (next() % 5) as f32 * step);
+                                let coord = [0, 1].map(|a| {
+                                    f32x8::new(std::array::from_fn(|l| {
+                                        let (px, py) = ((l % 2) as f32, ((l / 2) % 2) as f32);
+                                        let d = if a == 0 { [dx, dy] } else { [dy, -dx] };
+                                        base[l / 4][a] + px * d[0] + py * d[1]
+                                    }))
+                                });
+                                let coord = [coord[0], coord[1], f32x8::ZERO];
+                                let quads = tex.choose_quads(&s, &p, &coord);
+                                total += 1;
+                                let Some(got) = q.planned(&coord) else {
+                                    continue;
+                                };
+                                fast += 1;
+                                if quads[0].filter == TexFilter::Nearest {
+                                    nearest += 1;
+                                }
+                                let lods: [LevelChoice; LANES] =
+                                    std::array::from_fn(|l| quads[l / (LANES / 2)]);
+                                let coords = coord.map(|v| v.to_array());
+                                let want =
+                                    tex.sample_aos_scalar(&s, &lods, &coords, &[0; LANES], [0; 3]);
+                                // `planned` is before the view swizzle
+                                let got = q.swizzle(got);
+                                for k in 0..4 {
+                                    assert_eq!(
+                                        got[k].to_array().map(f32::to_bits),
+                                        want[k].to_array().map(f32::to_bits),
+                                        "{w}x{h} {s:?} channel {k} at {coord:?}"
+                                    );
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            fast * 2 > total,
+            "{fast} of {total} groups took the quad sampler"
+        );
+        assert!(
+            nearest * 3 > total,
+            "{nearest} of {total} groups were NEAREST"
+        );
     }
 
     #[test]

@@ -204,6 +204,15 @@ impl Axis {
     }
 }
 
+/// `wrap_nearest(c, len, 0, wrap, true)` clamped into `0..len`: the
+/// texel index of a NEAREST lookup at normalized coordinate `c`
+/// (`Texture::aos_level`), for the quad sampler's NEAREST lanes.
+#[inline(always)]
+pub(super) fn nearest_index(c: f32x8, len: i32x8, wrap: TexWrap) -> i32x8 {
+    let axis = Axis::new(len, wrap, 0, true);
+    axis.nearest(c).max(i32x8::ZERO).min(len - i32x8::ONE)
+}
+
 /// `a + (b - a) * w`, [`Texture::sample_level`]'s lerp, per channel.
 #[inline(always)]
 fn lerp4(a: &[f32x8; 4], b: &[f32x8; 4], w: f32x8) -> [f32x8; 4] {
