@@ -1018,6 +1018,16 @@ impl<'a> Texture<'a> {
     // level of detail
 
     fn select_lods(&self, s: &SamplerState, args: &SampleArgs) -> [LevelChoice; LANES] {
+        // `LodParams::fixed`, which `choose` returns whatever the LOD
+        // source, without building the parameters: reading `fixed` back
+        // from the struct just stored field by field stalled on store
+        // forwarding, 13 % of postprocess with a MIRROR_REPEAT sampler
+        // (`perf annotate`)
+        if (s.min_mip_filter == TexMipFilter::None && s.min_img_filter == s.mag_img_filter)
+            || self.target == TextureTarget::Buffer
+        {
+            return [LevelChoice::single(self.first_level, s.mag_img_filter); LANES];
+        }
         if let Some(quads) = self.quad_lods(s, args) {
             let mut out = [quads[0]; LANES];
             out[LANES / 2..].fill(quads[1]);
