@@ -4916,13 +4916,7 @@ mod tests {
     /// to the general path is counted, and most must not be.
     #[test]
     fn kernels_match_the_scalar_path() {
-        let mut rng = 0x0bad_cafeu32;
-        let mut next = move || {
-            rng ^= rng << 13;
-            rng ^= rng >> 17;
-            rng ^= rng << 5;
-            rng
-        };
+        let mut next = xorshift(0x0bad_cafeu32);
         let (rep, clamp) = (TexWrap::Repeat, TexWrap::ClampToEdge);
         let mut kernels = std::collections::HashSet::new();
         let (mut fast, mut total) = (0usize, 0usize);
@@ -4964,27 +4958,7 @@ mod tests {
                             let args = SampleArgs::at([f32x8::ZERO; 3]);
                             let p = LodParams::new(&tex, &s, &args);
                             for _ in 0..150 {
-                                let mut c = || -> f32 {
-                                    match next() % 32 {
-                                        0 => f32::NAN,
-                                        1 => f32::INFINITY,
-                                        2 => 3e9,
-                                        3 => -40.0,
-                                        _ => (next() as i32 as f32) / i32::MAX as f32 * 2.0 + 0.5,
-                                    }
-                                };
-                                let base = [[c(), c()], [c(), c()]];
-                                let step = f32::from_bits(((next() % 16) + 115) << 23); // 2^-12..2^3
-                                let (dx, dy) =
-                                    ((next() % 5) as f32 * step, (next() % 5) as f32 * step);
-                                let coord = [0, 1].map(|a| {
-                                    f32x8::new(std::array::from_fn(|l| {
-                                        let (px, py) = ((l % 2) as f32, ((l / 2) % 2) as f32);
-                                        let d = if a == 0 { [dx, dy] } else { [dy, -dx] };
-                                        base[l / 4][a] + px * d[0] + py * d[1]
-                                    }))
-                                });
-                                let coord = [coord[0], coord[1], f32x8::ZERO];
+                                let coord = quad_coords(&mut next);
                                 total += 1;
                                 let Some(got) = q.planned(&coord) else {
                                     continue;
@@ -5016,6 +4990,42 @@ mod tests {
         assert!(fast * 2 > total, "{fast} of {total} groups took a kernel");
     }
 
+    /// A xorshift32 stream from `seed` (the tests' reproducible noise).
+    fn xorshift(mut rng: u32) -> impl FnMut() -> u32 {
+        move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 17;
+            rng ^= rng << 5;
+            rng
+        }
+    }
+
+    /// Two quads' 2D coordinates for the quad-sampler tests: a random
+    /// base per quad (sometimes NaN, infinite or far outside), stepped by
+    /// derivatives from 2^-12 to 2^3 texels' worth, rotated per axis.
+    fn quad_coords(next: &mut impl FnMut() -> u32) -> [Lanes; 3] {
+        let mut c = || -> f32 {
+            match next() % 32 {
+                0 => f32::NAN,
+                1 => f32::INFINITY,
+                2 => 3e9,
+                3 => -40.0,
+                _ => (next() as i32 as f32) / i32::MAX as f32 * 2.0 + 0.5,
+            }
+        };
+        let base = [[c(), c()], [c(), c()]];
+        let step = f32::from_bits(((next() % 16) + 115) << 23); // 2^-12..2^3
+        let (dx, dy) = ((next() % 5) as f32 * step, (next() % 5) as f32 * step);
+        let coord = [0, 1].map(|a| {
+            f32x8::new(std::array::from_fn(|l| {
+                let (px, py) = ((l % 2) as f32, ((l / 2) % 2) as f32);
+                let d = if a == 0 { [dx, dy] } else { [dy, -dx] };
+                base[l / 4][a] + px * d[0] + py * d[1]
+            }))
+        });
+        [coord[0], coord[1], f32x8::ZERO]
+    }
+
     /// NEAREST quads (both filters NEAREST, or LINEAR minification with
     /// NEAREST magnification decided per quad) through the quad sampler
     /// give the scalar 8-bit path's bits: every mip filter, bias and LOD
@@ -5024,13 +5034,7 @@ mod tests {
     /// general path; most groups must not.
     #[test]
     fn nearest_quads_match_the_scalar_path() {
-        let mut rng = 0x5a5a_1234u32;
-        let mut next = move || {
-            rng ^= rng << 13;
-            rng ^= rng >> 17;
-            rng ^= rng << 5;
-            rng
-        };
+        let mut next = xorshift(0x5a5a_1234u32);
         let (rep, clamp) = (TexWrap::Repeat, TexWrap::ClampToEdge);
         let (mut fast, mut nearest, mut total) = (0usize, 0usize, 0usize);
         for (w, h, last_level) in [(16, 8, 4), (12, 6, 2)] {
@@ -5069,27 +5073,7 @@ mod tests {
                             let args = SampleArgs::at([f32x8::ZERO; 3]);
                             let p = LodParams::new(&tex, &s, &args);
                             for _ in 0..100 {
-                                let mut c = || -> f32 {
-                                    match next() % 32 {
-                                        0 => f32::NAN,
-                                        1 => f32::INFINITY,
-                                        2 => 3e9,
-                                        3 => -40.0,
-                                        _ => (next() as i32 as f32) / i32::MAX as f32 * 2.0 + 0.5,
-                                    }
-                                };
-                                let base = [[c(), c()], [c(), c()]];
-                                let step = f32::from_bits(((next() % 16) + 115) << 23);
-                                let (dx, dy) =
-                                    ((next() % 5) as f32 * step, (next() % 5) as f32 * step);
-                                let coord = [0, 1].map(|a| {
-                                    f32x8::new(std::array::from_fn(|l| {
-                                        let (px, py) = ((l % 2) as f32, ((l / 2) % 2) as f32);
-                                        let d = if a == 0 { [dx, dy] } else { [dy, -dx] };
-                                        base[l / 4][a] + px * d[0] + py * d[1]
-                                    }))
-                                });
-                                let coord = [coord[0], coord[1], f32x8::ZERO];
+                                let coord = quad_coords(&mut next);
                                 let quads = tex.choose_quads(&s, &p, &coord);
                                 total += 1;
                                 let Some(got) = q.planned(&coord) else {

@@ -276,7 +276,52 @@ struct LevelRow {
 #[derive(Clone, Debug)]
 pub(super) struct LevelTable(Box<[LevelRow]>);
 
+/// The [`LevelRow`]s of 8 lanes' levels as lanes.
+struct LaneRows {
+    size: [i32x8; 3],
+    offset: i32x8,
+    row: i32x8,
+    slice: i32x8,
+    /// Every lane's row fits ([`LevelRow::fits`]).
+    fits: bool,
+}
+
 impl LevelTable {
+    /// The rows of `levels`; one lookup when all lanes share a level (a
+    /// constant LOD, or both quads choosing alike).
+    #[inline(always)]
+    fn lanes(&self, levels: &[u32; LANES]) -> LaneRows {
+        if levels.iter().all(|&l| l == levels[0]) {
+            let r = self.row(levels[0]);
+            return LaneRows {
+                size: r.size.map(i32x8::splat),
+                offset: i32x8::splat(r.offset),
+                row: i32x8::splat(r.row),
+                slice: i32x8::splat(r.slice),
+                fits: r.fits,
+            };
+        }
+        let mut v = [[0i32; LANES]; 6];
+        let mut fits = true;
+        for l in 0..LANES {
+            let r = self.row(levels[l]);
+            v[0][l] = r.size[0];
+            v[1][l] = r.size[1];
+            v[2][l] = r.size[2];
+            v[3][l] = r.offset;
+            v[4][l] = r.row;
+            v[5][l] = r.slice;
+            fits &= r.fits;
+        }
+        LaneRows {
+            size: [i32x8::new(v[0]), i32x8::new(v[1]), i32x8::new(v[2])],
+            offset: i32x8::new(v[3]),
+            row: i32x8::new(v[4]),
+            slice: i32x8::new(v[5]),
+            fits,
+        }
+    }
+
     /// Level `l`'s row; a level past the last has a row that does not
     /// fit, so its lanes take the checked path (which reads zeros there).
     #[inline(always)]
@@ -515,30 +560,8 @@ impl Texture<'_> {
         decode: &D,
     ) -> [f32x8; 4] {
         let s = look.s;
-        let table = self.soa_table();
-        // Each lane's level row; one lookup when all lanes share a level
-        // (a constant LOD, or both quads choosing alike).
-        let rows: [LevelRow; LANES] = if levels.iter().all(|&l| l == levels[0]) {
-            [table.row(levels[0]); LANES]
-        } else {
-            let mut r = [LevelRow::default(); LANES];
-            for l in 0..LANES {
-                r[l] = table.row(levels[l]);
-            }
-            r
-        };
-        let lane = |f: fn(&LevelRow) -> i32| {
-            let mut v = [0i32; LANES];
-            for l in 0..LANES {
-                v[l] = f(&rows[l]);
-            }
-            i32x8::new(v)
-        };
-        let sizes = [
-            lane(|r| r.size[0]),
-            lane(|r| r.size[1]),
-            lane(|r| r.size[2]),
-        ];
+        let rows = self.soa_table().lanes(&levels);
+        let sizes = rows.size;
         let dims = DIMS;
         let uses_linear =
             s.min_img_filter == TexFilter::Linear || s.mag_img_filter == TexFilter::Linear;
@@ -571,8 +594,7 @@ impl Texture<'_> {
         // texel ends inside the data, below 2 GiB: `LevelRow::fits`),
         // so no lane overflows.  Otherwise lane by lane in `usize`, where
         // a lane past the view's last level reads zeros (`texel_f32`).
-        let fits = rows.iter().all(|r| r.fits);
-        let (base, row, slice) = (lane(|r| r.offset), lane(|r| r.row), lane(|r| r.slice));
+        let (fits, base, row, slice) = (rows.fits, rows.offset, rows.row, rows.slice);
         let mut lane_slice = [0i32; LANES];
         for (d, &z) in lane_slice.iter_mut().zip(&look.slice) {
             *d = z as i32;
@@ -694,28 +716,8 @@ impl Texture<'_> {
         // `aos_level` reads a level past the last at the last
         let last = self.levels.len() - 1;
         let levels = levels.map(|l| l.min(last as u32));
-        let table = self.soa_table();
-        let rows: [LevelRow; LANES] = if levels.iter().all(|&l| l == levels[0]) {
-            [table.row(levels[0]); LANES]
-        } else {
-            let mut r = [LevelRow::default(); LANES];
-            for l in 0..LANES {
-                r[l] = table.row(levels[l]);
-            }
-            r
-        };
-        let lane = |f: fn(&LevelRow) -> i32| {
-            let mut v = [0i32; LANES];
-            for l in 0..LANES {
-                v[l] = f(&rows[l]);
-            }
-            i32x8::new(v)
-        };
-        let sizes = [
-            lane(|r| r.size[0]),
-            lane(|r| r.size[1]),
-            lane(|r| r.size[2]),
-        ];
+        let rows = self.soa_table().lanes(&levels);
+        let sizes = rows.size;
         let dims = self.dims();
         let nlayers = (self.last_layer - self.first_layer + 1) as i32;
         let wraps = [s.wrap_s, s.wrap_t, s.wrap_r];
@@ -735,11 +737,11 @@ impl Texture<'_> {
         let z = if dims == 3 { idx[2] } else { i32x8::new(slice) };
         let (data, bpp) = (self.data, self.bpp);
         let mut off = [usize::MAX; LANES];
-        if rows.iter().all(|r| r.fits) {
+        if rows.fits {
             // i32 lanes: every texel of a fitting level is below 2 GiB
-            let o = lane(|r| r.offset)
-                + z * lane(|r| r.slice)
-                + idx[1] * lane(|r| r.row)
+            let o = rows.offset
+                + z * rows.slice
+                + idx[1] * rows.row
                 + idx[0] * i32x8::splat(bpp as i32);
             for (d, &v) in off.iter_mut().zip(&o.to_array()) {
                 *d = v as u32 as usize;
@@ -1040,6 +1042,21 @@ mod tests {
         (layout, SamplerViewDesc::of_resource(&templ), data)
     }
 
+    /// `texture`'s resource bound through its view.
+    fn bound<'a>(
+        layout: &'a ResourceLayout,
+        view: &'a SamplerViewDesc,
+        data: &'a [u8],
+    ) -> Texture<'a> {
+        Texture::new(&BoundTexture {
+            view,
+            layout,
+            resource_format: view.format,
+            data,
+        })
+        .unwrap()
+    }
+
     /// The bits of each lane, every NaN as one: a NaN's sign and payload
     /// follow operand order (x86 returns the first operand's NaN, and
     /// LLVM commutes additions), which neither path fixes nor llvmpipe
@@ -1143,13 +1160,7 @@ mod tests {
             let (layout, mut view, data) = texture(templ, &mut rng);
             for first in [0, 1] {
                 view.first_level = first;
-                let tex = Texture::new(&BoundTexture {
-                    view: &view,
-                    layout: &layout,
-                    resource_format: format,
-                    data: &data,
-                })
-                .unwrap();
+                let tex = bound(&layout, &view, &data);
                 for case in 0..160 {
                     let filter = |r: u32| {
                         if r.is_multiple_of(2) {
@@ -1315,13 +1326,7 @@ mod tests {
                 templ.array_size = d;
             }
             let (layout, view, data) = texture(templ, &mut rng);
-            let tex = Texture::new(&BoundTexture {
-                view: &view,
-                layout: &layout,
-                resource_format: format,
-                data: &data,
-            })
-            .unwrap();
+            let tex = bound(&layout, &view, &data);
             for _ in 0..300 {
                 let wrap = |r: u32| {
                     if r.is_multiple_of(2) {
