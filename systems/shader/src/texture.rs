@@ -2642,8 +2642,11 @@ impl QuadSampler<'_> {
 #[inline(always)]
 fn apply_swizzle(out: [u8; 4], ch: [Lanes; 4]) -> [Lanes; 4] {
     let src = [ch[0], ch[1], ch[2], ch[3], f32x8::ZERO, f32x8::ONE];
-    // (`out` entries are 0..=5, see `QuadSampler::out`)
-    out.map(|c| src[(c as usize).min(5)])
+    // (`out` entries are 0..=5, see `QuadSampler::out`; indexed one by
+    // one, not `out.map(..)`, whose closure stayed out of line: 8 % of
+    // postprocess with a B8G8R8A8 source)
+    let at = |k: usize| (out[k] as usize).min(5);
+    [src[at(0)], src[at(1)], src[at(2)], src[at(3)]]
 }
 
 /// [`bilinear_k`] for `N` views of one level layout at the same

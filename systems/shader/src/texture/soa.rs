@@ -525,7 +525,8 @@ impl Texture<'_> {
             super::Swizzle::Zero | super::Swizzle::None => f32x8::ZERO,
             super::Swizzle::One => f32x8::ONE,
         };
-        self.swizzle.map(pick)
+        let sw = self.swizzle;
+        [pick(sw[0]), pick(sw[1]), pick(sw[2]), pick(sw[3])]
     }
 
     /// [`Texture::sample_level`] for 8 lanes, lane `l` at absolute level
@@ -700,7 +701,8 @@ impl Texture<'_> {
             super::Swizzle::Zero | super::Swizzle::None => f32x8::ZERO,
             super::Swizzle::One => f32x8::ONE,
         };
-        Some(self.swizzle.map(pick))
+        let sw = self.swizzle;
+        Some([pick(sw[0]), pick(sw[1]), pick(sw[2]), pick(sw[3])])
     }
 
     /// [`Texture::aos_level`]'s NEAREST branch for 8 lanes: each lane's
