@@ -2636,9 +2636,9 @@ impl QuadSampler<'_> {
 /// the other invariants (`self` holds `Cell`s, so LLVM reloaded
 /// `self.out` and branched on each entry every group), and index the six
 /// sources instead of matching: no branches.  postprocess with a
-/// B8G8R8A8 source (`benches/sampler_variants.py`) ran 0.971x (paired
-/// A/B, 3 rounds); it stays ~15 % slower than with R8G8B8A8 (104 against
-/// 90 ms), for reasons not yet profiled.
+/// B8G8R8A8 source (`benches/sampler_variants.py`) ran 0.971x, then
+/// 0.899x with the indexing below (paired A/B, 3 rounds each): 97 ms,
+/// within ~8 % of the R8G8B8A8 scene.
 #[inline(always)]
 fn apply_swizzle(out: [u8; 4], ch: [Lanes; 4]) -> [Lanes; 4] {
     let src = [ch[0], ch[1], ch[2], ch[3], f32x8::ZERO, f32x8::ONE];
