@@ -616,16 +616,7 @@ impl<'a> Texture<'a> {
         };
         let c = self.channel_of;
         let rgba = [channel(c[0]), channel(c[1]), channel(c[2]), channel(c[3])];
-        let pick = |sw: Swizzle| match sw {
-            Swizzle::X => rgba[0],
-            Swizzle::Y => rgba[1],
-            Swizzle::Z => rgba[2],
-            Swizzle::W => rgba[3],
-            Swizzle::Zero | Swizzle::None => f32x8::ZERO,
-            Swizzle::One => f32x8::ONE,
-        };
-        let sw = self.swizzle;
-        Some([pick(sw[0]), pick(sw[1]), pick(sw[2]), pick(sw[3])])
+        Some(self.swizzle_lanes(rgba))
     }
 
     /// Size, row stride and base offset of each lane's level, or `None`

@@ -517,11 +517,18 @@ impl Texture<'_> {
         for v in &mut t {
             *v = f32x8::ZERO + *v;
         }
+        self.swizzle_lanes(t)
+    }
+
+    /// [`Texture::swizzle_f32`] on lanes: the view swizzle of RGBA
+    /// channels (constants 0 and 1 for `Zero` / `One`).
+    #[inline(always)]
+    pub(super) fn swizzle_lanes(&self, rgba: [Lanes; 4]) -> [Lanes; 4] {
         let pick = |sw: super::Swizzle| match sw {
-            super::Swizzle::X => t[0],
-            super::Swizzle::Y => t[1],
-            super::Swizzle::Z => t[2],
-            super::Swizzle::W => t[3],
+            super::Swizzle::X => rgba[0],
+            super::Swizzle::Y => rgba[1],
+            super::Swizzle::Z => rgba[2],
+            super::Swizzle::W => rgba[3],
             super::Swizzle::Zero | super::Swizzle::None => f32x8::ZERO,
             super::Swizzle::One => f32x8::ONE,
         };
@@ -693,16 +700,7 @@ impl Texture<'_> {
             4 => f32x8::ZERO,
             _ => f32x8::ONE,
         });
-        let pick = |sw: super::Swizzle| match sw {
-            super::Swizzle::X => rgba[0],
-            super::Swizzle::Y => rgba[1],
-            super::Swizzle::Z => rgba[2],
-            super::Swizzle::W => rgba[3],
-            super::Swizzle::Zero | super::Swizzle::None => f32x8::ZERO,
-            super::Swizzle::One => f32x8::ONE,
-        };
-        let sw = self.swizzle;
-        Some([pick(sw[0]), pick(sw[1]), pick(sw[2]), pick(sw[3])])
+        Some(self.swizzle_lanes(rgba))
     }
 
     /// [`Texture::aos_level`]'s NEAREST branch for 8 lanes: each lane's
