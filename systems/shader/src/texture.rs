@@ -4106,7 +4106,7 @@ fn run_group<'r, const N: usize>(
     let quads = quads.map(|q| q.unwrap_or(lead));
     let regs: [ChunkRegs; N] = std::array::from_fn(|k| ChunkRegs::new(ts[k], nu, groups));
     let mut fallback = |k: usize, file: &[Lanes], g: usize, coord: [Lanes; 3]| {
-        sample_group(ts[k], file, nu, groups, g, coord, tex[k], sampler[k])
+        sample_group(ts[k], file, nu, groups, g, coord, tex[k], sampler[k], None)
     };
     QuadSampler::run_chunk_n(&quads, file, &regs, &mut fallback);
 }
@@ -4129,7 +4129,7 @@ fn run_texture(
         // The plan's kernel runs the whole chunk (one dispatch per op and
         // chunk); the groups it leaves take the general path.
         let mut fallback = |file: &[Lanes], g: usize, coord: [Lanes; 3]| {
-            sample_group(t, file, nu, groups, g, coord, tex, sampler)
+            sample_group(t, file, nu, groups, g, coord, tex, sampler, None)
         };
         q.run_chunk(file, &regs, &mut fallback);
         return;
@@ -4138,11 +4138,22 @@ fn run_texture(
         regs.fits(file.len()),
         "texture operands outside the register file"
     );
+    // The general SIMD path's per-state decisions, once per op and chunk.
+    let lod = match t.func {
+        TexFn::SampleAuto => Some(Lod::Implicit),
+        TexFn::SampleBias => Some(Lod::Bias(f32x8::ZERO)),
+        TexFn::SampleLevel => Some(Lod::Level(f32x8::ZERO)),
+        TexFn::SampleGrad => Some(Lod::Grad([f32x8::ZERO; 3], [f32x8::ZERO; 3])),
+        _ => None,
+    };
+    let plan = tex
+        .zip(lod)
+        .and_then(|(x, lod)| x.soa_plan(sampler.unwrap_or_else(|| default_sampler()), lod));
     for g in 0..groups {
         // SAFETY: `regs.fits(file.len())` is asserted above, and
         // `g < groups`.
         let coord = unsafe { regs.read(file, g) };
-        let r = sample_group(t, file, nu, groups, g, coord, tex, sampler);
+        let r = sample_group(t, file, nu, groups, g, coord, tex, sampler, plan.as_ref());
         unsafe { regs.store(file, g, r) };
     }
 }
@@ -4246,7 +4257,9 @@ impl<'r> SamplerCache<'r> {
 }
 
 /// The general path of [`exec_texture`] for group `g`: every texture
-/// function, format, filter and addressing mode.
+/// function, format, filter and addressing mode.  `plan`, made for
+/// `t`'s lookups through `tex` and `sampler`, takes the general SIMD
+/// path's per-state decisions.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 fn sample_group(
@@ -4258,6 +4271,7 @@ fn sample_group(
     mut coord: [Lanes; 3],
     tex: Option<&Texture<'_>>,
     sampler: Option<&SamplerState>,
+    plan: Option<&soa::SoaPlan>,
 ) -> [Lanes; 4] {
     let n = t.coord_count();
     let get = |r: crate::ir::Reg| {
@@ -4334,7 +4348,12 @@ fn sample_group(
                     depth_ref: t.depth_ref.map(get),
                     offset: t.offset,
                 };
-                tex.sample(sampler, &args)
+                match plan {
+                    Some(p) => {
+                        tex.sample_planned(p, sampler.unwrap_or_else(|| default_sampler()), &args)
+                    }
+                    None => tex.sample(sampler, &args),
+                }
             }
         },
     }

@@ -28,9 +28,10 @@
 //! across faces; that and anisotropy stay on the scalar path.
 
 use super::{
-    LevelChoice, SampleArgs, TexFilter, TexWrap, Texture, decode_f32, lerp8x8, wrap_uses_border,
+    LevelChoice, Lod, SampleArgs, TexFilter, TexMipFilter, TexWrap, Texture, decode_f32, lerp8x8,
+    wrap_uses_border,
 };
-use ferropipe_components::enums::{Func, TextureTarget};
+use ferropipe_components::enums::{Func, TexCompareMode, TextureTarget};
 use ferropipe_components::format::{Format, FormatKind};
 use ferropipe_components::pack;
 use ferropipe_components::shader::{LANES, Lanes};
@@ -334,6 +335,33 @@ impl LevelTable {
     }
 }
 
+/// A view format's texel loader ([`Texels`]).
+#[derive(Clone, Copy)]
+enum Decoder {
+    Rgba8,
+    Bgra8,
+    F32,
+    F16(Float16x4),
+    /// Lane by lane ([`Texture::soa_levels_other`]).
+    Other,
+}
+
+/// What [`Texture::sample`] decides from the view and sampler state
+/// alone, for the lookups of one texture op over a chunk that take the
+/// general SIMD path: made once per op and chunk instead of per group
+/// (`Texture::sample`'s checks, the format's loader, the level choice
+/// of a sampler without mip filtering).  Before it, those per-group
+/// steps were ~29 % of post_mirror and post_f32 (`perf record`:
+/// `Texture::sample`'s own 18-20 %, `select_lods`,
+/// `quad_sampler_unplanned`, the lods loop).
+pub(super) struct SoaPlan {
+    compare: bool,
+    decoder: Decoder,
+    /// The level choice when it does not depend on the lookup (no mip
+    /// filter and one image filter: `select_lods`' first case).
+    fixed: Option<LevelChoice>,
+}
+
 /// Each lane's absolute level, and whether all lanes share one (the
 /// caller knows it from the values it stored; see [`LevelTable::lanes`]).
 struct Levels {
@@ -418,6 +446,125 @@ impl Texture<'_> {
             // (seamless cube filtering reads across faces: the scalar path)
             return None;
         }
+        let look = self.lookup(s, args, compare, linear);
+        Some(match self.decoder() {
+            Decoder::Rgba8 => self.soa_levels(&look, lods, &Unorm8x4::<false>),
+            Decoder::Bgra8 => self.soa_levels(&look, lods, &Unorm8x4::<true>),
+            Decoder::F32 => self.soa_levels(&look, lods, &Float32x4),
+            Decoder::F16(d) => self.soa_levels(&look, lods, &d),
+            Decoder::Other => self.soa_levels_other(&look, lods),
+        })
+    }
+
+    /// The texel loader of the view's format.
+    fn decoder(&self) -> Decoder {
+        match self.format {
+            Format::R8G8B8A8_UNORM => Decoder::Rgba8,
+            Format::B8G8R8A8_UNORM => Decoder::Bgra8,
+            Format::R32G32B32A32_FLOAT => Decoder::F32,
+            Format::R16G16B16A16_FLOAT => Decoder::F16(Float16x4::detect()),
+            _ => Decoder::Other,
+        }
+    }
+
+    /// [`Self::soa_levels`] for the formats without a loader of their
+    /// own: lane by lane through an `Unpacker` (`decode_f32`'s last arm
+    /// without deriving the format's decoding per texel), or
+    /// `decode_f32` (stencil).
+    #[inline(never)]
+    fn soa_levels_other(&self, look: &Lookup<'_>, lods: &[LevelChoice; LANES]) -> [Lanes; 4] {
+        let format = self.format;
+        let d = format.desc();
+        if d.kind == FormatKind::Color || d.has_depth() {
+            let u = pack::Unpacker::new(format);
+            self.soa_levels(look, lods, &PerLane(self.bpp, |px: &[u8]| u.rgba_f32(px)))
+        } else {
+            self.soa_levels(
+                look,
+                lods,
+                &PerLane(self.bpp, |px: &[u8]| decode_f32(format, px)),
+            )
+        }
+    }
+
+    /// The plan for lookups through `s` whose LOD comes as `lod` does
+    /// (only its kind matters), or `None` where [`Texture::sample`] could
+    /// take another path than [`Texture::sample_soa`] for some lookup:
+    /// the unorm8 AoS paths and the quad sampler, anisotropy, seamless
+    /// cube filtering, buffers.
+    pub(super) fn soa_plan(&self, s: &SamplerState, lod: Lod) -> Option<SoaPlan> {
+        let args = SampleArgs {
+            lod,
+            ..SampleArgs::at([f32x8::ZERO; 3])
+        };
+        let any_linear =
+            s.min_img_filter == TexFilter::Linear || s.mag_img_filter == TexFilter::Linear;
+        if self.target == TextureTarget::Buffer
+            || self.levels.is_empty()
+            || s.max_anisotropy > 1
+            || self.use_aos(s, &args)
+            || (self.is_cube() && any_linear && s.seamless_cube_map && s.normalized_coords)
+        {
+            return None;
+        }
+        Some(SoaPlan {
+            compare: s.compare_mode == TexCompareMode::RToTexture && self.depth,
+            decoder: self.decoder(),
+            fixed: (s.min_mip_filter == TexMipFilter::None && s.min_img_filter == s.mag_img_filter)
+                .then(|| LevelChoice::single(self.first_level, s.mag_img_filter)),
+        })
+    }
+
+    /// [`Texture::sample`] for a lookup `plan` covers (the same bits:
+    /// the same steps with the per-state decisions taken).
+    pub(super) fn sample_planned(
+        &self,
+        plan: &SoaPlan,
+        s: &SamplerState,
+        args: &SampleArgs,
+    ) -> [Lanes; 4] {
+        if let Some(c) = plan.fixed {
+            // one level for every lane: no level blend
+            let look = self.lookup(s, args, plan.compare, c.filter == TexFilter::Linear);
+            let levels = Levels {
+                each: [c.level0; LANES],
+                same: true,
+            };
+            let t = match plan.decoder {
+                Decoder::Rgba8 => self.soa_level_any(&look, &levels, &Unorm8x4::<false>),
+                Decoder::Bgra8 => self.soa_level_any(&look, &levels, &Unorm8x4::<true>),
+                Decoder::F32 => self.soa_level_any(&look, &levels, &Float32x4),
+                Decoder::F16(d) => self.soa_level_any(&look, &levels, &d),
+                Decoder::Other => {
+                    return self.soa_levels_other(&look, &[c; LANES]);
+                }
+            };
+            return self.finish_soa(t);
+        }
+        let lods = self.select_lods(s, args);
+        let filter = lods[0].filter;
+        if lods.iter().any(|l| l.filter != filter) {
+            return self.sample_scalar(s, &lods, None, args, plan.compare);
+        }
+        let look = self.lookup(s, args, plan.compare, filter == TexFilter::Linear);
+        match plan.decoder {
+            Decoder::Rgba8 => self.soa_levels(&look, &lods, &Unorm8x4::<false>),
+            Decoder::Bgra8 => self.soa_levels(&look, &lods, &Unorm8x4::<true>),
+            Decoder::F32 => self.soa_levels(&look, &lods, &Float32x4),
+            Decoder::F16(d) => self.soa_levels(&look, &lods, &d),
+            Decoder::Other => self.soa_levels_other(&look, &lods),
+        }
+    }
+
+    /// What a lookup of 8 lanes at `args` reads, every level alike.
+    #[inline(always)]
+    fn lookup<'s>(
+        &self,
+        s: &'s SamplerState,
+        args: &SampleArgs,
+        compare: bool,
+        linear: bool,
+    ) -> Lookup<'s> {
         let cmp = if compare {
             args.depth_ref.map(|r| {
                 let r = if self.unorm_depth {
@@ -457,7 +604,7 @@ impl Texture<'_> {
                 slice[l] = self.first_layer + (layers[l] as i32).clamp(0, nlayers - 1) as u32;
             }
         }
-        let look = Lookup {
+        Lookup {
             s,
             coord,
             wraps,
@@ -466,31 +613,7 @@ impl Texture<'_> {
             cmp,
             border: self.border(s),
             linear,
-        };
-        // One monomorphised loop per common format, its texels loaded
-        // straight into channel lanes; the rest decode lane by lane
-        // through an `Unpacker` (`decode_f32`'s last arm without deriving
-        // the format's decoding per texel).
-        let format = self.format;
-        Some(match format {
-            Format::R8G8B8A8_UNORM => self.soa_levels(&look, lods, &Unorm8x4::<false>),
-            Format::B8G8R8A8_UNORM => self.soa_levels(&look, lods, &Unorm8x4::<true>),
-            Format::R32G32B32A32_FLOAT => self.soa_levels(&look, lods, &Float32x4),
-            Format::R16G16B16A16_FLOAT => self.soa_levels(&look, lods, &Float16x4::detect()),
-            _ => {
-                let d = format.desc();
-                if d.kind == FormatKind::Color || d.has_depth() {
-                    let u = pack::Unpacker::new(format);
-                    self.soa_levels(&look, lods, &PerLane(self.bpp, |px: &[u8]| u.rgba_f32(px)))
-                } else {
-                    self.soa_levels(
-                        &look,
-                        lods,
-                        &PerLane(self.bpp, |px: &[u8]| decode_f32(format, px)),
-                    )
-                }
-            }
-        })
+        }
     }
 
     /// Both levels of each lane, blended, then the view swizzle:
@@ -541,7 +664,14 @@ impl Texture<'_> {
                 t[k] = mask.select(t[k] + (t1[k] - t[k]) * w, t[k]);
             }
         }
-        // the probe sum of one probe: `0.0 + t` (a -0.0 becomes +0.0)
+        self.finish_soa(t)
+    }
+
+    /// The filtered channels as [`Texture::sample`] returns them: the
+    /// probe sum of one probe, `0.0 + t` (a -0.0 becomes +0.0), then the
+    /// view swizzle.
+    #[inline(always)]
+    fn finish_soa(&self, mut t: [f32x8; 4]) -> [Lanes; 4] {
         for v in &mut t {
             *v = f32x8::ZERO + *v;
         }
@@ -1143,6 +1273,7 @@ impl Texels for Float32x4 {
 
 /// R16G16B16A16_FLOAT: four halves per lane, widened exactly
 /// (`pack::f16_to_f32`, what the format's `Unpacker` does per channel).
+#[derive(Clone, Copy)]
 struct Float16x4 {
     /// The CPU converts halves (F16C, with AVX): `vcvtph2ps`, which
     /// gives `half`'s bits (exact, a NaN kept and made quiet), 8 lanes an
@@ -1371,6 +1502,7 @@ mod tests {
         let mut rng = Rng(0x5eed_1234);
         let (mut taken, mut total) = (0usize, 0usize);
         let mut seamless_linear = 0usize;
+        let mut planned = 0usize;
         let shapes: [(TextureTarget, Format, u32, u32, u32, u32); 10] = [
             (
                 TextureTarget::Texture2D,
@@ -1530,6 +1662,22 @@ mod tests {
                     {
                         seamless_linear += 1;
                     }
+                    // The per-op plan gives `sample`'s bits wherever it is
+                    // made, with this sampler and with one whose
+                    // magnification filter differs (quads then may
+                    // choose different filters: the scalar path).
+                    let mut mixed = s;
+                    mixed.mag_img_filter = filter(case + 1);
+                    for s in [&s, &mixed] {
+                        if let Some(plan) = tex.soa_plan(s, args.lod) {
+                            planned += 1;
+                            assert_eq!(
+                                bits(tex.sample_planned(&plan, s, &args)),
+                                bits(tex.sample(Some(s), &args)),
+                                "planned: {target:?} {format:?} first {first} {s:?} {args:?}"
+                            );
+                        }
+                    }
                     let Some(got) = tex.sample_soa(&s, &lods, &args, compare) else {
                         continue;
                     };
@@ -1547,6 +1695,9 @@ mod tests {
         // LINEAR cube lookups stay scalar
         assert!(seamless_linear > 0);
         assert_eq!(taken, total - seamless_linear);
+        // (RGBA8-sized views with REPEAT / CLAMP_TO_EDGE take the AoS
+        // paths and get no plan)
+        assert!(planned > total, "{planned} of {}", 2 * total);
     }
 
     /// Each specialised texel loader gives `decode_f32`'s bits, and zeros
