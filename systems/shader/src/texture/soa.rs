@@ -356,6 +356,8 @@ enum Decoder {
 /// `quad_sampler_unplanned`, the lods loop).
 pub(super) struct SoaPlan {
     compare: bool,
+    /// [`Texture::border`] of the sampler.
+    border: [f32; 4],
     decoder: Decoder,
     /// The level choice when it does not depend on the lookup (no mip
     /// filter and one image filter: `select_lods`' first case).
@@ -446,7 +448,7 @@ impl Texture<'_> {
             // (seamless cube filtering reads across faces: the scalar path)
             return None;
         }
-        let look = self.lookup(s, args, compare, linear);
+        let look = self.lookup(s, args, compare, linear, self.border(s));
         Some(match self.decoder() {
             Decoder::Rgba8 => self.soa_levels(&look, lods, &Unorm8x4::<false>),
             Decoder::Bgra8 => self.soa_levels(&look, lods, &Unorm8x4::<true>),
@@ -509,6 +511,7 @@ impl Texture<'_> {
         }
         Some(SoaPlan {
             compare: s.compare_mode == TexCompareMode::RToTexture && self.depth,
+            border: self.border(s),
             decoder: self.decoder(),
             fixed: (s.min_mip_filter == TexMipFilter::None && s.min_img_filter == s.mag_img_filter)
                 .then(|| LevelChoice::single(self.first_level, s.mag_img_filter)),
@@ -525,7 +528,8 @@ impl Texture<'_> {
     ) -> [Lanes; 4] {
         if let Some(c) = plan.fixed {
             // one level for every lane: no level blend
-            let look = self.lookup(s, args, plan.compare, c.filter == TexFilter::Linear);
+            let linear = c.filter == TexFilter::Linear;
+            let look = self.lookup(s, args, plan.compare, linear, plan.border);
             let levels = Levels {
                 each: [c.level0; LANES],
                 same: true,
@@ -546,7 +550,8 @@ impl Texture<'_> {
         if lods.iter().any(|l| l.filter != filter) {
             return self.sample_scalar(s, &lods, None, args, plan.compare);
         }
-        let look = self.lookup(s, args, plan.compare, filter == TexFilter::Linear);
+        let linear = filter == TexFilter::Linear;
+        let look = self.lookup(s, args, plan.compare, linear, plan.border);
         match plan.decoder {
             Decoder::Rgba8 => self.soa_levels(&look, &lods, &Unorm8x4::<false>),
             Decoder::Bgra8 => self.soa_levels(&look, &lods, &Unorm8x4::<true>),
@@ -564,6 +569,7 @@ impl Texture<'_> {
         args: &SampleArgs,
         compare: bool,
         linear: bool,
+        border: [f32; 4],
     ) -> Lookup<'s> {
         let cmp = if compare {
             args.depth_ref.map(|r| {
@@ -611,7 +617,7 @@ impl Texture<'_> {
             slice,
             offset: args.offset,
             cmp,
-            border: self.border(s),
+            border,
             linear,
         }
     }
@@ -682,6 +688,12 @@ impl Texture<'_> {
     /// channels (constants 0 and 1 for `Zero` / `One`).
     #[inline(always)]
     pub(super) fn swizzle_lanes(&self, rgba: [Lanes; 4]) -> [Lanes; 4] {
+        use super::Swizzle::{W, X, Y, Z};
+        // (the usual view first: four selects per lookup were ~5 % of
+        // post_f32's planned path)
+        if self.swizzle == [X, Y, Z, W] {
+            return rgba;
+        }
         let pick = |sw: super::Swizzle| match sw {
             super::Swizzle::X => rgba[0],
             super::Swizzle::Y => rgba[1],
