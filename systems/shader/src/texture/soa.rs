@@ -338,8 +338,8 @@ impl LevelTable {
 /// A view format's texel loader ([`Texels`]).
 #[derive(Clone, Copy)]
 enum Decoder {
-    Rgba8,
-    Bgra8,
+    Rgba8(Unorm8x4<false>),
+    Bgra8(Unorm8x4<true>),
     F32,
     F16(Float16x4),
     /// Lane by lane ([`Texture::soa_levels_other`]).
@@ -450,8 +450,8 @@ impl Texture<'_> {
         }
         let look = self.lookup(s, args, compare, linear, self.border(s));
         Some(match self.decoder() {
-            Decoder::Rgba8 => self.soa_levels(&look, lods, &Unorm8x4::<false>),
-            Decoder::Bgra8 => self.soa_levels(&look, lods, &Unorm8x4::<true>),
+            Decoder::Rgba8(d) => self.soa_levels(&look, lods, &d),
+            Decoder::Bgra8(d) => self.soa_levels(&look, lods, &d),
             Decoder::F32 => self.soa_levels(&look, lods, &Float32x4),
             Decoder::F16(d) => self.soa_levels(&look, lods, &d),
             Decoder::Other => self.soa_levels_other(&look, lods),
@@ -461,8 +461,8 @@ impl Texture<'_> {
     /// The texel loader of the view's format.
     fn decoder(&self) -> Decoder {
         match self.format {
-            Format::R8G8B8A8_UNORM => Decoder::Rgba8,
-            Format::B8G8R8A8_UNORM => Decoder::Bgra8,
+            Format::R8G8B8A8_UNORM => Decoder::Rgba8(Unorm8x4::detect()),
+            Format::B8G8R8A8_UNORM => Decoder::Bgra8(Unorm8x4::detect()),
             Format::R32G32B32A32_FLOAT => Decoder::F32,
             Format::R16G16B16A16_FLOAT => Decoder::F16(Float16x4::detect()),
             _ => Decoder::Other,
@@ -535,8 +535,8 @@ impl Texture<'_> {
                 same: true,
             };
             let t = match plan.decoder {
-                Decoder::Rgba8 => self.soa_level_any(&look, &levels, &Unorm8x4::<false>),
-                Decoder::Bgra8 => self.soa_level_any(&look, &levels, &Unorm8x4::<true>),
+                Decoder::Rgba8(d) => self.soa_level_any(&look, &levels, &d),
+                Decoder::Bgra8(d) => self.soa_level_any(&look, &levels, &d),
                 Decoder::F32 => self.soa_level_any(&look, &levels, &Float32x4),
                 Decoder::F16(d) => self.soa_level_any(&look, &levels, &d),
                 Decoder::Other => {
@@ -553,8 +553,8 @@ impl Texture<'_> {
         let linear = filter == TexFilter::Linear;
         let look = self.lookup(s, args, plan.compare, linear, plan.border);
         match plan.decoder {
-            Decoder::Rgba8 => self.soa_levels(&look, &lods, &Unorm8x4::<false>),
-            Decoder::Bgra8 => self.soa_levels(&look, &lods, &Unorm8x4::<true>),
+            Decoder::Rgba8(d) => self.soa_levels(&look, &lods, &d),
+            Decoder::Bgra8(d) => self.soa_levels(&look, &lods, &d),
             Decoder::F32 => self.soa_levels(&look, &lods, &Float32x4),
             Decoder::F16(d) => self.soa_levels(&look, &lods, &d),
             Decoder::Other => self.soa_levels_other(&look, &lods),
@@ -1102,13 +1102,15 @@ trait Texels {
     }
 }
 
-/// `off` as unsigned offsets, each at most `data.len() - bpp` (an
+/// `off` as unsigned offsets, each at most `data.len() - bpp` and
+/// `i32::MAX` (an
 /// unsigned `min`, which leaves every in-range offset as it is): the
 /// texel of `bpp` bytes at each is inside `data`.  `None` when `data`
 /// holds no whole texel.
 #[inline(always)]
 fn clamp_offsets(data: &[u8], bpp: usize, off: i32x8) -> Option<[u32; LANES]> {
-    let max = data.len().checked_sub(bpp)?.min(u32::MAX as usize) as u32;
+    // (at most `i32::MAX` too: a gather's indices are signed)
+    let max = data.len().checked_sub(bpp)?.min(i32::MAX as usize) as u32;
     let o: u32x8 = bytemuck::cast(off);
     Some(o.min(u32x8::splat(max)).to_array())
 }
@@ -1182,7 +1184,13 @@ fn word(data: &[u8], o: usize) -> i32 {
 
 /// R8G8B8A8_UNORM, or B8G8R8A8_UNORM with `BGRA`: one word per lane,
 /// each byte times 1/255 ([`decode_f32`]'s arms).
-struct Unorm8x4<const BGRA: bool>;
+#[derive(Clone, Copy)]
+struct Unorm8x4<const BGRA: bool> {
+    /// The CPU gathers (AVX2): one `vpgatherdd` for the 8 words, 0.89x
+    /// post_mirror's time against 8 scalar loads inserted lane by lane
+    /// (paired A/B, 3 rounds), as the quad sampler's NEAREST words found.
+    gather: bool,
+}
 
 impl<const BGRA: bool> Texels for Unorm8x4<BGRA> {
     #[inline(always)]
@@ -1200,6 +1208,18 @@ impl<const BGRA: bool> Texels for Unorm8x4<BGRA> {
             return [f32x8::ZERO; 4];
         };
         let p = data.as_ptr();
+        #[cfg(target_arch = "x86_64")]
+        if self.gather {
+            use core::arch::x86_64::{__m256i, _mm256_i32gather_epi32};
+            let idx: __m256i = bytemuck::cast(u32x8::new(o));
+            // SAFETY: `gather` is set only where the CPU has AVX2
+            // (`Unorm8x4::detect`); every `o[l]` is at most `i32::MAX`
+            // and `o[l] + 4 <= data.len()` (`clamp_offsets`), so each
+            // lane's 4-byte load (scale 1: `p + o[l]`) is inside `data`;
+            // the gather has no alignment requirement.
+            let v = unsafe { _mm256_i32gather_epi32::<1>(p.cast::<i32>(), idx) };
+            return Self::channels(bytemuck::cast(v));
+        }
         let mut w = [0i32; LANES];
         for l in 0..LANES {
             // SAFETY: `o[l] + 4 <= data.len()` (`clamp_offsets`): the
@@ -1211,6 +1231,17 @@ impl<const BGRA: bool> Texels for Unorm8x4<BGRA> {
 }
 
 impl<const BGRA: bool> Unorm8x4<BGRA> {
+    fn detect() -> Self {
+        #[cfg(target_arch = "x86_64")]
+        {
+            Unorm8x4 {
+                gather: std::arch::is_x86_feature_detected!("avx2"),
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        Unorm8x4 { gather: false }
+    }
+
     /// Each lane's word as its channels.
     #[inline(always)]
     fn channels(w: i32x8) -> [f32x8; 4] {
@@ -1737,10 +1768,10 @@ mod tests {
             }
         };
         check(Format::R8G8B8A8_UNORM, 4, &|o| {
-            Unorm8x4::<false>.fetch(&data, o)
+            Unorm8x4::<false>::detect().fetch(&data, o)
         });
         check(Format::B8G8R8A8_UNORM, 4, &|o| {
-            Unorm8x4::<true>.fetch(&data, o)
+            Unorm8x4::<true>::detect().fetch(&data, o)
         });
         check(Format::R32G32B32A32_FLOAT, 16, &|o| {
             Float32x4.fetch(&data, o)
@@ -1771,16 +1802,11 @@ mod tests {
             let _ = t(far);
             assert_eq!(bits(t(i32x8::ZERO)), bits(f(&[0; LANES])));
         };
-        fit(
-            &|o| Unorm8x4::<false>.fetch_fit(&data, o),
-            &|o| Unorm8x4::<false>.fetch(&data, o),
-            4,
-        );
-        fit(
-            &|o| Unorm8x4::<true>.fetch_fit(&data, o),
-            &|o| Unorm8x4::<true>.fetch(&data, o),
-            4,
-        );
+        for gather in [false, Unorm8x4::<false>::detect().gather] {
+            let (rgba, bgra) = (Unorm8x4::<false> { gather }, Unorm8x4::<true> { gather });
+            fit(&|o| rgba.fetch_fit(&data, o), &|o| rgba.fetch(&data, o), 4);
+            fit(&|o| bgra.fetch_fit(&data, o), &|o| bgra.fetch(&data, o), 4);
+        }
         fit(
             &|o| Float32x4.fetch_fit(&data, o),
             &|o| Float32x4.fetch(&data, o),
