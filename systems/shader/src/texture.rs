@@ -4146,9 +4146,20 @@ fn run_texture(
         TexFn::SampleGrad => Some(Lod::Grad([f32x8::ZERO; 3], [f32x8::ZERO; 3])),
         _ => None,
     };
-    let plan = tex
-        .zip(lod)
-        .and_then(|(x, lod)| x.soa_plan(sampler.unwrap_or_else(|| default_sampler()), lod));
+    let s = sampler.unwrap_or_else(|| default_sampler());
+    let plan = tex.zip(lod).and_then(|(x, lod)| x.soa_plan(s, lod));
+    if let (Some(p), Some(x)) = (&plan, tex)
+        && !t.clamp_to_edge
+    {
+        let ops = soa::PlanOperands {
+            layer: t.layer.map(|r| loc(r, nu, groups)),
+            depth_ref: t.depth_ref.map(|r| loc(r, nu, groups)),
+            offset: t.offset,
+        };
+        if x.run_planned_chunk(p, s, file, &regs, &ops) {
+            return;
+        }
+    }
     for g in 0..groups {
         // SAFETY: `regs.fits(file.len())` is asserted above, and
         // `g < groups`.
@@ -5004,6 +5015,165 @@ mod tests {
     }
 
     /// A xorshift32 stream from `seed` (the tests' reproducible noise).
+    /// A planned op's chunk loop (`Texture::run_planned_chunk`) gives
+    /// `Texture::sample`'s bits group by group: float, half, RGBA8 with
+    /// MIRROR_REPEAT / CLAMP_TO_BORDER, a depth view compared against a
+    /// reference register, and an array view with a layer register;
+    /// uniform and varying operands.
+    #[test]
+    fn planned_chunks_match_sample() {
+        use crate::ir::{Reg, TexOp};
+        let mut next = xorshift(0x0c4a_11ed);
+        let (groups, nu) = (5usize, 2usize);
+        let cases: [(Format, TextureTarget, TexWrap, bool); 6] = [
+            (
+                Format::R32G32B32A32_FLOAT,
+                TextureTarget::Texture2D,
+                TexWrap::Repeat,
+                false,
+            ),
+            (
+                Format::R16G16B16A16_FLOAT,
+                TextureTarget::Texture2D,
+                TexWrap::ClampToEdge,
+                false,
+            ),
+            (
+                Format::R8G8B8A8_UNORM,
+                TextureTarget::Texture2D,
+                TexWrap::MirrorRepeat,
+                false,
+            ),
+            (
+                Format::B8G8R8A8_UNORM,
+                TextureTarget::Texture2D,
+                TexWrap::ClampToBorder,
+                false,
+            ),
+            (
+                Format::Z32_FLOAT,
+                TextureTarget::Texture2D,
+                TexWrap::ClampToEdge,
+                true,
+            ),
+            (
+                Format::R16G16B16A16_FLOAT,
+                TextureTarget::Texture2DArray,
+                TexWrap::MirrorClampToEdge,
+                false,
+            ),
+        ];
+        let mut ran = 0;
+        for (format, target, wrap, depth) in cases {
+            let mut templ = ResourceTemplate::texture_2d(format, 11, 6, Default::default());
+            templ.target = target;
+            templ.array_size = if target == TextureTarget::Texture2DArray {
+                3
+            } else {
+                1
+            };
+            let size = ResourceLayout::new(&templ).unwrap().size;
+            let data: Vec<u8> = if format == Format::Z32_FLOAT {
+                (0..size / 4)
+                    .flat_map(|_| ((next() % 5) as f32 * 0.25).to_le_bytes())
+                    .collect()
+            } else if format == Format::R32G32B32A32_FLOAT {
+                (0..size / 4)
+                    .flat_map(|_| (next() as f32 / u32::MAX as f32 * 4.0 - 1.0).to_le_bytes())
+                    .collect()
+            } else {
+                (0..size).map(|_| next() as u8).collect()
+            };
+            let owned = Owned::new(templ, data);
+            let tex = owned.tex();
+            for filter in [TexFilter::Nearest, TexFilter::Linear] {
+                let s = SamplerState {
+                    wrap_s: wrap,
+                    wrap_t: TexWrap::MirrorRepeat,
+                    min_img_filter: filter,
+                    mag_img_filter: filter,
+                    min_mip_filter: TexMipFilter::None,
+                    compare_mode: if depth {
+                        TexCompareMode::RToTexture
+                    } else {
+                        TexCompareMode::None
+                    },
+                    compare_func: Func::Lequal,
+                    border_color: [0.25, 0.5, 2.0, -1.0],
+                    ..Default::default()
+                };
+                // coordinates in v0 / v1, layer u1, reference v2, results v3..
+                let t = TexOp {
+                    layer: (target == TextureTarget::Texture2DArray).then_some(Reg::u(1)),
+                    depth_ref: depth.then_some(Reg::v(2)),
+                    offset: [1, -2, 0],
+                    live: 0b1011,
+                    ..TexOp::sample_2d(0, Reg::v(0), Reg::v(1), 3)
+                };
+                let mut file = vec![f32x8::ZERO; nu + 7 * groups];
+                for v in file.iter_mut() {
+                    *v = f32x8::new(std::array::from_fn(|_| {
+                        (next() as i32 as f32) / i32::MAX as f32 * 2.5 + 0.5
+                    }));
+                }
+                file[1] = f32x8::splat(1.0 + (next() % 3) as f32);
+                let before = file.clone();
+                let regs = ChunkRegs::new(&t, nu, groups);
+                let plan = tex.soa_plan(&s, Lod::Implicit).expect("a plan");
+                assert!(tex.run_planned_chunk(
+                    &plan,
+                    &s,
+                    &mut file,
+                    &regs,
+                    &soa::PlanOperands {
+                        layer: t.layer.map(|r| loc(r, nu, groups)),
+                        depth_ref: t.depth_ref.map(|r| loc(r, nu, groups)),
+                        offset: t.offset,
+                    }
+                ));
+                ran += 1;
+                let at = |f: &[Lanes], r: Reg, g: usize| {
+                    let (b, m) = loc(r, nu, groups);
+                    f[b + (g & m)]
+                };
+                for g in 0..groups {
+                    let args = SampleArgs {
+                        coord: [
+                            at(&before, t.coord[0], g),
+                            at(&before, t.coord[1], g),
+                            f32x8::ZERO,
+                        ],
+                        layer: t.layer.map_or(f32x8::ZERO, |r| at(&before, r, g)),
+                        lod: Lod::Implicit,
+                        depth_ref: t.depth_ref.map(|r| at(&before, r, g)),
+                        offset: t.offset,
+                    };
+                    let want = tex.sample(Some(&s), &args);
+                    for k in 0..4 {
+                        let got = at(&file, t.dst[k], g);
+                        let expect = if t.live & (1 << k) != 0 {
+                            want[k]
+                        } else {
+                            at(&before, t.dst[k], g)
+                        };
+                        // (every NaN as one: its sign follows operand
+                        // order, which LLVM may commute per copy)
+                        let bits = |v: Lanes| {
+                            v.to_array()
+                                .map(|x| if x.is_nan() { u32::MAX } else { x.to_bits() })
+                        };
+                        assert_eq!(
+                            bits(got),
+                            bits(expect),
+                            "{format:?} {filter:?} group {g} channel {k}"
+                        );
+                    }
+                }
+            }
+        }
+        assert_eq!(ran, 12);
+    }
+
     fn xorshift(mut rng: u32) -> impl FnMut() -> u32 {
         move || {
             rng ^= rng << 13;

@@ -28,8 +28,8 @@
 //! across faces; that and anisotropy stay on the scalar path.
 
 use super::{
-    LevelChoice, Lod, SampleArgs, TexFilter, TexMipFilter, TexWrap, Texture, decode_f32, lerp8x8,
-    wrap_uses_border,
+    ChunkRegs, LevelChoice, Lod, SampleArgs, TexFilter, TexMipFilter, TexWrap, Texture, decode_f32,
+    lerp8x8, wrap_uses_border,
 };
 use ferropipe_components::enums::{Func, TexCompareMode, TextureTarget};
 use ferropipe_components::format::{Format, FormatKind};
@@ -364,6 +364,65 @@ pub(super) struct SoaPlan {
     fixed: Option<LevelChoice>,
 }
 
+/// Where a planned op's operands besides its coordinates live in the
+/// register file (`ir::loc`'s base and mask), and its texel offset.
+pub(super) struct PlanOperands {
+    pub(super) layer: Option<(usize, usize)>,
+    pub(super) depth_ref: Option<(usize, usize)>,
+    pub(super) offset: [i32; 3],
+}
+
+/// [`Texture::run_planned_chunk`]'s group loop, compiled per SIMD level
+/// with the body inlined (one dispatch per op and chunk instead of a
+/// call, a dispatch and a call per group).
+#[multiversion(
+    targets("x86_64+avx2+fma+bmi1+bmi2+lzcnt+popcnt+f16c+movbe"),
+    attrs(allow(dead_code))
+)]
+#[allow(clippy::too_many_arguments)]
+fn chunk_simd<D: Texels, const DIMS: usize, const LINEAR: bool>(
+    t: &Texture<'_>,
+    plan: &SoaPlan,
+    s: &SamplerState,
+    level: u32,
+    file: &mut [Lanes],
+    regs: &ChunkRegs,
+    ops: &PlanOperands,
+    decode: &D,
+) {
+    let levels = Levels {
+        each: [level; LANES],
+        same: true,
+    };
+    // (the caller checked `regs.fits(file.len())`)
+    for g in 0..regs.groups {
+        // SAFETY: `regs.fits(file.len())` (the caller's check) and
+        // `g < regs.groups`: `read`'s contract.
+        let coord = unsafe { regs.read(file, g) };
+        let layer = match ops.layer {
+            Some((b, m)) => file[b + (g & m)],
+            None => f32x8::ZERO,
+        };
+        let depth_ref = match ops.depth_ref {
+            Some((b, m)) => Some(file[b + (g & m)]),
+            None => None,
+        };
+        let args = SampleArgs {
+            coord,
+            layer,
+            // (a fixed level choice reads no LOD)
+            lod: Lod::Implicit,
+            depth_ref,
+            offset: ops.offset,
+        };
+        let look = t.lookup(s, &args, plan.compare, LINEAR, plan.border);
+        let tx = t.soa_level::<D, DIMS, LINEAR>(&look, &levels, decode);
+        let out = t.finish_soa(tx);
+        // SAFETY: as for `read`.
+        unsafe { regs.store(file, g, out) };
+    }
+}
+
 /// Each lane's absolute level, and whether all lanes share one (the
 /// caller knows it from the values it stored; see [`LevelTable::lanes`]).
 struct Levels {
@@ -516,6 +575,77 @@ impl Texture<'_> {
             fixed: (s.min_mip_filter == TexMipFilter::None && s.min_img_filter == s.mag_img_filter)
                 .then(|| LevelChoice::single(self.first_level, s.mag_img_filter)),
         })
+    }
+
+    /// Every group of a chunk of `plan`'s op (coordinates and results at
+    /// `regs`, other operands at `ops`), when the plan's level choice is
+    /// fixed: the group loop inside
+    /// one multiversioned body per (loader, axes, filter), each group
+    /// [`Texture::sample`]'s bits (it is `sample_planned`'s fixed branch).
+    /// `false`, having done nothing, otherwise.
+    ///
+    /// Why: per group, `sample_group`'s operand reads and the calls into
+    /// the level body were ~20 % of post_f32 after the plan (`perf
+    /// record`: `sample_group` 15 %, `run_texture` 4 %).
+    pub(super) fn run_planned_chunk(
+        &self,
+        plan: &SoaPlan,
+        s: &SamplerState,
+        file: &mut [Lanes],
+        regs: &ChunkRegs,
+        ops: &PlanOperands,
+    ) -> bool {
+        let Some(c) = plan.fixed else {
+            return false;
+        };
+        if !regs.fits(file.len()) {
+            return false;
+        }
+        let linear = c.filter == TexFilter::Linear;
+        match plan.decoder {
+            Decoder::Rgba8(d) => self.planned_chunk(&d, plan, s, c.level0, linear, file, regs, ops),
+            Decoder::Bgra8(d) => self.planned_chunk(&d, plan, s, c.level0, linear, file, regs, ops),
+            Decoder::F32 => {
+                self.planned_chunk(&Float32x4, plan, s, c.level0, linear, file, regs, ops)
+            }
+            Decoder::F16(d) => self.planned_chunk(&d, plan, s, c.level0, linear, file, regs, ops),
+            Decoder::Other => {
+                let format = self.format;
+                let d = format.desc();
+                if d.kind == FormatKind::Color || d.has_depth() {
+                    let u = pack::Unpacker::new(format);
+                    let d = PerLane(self.bpp, |px: &[u8]| u.rgba_f32(px));
+                    self.planned_chunk(&d, plan, s, c.level0, linear, file, regs, ops);
+                } else {
+                    let d = PerLane(self.bpp, |px: &[u8]| decode_f32(format, px));
+                    self.planned_chunk(&d, plan, s, c.level0, linear, file, regs, ops);
+                }
+            }
+        }
+        true
+    }
+
+    /// [`chunk_simd`] for the view's axis count and `linear`.
+    #[allow(clippy::too_many_arguments)]
+    fn planned_chunk<D: Texels>(
+        &self,
+        d: &D,
+        plan: &SoaPlan,
+        s: &SamplerState,
+        level: u32,
+        linear: bool,
+        file: &mut [Lanes],
+        regs: &ChunkRegs,
+        ops: &PlanOperands,
+    ) {
+        match (self.dims(), linear) {
+            (1, false) => chunk_simd::<D, 1, false>(self, plan, s, level, file, regs, ops, d),
+            (1, true) => chunk_simd::<D, 1, true>(self, plan, s, level, file, regs, ops, d),
+            (2, false) => chunk_simd::<D, 2, false>(self, plan, s, level, file, regs, ops, d),
+            (2, true) => chunk_simd::<D, 2, true>(self, plan, s, level, file, regs, ops, d),
+            (_, false) => chunk_simd::<D, 3, false>(self, plan, s, level, file, regs, ops, d),
+            (_, true) => chunk_simd::<D, 3, true>(self, plan, s, level, file, regs, ops, d),
+        }
     }
 
     /// [`Texture::sample`] for a lookup `plan` covers (the same bits:
