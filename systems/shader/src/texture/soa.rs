@@ -403,6 +403,9 @@ fn chunk_simd<D: Texels, const DIMS: usize, const LINEAR: bool>(
             Some((b, m)) => file[b + (g & m)],
             None => f32x8::ZERO,
         };
+        // (a match, not `Option::map`: a closure keeps its own body,
+        // compiled without the clone's features)
+        #[allow(clippy::manual_map)]
         let depth_ref = match ops.depth_ref {
             Some((b, m)) => Some(file[b + (g & m)]),
             None => None,
