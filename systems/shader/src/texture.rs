@@ -2821,11 +2821,14 @@ unsafe fn gather_words(words: &[[u8; 4]], i: u32x8) -> i32x8 {
 /// top-right, bottom-left, bottom-right) when each row's two texels are
 /// adjacent: `i0` / `i1` index the left texel of the top / bottom row,
 /// and one 8-byte load per lane and row fetches both.  The 16 loads are
-/// scalar (`vmovsd`, paired with `vmovlhps`), not four 4-element
-/// `vpgatherdq`: on this Zen 4 host a microbenchmark fetched 8 pairs in
-/// ~2.2 ns that way against ~3.5 ns with the gathers, and postprocess ran
-/// 0.967x (paired A/B, 9 rounds, every round faster; textured_mesh
-/// 0.989x, pbr_barrels 0.992x).  The loads fill lanes 0, 1, 4, 5 and 2,
+/// scalar (`vmovsd`, paired with `vmovlhps`) on AMD cores, four
+/// 4-element `vpgatherdq` elsewhere
+/// ([`ferropipe_components::simd::fast_gathers`]): on a Zen 4 host
+/// a microbenchmark fetched 8 pairs in ~2.2 ns with scalar loads against
+/// ~3.5 ns with the gathers, and postprocess ran 0.967x (paired A/B, 9
+/// rounds, every round faster; textured_mesh 0.989x, pbr_barrels 0.992x);
+/// on an Intel Xeon the gathers ran postprocess 0.839x against the
+/// scalar loads.  The loads fill lanes 0, 1, 4, 5 and 2,
 /// 3, 6, 7 of two registers, so one in-lane shuffle per texel gives the
 /// lane order.  Needs `words.len() >= 2`.
 #[cfg(target_arch = "x86_64")]
@@ -2835,7 +2838,7 @@ fn fetch_pairs(_: X86V3, words: &[[u8; 4]], i0: i32x8, i1: i32x8) -> [i32x8; 4] 
     unsafe { fetch_pairs_avx2(words, i0, i1) }
 }
 
-/// [`fetch_pairs`]' instructions.
+/// [`fetch_pairs`]' instructions, the loads this CPU does faster.
 ///
 /// # Safety
 /// The CPU has AVX2.
@@ -2843,10 +2846,53 @@ fn fetch_pairs(_: X86V3, words: &[[u8; 4]], i0: i32x8, i1: i32x8) -> [i32x8; 4] 
 #[target_feature(enable = "avx2")]
 #[inline]
 unsafe fn fetch_pairs_avx2(words: &[[u8; 4]], i0: i32x8, i1: i32x8) -> [i32x8; 4] {
-    use core::arch::x86_64::{__m256, _mm256_setr_epi64x, _mm256_shuffle_ps};
+    let gather = ferropipe_components::simd::fast_gathers();
+    // SAFETY: the caller's contract (AVX2).
+    unsafe { fetch_pairs_by(words, i0, i1, gather) }
+}
+
+/// [`fetch_pairs_avx2`] by gathers or by scalar loads (the same texels).
+///
+/// # Safety
+/// The CPU has AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn fetch_pairs_by(words: &[[u8; 4]], i0: i32x8, i1: i32x8, gather: bool) -> [i32x8; 4] {
+    use core::arch::x86_64::{
+        __m256, __m256i, _mm256_castsi256_si128, _mm256_extracti128_si256, _mm256_i32gather_epi64,
+        _mm256_permutevar8x32_epi32, _mm256_setr_epi32, _mm256_setr_epi64x, _mm256_shuffle_ps,
+    };
     // the last index whose 8 bytes are inside `words`
     let max = u32x8::splat((words.len().min(i32::MAX as usize) - 2) as u32);
     let p = words.as_ptr().cast::<u8>();
+    if gather {
+        let row = |i: i32x8| -> (i32x8, i32x8) {
+            let i: u32x8 = bytemuck::cast(i);
+            let i: __m256i = bytemuck::cast(i.min(max));
+            // SAFETY: every lane of `i` is at most `words.len() - 2` and
+            // below 2^31 (the `min` above), so each 8-byte element the
+            // gathers read at `words + 4 * i` is two whole `[u8; 4]` of
+            // `words`; gathers have no alignment requirement.  AVX2 is
+            // the caller's contract; the permute and shuffles only move
+            // register lanes.
+            unsafe {
+                // lanes 0, 1, 4, 5 and 2, 3, 6, 7, as the scalar loads below
+                let i = _mm256_permutevar8x32_epi32(i, _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7));
+                let q = p.cast::<i64>();
+                let lo = _mm256_i32gather_epi64::<4>(q, _mm256_castsi256_si128(i));
+                let hi = _mm256_i32gather_epi64::<4>(q, _mm256_extracti128_si256::<1>(i));
+                let (lo, hi): (__m256, __m256) = (bytemuck::cast(lo), bytemuck::cast(hi));
+                (
+                    bytemuck::cast(_mm256_shuffle_ps::<0b10_00_10_00>(lo, hi)),
+                    bytemuck::cast(_mm256_shuffle_ps::<0b11_01_11_01>(lo, hi)),
+                )
+            }
+        };
+        let (tl, tr) = row(i0);
+        let (bl, br) = row(i1);
+        return [tl, tr, bl, br];
+    }
     let row = |i: i32x8| -> (i32x8, i32x8) {
         let i: u32x8 = bytemuck::cast(i);
         let i = i.min(max).to_array();
@@ -4423,6 +4469,29 @@ pub fn exec_query(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Texel pairs by gathers and by scalar loads are the same texels,
+    /// for indices inside the words and clamped ones past them.
+    #[test]
+    fn pair_fetches_agree() {
+        if X86V3::detect().is_none() {
+            return;
+        }
+        let mut next = xorshift(0x9a7e_5e75);
+        let words: Vec<[u8; 4]> = (0..77).map(|_| next().to_le_bytes()).collect();
+        for _ in 0..500 {
+            let mut idx = || i32x8::new(std::array::from_fn(|_| (next() % 90) as i32 - 5));
+            let (i0, i1) = (idx(), idx());
+            // SAFETY: the CPU has AVX2 (`detect` above).
+            let (a, b) = unsafe {
+                (
+                    fetch_pairs_by(&words, i0, i1, true),
+                    fetch_pairs_by(&words, i0, i1, false),
+                )
+            };
+            assert_eq!(a.map(|v| v.to_array()), b.map(|v| v.to_array()));
+        }
+    }
 
     /// The AVX2 forms of the chunk kernels' leaves give the portable
     /// forms' bits, whatever this build's target features (the clone a
