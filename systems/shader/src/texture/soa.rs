@@ -1319,9 +1319,10 @@ fn word(data: &[u8], o: usize) -> i32 {
 /// each byte times 1/255 ([`decode_f32`]'s arms).
 #[derive(Clone, Copy)]
 struct Unorm8x4<const BGRA: bool> {
-    /// The CPU gathers (AVX2): one `vpgatherdd` for the 8 words, 0.89x
-    /// post_mirror's time against 8 scalar loads inserted lane by lane
-    /// (paired A/B, 3 rounds), as the quad sampler's NEAREST words found.
+    /// The CPU gathers (AVX2) and its gathers are fast
+    /// ([`ferropipe_components::simd::fast_gathers`]): one `vpgatherdd`
+    /// for the 8 words, 0.89x post_mirror's time against 8 scalar loads
+    /// inserted lane by lane on an Intel Xeon (paired A/B, 3 rounds).
     gather: bool,
 }
 
@@ -1368,7 +1369,8 @@ impl<const BGRA: bool> Unorm8x4<BGRA> {
         #[cfg(target_arch = "x86_64")]
         {
             Unorm8x4 {
-                gather: std::arch::is_x86_feature_detected!("avx2"),
+                gather: std::arch::is_x86_feature_detected!("avx2")
+                    && ferropipe_components::simd::fast_gathers(),
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
