@@ -359,8 +359,11 @@ pub(super) struct SoaPlan {
     /// [`Texture::border`] of the sampler.
     border: [f32; 4],
     decoder: Decoder,
-    /// The level choice when it does not depend on the lookup (no mip
-    /// filter and one image filter: `select_lods`' first case).
+    /// The level choice when it does not depend on the lookup: one image
+    /// filter, and no mip filter (`select_lods`' first case) or a view of
+    /// one level (every branch of `LodParams::choose` then clamps to it,
+    /// the LINEAR mip blend included: a single-level render target read
+    /// through a sampler with the default NEAREST mip filter).
     fixed: Option<LevelChoice>,
 }
 
@@ -575,7 +578,9 @@ impl Texture<'_> {
             compare: s.compare_mode == TexCompareMode::RToTexture && self.depth,
             border: self.border(s),
             decoder: self.decoder(),
-            fixed: (s.min_mip_filter == TexMipFilter::None && s.min_img_filter == s.mag_img_filter)
+            fixed: ((s.min_mip_filter == TexMipFilter::None
+                || self.first_level == self.last_level)
+                && s.min_img_filter == s.mag_img_filter)
                 .then(|| LevelChoice::single(self.first_level, s.mag_img_filter)),
         })
     }
@@ -1681,7 +1686,24 @@ mod tests {
         let (mut taken, mut total) = (0usize, 0usize);
         let mut seamless_linear = 0usize;
         let mut planned = 0usize;
-        let shapes: [(TextureTarget, Format, u32, u32, u32, u32); 10] = [
+        let shapes: [(TextureTarget, Format, u32, u32, u32, u32); 12] = [
+            // one level: the plan's fixed choice whatever the mip filter
+            (
+                TextureTarget::Texture2D,
+                Format::R32G32B32A32_FLOAT,
+                6,
+                5,
+                1,
+                0,
+            ),
+            (
+                TextureTarget::Texture2DArray,
+                Format::R8G8B8A8_UNORM,
+                7,
+                3,
+                2,
+                0,
+            ),
             (
                 TextureTarget::Texture2D,
                 Format::R8G8B8A8_UNORM,
@@ -1759,7 +1781,7 @@ mod tests {
                 templ.array_size = d;
             }
             let (layout, mut view, data) = texture(templ, &mut rng);
-            for first in [0, 1] {
+            for first in [0, 1].into_iter().filter(|&f| f <= last_level) {
                 view.first_level = first;
                 let tex = bound(&layout, &view, &data);
                 for case in 0..160 {
