@@ -514,13 +514,24 @@ impl Texture<'_> {
             return None;
         }
         let look = self.lookup(s, args, compare, linear, self.border(s));
-        Some(match self.decoder() {
-            Decoder::Rgba8(d) => self.soa_levels(&look, lods, &d),
-            Decoder::Bgra8(d) => self.soa_levels(&look, lods, &d),
-            Decoder::F32 => self.soa_levels(&look, lods, &Float32x4),
-            Decoder::F16(d) => self.soa_levels(&look, lods, &d),
-            Decoder::Other => self.soa_levels_other(&look, lods),
-        })
+        Some(self.soa_levels_by(self.decoder(), &look, lods))
+    }
+
+    /// [`Self::soa_levels`] with `decoder`'s loader.
+    #[inline(always)]
+    fn soa_levels_by(
+        &self,
+        decoder: Decoder,
+        look: &Lookup<'_>,
+        lods: &[LevelChoice; LANES],
+    ) -> [Lanes; 4] {
+        match decoder {
+            Decoder::Rgba8(d) => self.soa_levels(look, lods, &d),
+            Decoder::Bgra8(d) => self.soa_levels(look, lods, &d),
+            Decoder::F32 => self.soa_levels(look, lods, &Float32x4),
+            Decoder::F16(d) => self.soa_levels(look, lods, &d),
+            Decoder::Other => self.soa_levels_other(look, lods),
+        }
     }
 
     /// The texel loader of the view's format.
@@ -664,39 +675,19 @@ impl Texture<'_> {
         s: &SamplerState,
         args: &SampleArgs,
     ) -> [Lanes; 4] {
-        if let Some(c) = plan.fixed {
-            // one level for every lane: no level blend
-            let linear = c.filter == TexFilter::Linear;
-            let look = self.lookup(s, args, plan.compare, linear, plan.border);
-            let levels = Levels {
-                each: [c.level0; LANES],
-                same: true,
-            };
-            let t = match plan.decoder {
-                Decoder::Rgba8(d) => self.soa_level_any(&look, &levels, &d),
-                Decoder::Bgra8(d) => self.soa_level_any(&look, &levels, &d),
-                Decoder::F32 => self.soa_level_any(&look, &levels, &Float32x4),
-                Decoder::F16(d) => self.soa_level_any(&look, &levels, &d),
-                Decoder::Other => {
-                    return self.soa_levels_other(&look, &[c; LANES]);
-                }
-            };
-            return self.finish_soa(t);
-        }
-        let lods = self.select_lods(s, args);
+        // (a fixed choice's whole chunks take `run_planned_chunk`; groups
+        // come here only from ops it leaves, such as edge-clamped ones)
+        let lods = match plan.fixed {
+            Some(c) => [c; LANES],
+            None => self.select_lods(s, args),
+        };
         let filter = lods[0].filter;
         if lods.iter().any(|l| l.filter != filter) {
             return self.sample_scalar(s, &lods, None, args, plan.compare);
         }
         let linear = filter == TexFilter::Linear;
         let look = self.lookup(s, args, plan.compare, linear, plan.border);
-        match plan.decoder {
-            Decoder::Rgba8(d) => self.soa_levels(&look, &lods, &d),
-            Decoder::Bgra8(d) => self.soa_levels(&look, &lods, &d),
-            Decoder::F32 => self.soa_levels(&look, &lods, &Float32x4),
-            Decoder::F16(d) => self.soa_levels(&look, &lods, &d),
-            Decoder::Other => self.soa_levels_other(&look, &lods),
-        }
+        self.soa_levels_by(plan.decoder, &look, &lods)
     }
 
     /// What a lookup of 8 lanes at `args` reads, every level alike.
