@@ -35,12 +35,14 @@
 
 use std::cell::RefCell;
 
+use smallvec::SmallVec;
+
 use ferropipe_components::shader::{Lanes, ShaderResources};
 use wide::{f32x8, u32x8};
 
 use crate::call::CallIo;
 use crate::ir::{BinOp, EXEC, InputSrc, LaneProgram, Op, Reg, TexOp, TriOp, UnOp, loc};
-use crate::jit::{Chunk, JitCode};
+use crate::jit::{Chunk, InlineTex, JitCode};
 use crate::lanemath::{self, as_u, from_u};
 use crate::memory;
 use crate::texture;
@@ -145,10 +147,29 @@ pub fn run_with(
     // One cache of views, samplers and sampling plans for the call: the
     // bindings are the call's, and every chunk reads the same ones.
     let mut samplers = texture::SamplerCache::default();
-    run_ops(&prog.prologue, file, &mut state, io, None, &mut samplers);
+    run_ops(
+        &prog.prologue,
+        file,
+        &mut state,
+        io,
+        None,
+        &[],
+        &mut samplers,
+    );
     // the JIT's regions, unless the call's buffers are shorter than the
     // program's interface (then every op checks its accesses)
     let jit = jit.filter(|j| j.fits(prog, io));
+    // and, where the call's bindings let the JIT sample inline, the
+    // variant of its code keyed by their static sampler state, with the
+    // descriptors it reads
+    let mut descs: SmallVec<[texture::TexDesc; 2]> = SmallVec::new();
+    let variant = match jit {
+        Some(j) if !j.candidates().is_empty() => {
+            inline_variant(prog, j, io.resources, &mut samplers, &mut descs)
+        }
+        _ => None,
+    };
+    let jit = variant.as_deref().or(jit);
     let mut g0 = 0;
     while g0 < total {
         let groups = chunk.min(total - g0);
@@ -156,7 +177,7 @@ pub fn run_with(
         state.g0 = g0;
         init_exec(prog, file, &mut state, io);
         if state.exec_any || !prog.dead_lanes_idle {
-            run_ops(&prog.body, file, &mut state, io, jit, &mut samplers);
+            run_ops(&prog.body, file, &mut state, io, jit, &descs, &mut samplers);
         }
         if state.loop_limit {
             // The call's results are incomplete already (the caller
@@ -167,6 +188,42 @@ pub fn run_with(
         g0 += groups;
     }
     state.loop_limit
+}
+
+/// The sampling variant of `j` for the call's bindings `res`
+/// ([`JitCode::variant`]): each candidate lookup's static half, where the
+/// bindings let it be inlined, and its descriptor pushed to `descs` (one
+/// slot per (view, sampler) pair).  `None`: no lookup is inlined, and the
+/// call runs `j`.
+fn inline_variant<'r>(
+    prog: &LaneProgram,
+    j: &JitCode,
+    res: &ShaderResources<'r>,
+    samplers: &mut texture::SamplerCache<'r>,
+    descs: &mut SmallVec<[texture::TexDesc; 2]>,
+) -> Option<std::sync::Arc<JitCode>> {
+    let mut key: SmallVec<[InlineTex; 16]> = SmallVec::new();
+    let mut pairs: SmallVec<[(u32, u32); 2]> = SmallVec::new();
+    for &op in j.candidates() {
+        let how = match prog.body.get(op as usize) {
+            Some(Op::Texture(t)) => samplers.inline_plan(res, t).and_then(|(spec, desc)| {
+                let pair = (t.view, t.sampler);
+                let slot = match pairs.iter().position(|&p| p == pair) {
+                    Some(s) => s,
+                    None if pairs.len() < u8::MAX as usize => {
+                        pairs.push(pair);
+                        descs.push(desc);
+                        pairs.len() - 1
+                    }
+                    None => return None,
+                };
+                Some((spec, slot as u8))
+            }),
+            _ => None,
+        };
+        key.push(how);
+    }
+    j.variant(prog, &key)
 }
 
 struct State {
@@ -317,6 +374,7 @@ fn run_ops<'r>(
     st: &mut State,
     io: &mut CallIo<'_, 'r>,
     jit: Option<&JitCode>,
+    tex: &[texture::TexDesc],
     samplers: &mut texture::SamplerCache<'r>,
 ) {
     let mut pc = 0usize;
@@ -330,7 +388,7 @@ fn run_ops<'r>(
                 groups: st.groups,
                 g0: st.g0,
             };
-            j.call(region, file, chunk, io);
+            j.call(region, file, chunk, io, tex);
             pc = end;
             continue;
         }

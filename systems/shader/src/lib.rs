@@ -75,7 +75,8 @@ pub use compute::{
 pub use ir::LaneProgram;
 pub use jit::{
     BACKEND_ENV, Backend, Codegen, LLVM_COMPILE_NS, LLVM_COMPILE_NS_PER_REGION, LLVM_ENV,
-    LLVM_MAX_REGIONS, REQUIRE_LLVM_ENV, SAVED_PS_PER_OP_GROUP, TieredCode, UnknownBackend,
+    LLVM_MAX_REGIONS, MAX_SAMPLING_VARIANTS, REQUIRE_LLVM_ENV, SAVED_PS_PER_OP_GROUP, TieredCode,
+    UnknownBackend,
 };
 pub use lower::memory::{
     INPUT_CONST_BUFFER, MAX_GLOBAL_BINDINGS, MAX_SHADER_BUFFERS, MAX_SHADER_IMAGES,

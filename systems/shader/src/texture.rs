@@ -72,7 +72,10 @@ use wide::{f32x8, i16x16, i32x8, u16x16, u32x8};
 use crate::ir::{Op, Reg, TexDim, TexFn, TexKind, TexOp, TexQuery, TexQueryFn, loc};
 use crate::lanemath::{as_u, from_u};
 
+mod inline;
 mod soa;
+
+pub use inline::{InlineSample, TexDesc, inline_fallback, inline_shape};
 
 /// `PIPE_MAX_TEXTURE_LEVELS` (llvmpipe applies `max_lod` only below it - 1).
 const MAX_TEXTURE_LEVELS: f32 = 16.0;

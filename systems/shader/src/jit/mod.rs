@@ -59,6 +59,7 @@ use thiserror::Error;
 
 use crate::call::CallIo;
 use crate::ir::{InputSrc, LaneProgram, Op, Reg};
+use crate::texture::{InlineSample, TexDesc, inline_shape};
 
 /// Which back end runs lane programs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -186,6 +187,9 @@ struct RegionCtx {
     outputs: *mut Lanes,
     /// Bytes between two rows of `inputs` / `outputs` (`io.groups` Lanes).
     io_stride: usize,
+    /// The descriptors of the call's inlined texture lookups, by slot
+    /// ([`JitCode::variant`]; dangling when the code inlines none).
+    tex: *const TexDesc,
 }
 
 /// What owns a program's code pages (held for its `Drop`, which frees
@@ -231,6 +235,24 @@ struct IoNeeds {
     output_rows: u32,
 }
 
+/// How a variant inlines one candidate texture op
+/// ([`JitCode::candidates`]): the lookup's static half and the slot of its
+/// descriptor in `RegionCtx::tex` (ops of one (view, sampler) pair share
+/// a slot), or `None` (the op runs on the interpreter).
+pub(crate) type InlineTex = Option<(InlineSample, u8)>;
+
+/// Most sampling variants a program's LLVM code keeps
+/// ([`JitCode::variant`]): each is one more LLVM compile (~4-20 ms), paid
+/// at the first call with that state; a program drawn with more state
+/// combinations runs its other ones on the code without inlined lookups,
+/// as llvmpipe bounds its fragment shader variants
+/// (`LP_MAX_SHADER_VARIANTS`).
+pub const MAX_SAMPLING_VARIANTS: usize = 8;
+
+/// A sampling variant: its key, one entry per candidate lookup, and its
+/// code (`None`: the compile failed).
+type Variant = (Vec<InlineTex>, Option<Arc<JitCode>>);
+
 /// A program's native code: its regions, by first op.
 pub struct JitCode {
     /// Region index per body op that starts one (`u32::MAX`: none).
@@ -245,6 +267,14 @@ pub struct JitCode {
     ops_total: usize,
     compile_ns: u64,
     codegen: Codegen,
+    /// Body ops whose lookups a sampling variant may inline
+    /// ([`inline_shape`]; LLVM's code without inlined lookups only).
+    candidates: Vec<u32>,
+    /// Descriptor slots this code's inlined lookups read (0: none).
+    tex_slots: usize,
+    /// The sampling variants compiled so far, by key (one entry per
+    /// candidate); `None`: the compile failed.
+    variants: std::sync::Mutex<Vec<Variant>>,
     _owner: Owner,
 }
 
@@ -277,9 +307,41 @@ impl JitCode {
     /// Compiles the regions of `prog` with `codegen`.  `Ok(None)` when no
     /// op of the body is supported (nothing to gain).
     pub fn compile(prog: &LaneProgram, codegen: Codegen) -> Result<Option<JitCode>, JitError> {
+        let mut code = Self::compile_inline(prog, codegen, &[])?;
+        if codegen == Codegen::Llvm
+            && let Some(c) = &mut code
+        {
+            c.candidates = prog
+                .body
+                .iter()
+                .enumerate()
+                .filter(|(_, op)| matches!(op, Op::Texture(t) if inline_shape(t)))
+                .map(|(i, _)| i as u32)
+                .collect();
+        }
+        Ok(code)
+    }
+
+    /// [`Self::compile`] with the lookups of `inline` (`(body op, how)`,
+    /// LLVM only) inside the regions.
+    fn compile_inline(
+        prog: &LaneProgram,
+        codegen: Codegen,
+        inline: &[(u32, InlineSample, u8)],
+    ) -> Result<Option<JitCode>, JitError> {
         let t0 = Instant::now();
         prog.verify().map_err(JitError::Verify)?;
-        let spans = regions(&prog.body);
+        let mut how: Vec<InlineTex> = vec![None; prog.body.len()];
+        for &(op, spec, slot) in inline {
+            if codegen == Codegen::Llvm
+                && let Some(Op::Texture(t)) = prog.body.get(op as usize)
+                && inline_shape(t)
+            {
+                how[op as usize] = Some((spec, slot));
+            }
+        }
+        let tex_slots = how.iter().flatten().map(|&(_, s)| s as usize + 1).max();
+        let spans = regions(&prog.body, &how);
         if spans.is_empty() {
             return Ok(None);
         }
@@ -297,9 +359,9 @@ impl JitCode {
                 (Owner::Cranelift(Box::new(module)), ptrs)
             }
             Codegen::Llvm => {
-                let rs: Vec<(&[Op], &[u64])> = spans
+                let rs: Vec<llvm::RegionSrc<'_>> = spans
                     .iter()
-                    .map(|&(s, e)| (&prog.body[s..e], live_out(e).as_slice()))
+                    .map(|&(s, e)| (&prog.body[s..e], live_out(e).as_slice(), &how[s..e]))
                     .collect();
                 let disasm = std::env::var_os(codegen::DISASM_ENV).is_some();
                 let (code, ptrs) = llvm::compile(prog.num_uniform as usize, &rs, disasm)?;
@@ -337,8 +399,67 @@ impl JitCode {
             compiled_for: program_key(prog),
             compile_ns: t0.elapsed().as_nanos() as u64,
             codegen,
+            candidates: Vec::new(),
+            tex_slots: tex_slots.unwrap_or(0),
+            variants: std::sync::Mutex::new(Vec::new()),
             _owner: owner,
         }))
+    }
+
+    /// Body ops whose lookups a sampling variant of this code may inline
+    /// (LLVM's code only; empty otherwise).
+    pub(crate) fn candidates(&self) -> &[u32] {
+        &self.candidates
+    }
+
+    /// This code's sampling variant for `key` (one entry per
+    /// [`Self::candidates`] op), llvmpipe's fragment shader variant keyed
+    /// by the static sampler state of each lookup: `prog` compiled by
+    /// LLVM with the keyed lookups inside its regions.  Compiled at the
+    /// first call with the key (on that call's thread; a concurrent call
+    /// waits for it), kept with the code; `None` when no lookup is inlined,
+    /// when [`MAX_SAMPLING_VARIANTS`] exist, or when the compile failed
+    /// (the call then runs this code).
+    pub(crate) fn variant(&self, prog: &LaneProgram, key: &[InlineTex]) -> Option<Arc<JitCode>> {
+        if key.len() != self.candidates.len() || key.iter().all(Option::is_none) {
+            return None;
+        }
+        let mut vs = self
+            .variants
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((_, code)) = vs.iter().find(|(k, _)| k.as_slice() == key) {
+            return code.clone();
+        }
+        if vs.len() >= MAX_SAMPLING_VARIANTS {
+            return None;
+        }
+        // the compile a new sampler state pays once (4-20 ms), named in
+        // the live profiler's flamegraph
+        ferropipe_profiling::scope!("jit_sampling_variant");
+        let inline: Vec<(u32, InlineSample, u8)> = self
+            .candidates
+            .iter()
+            .zip(key)
+            .filter_map(|(&op, k)| k.map(|(spec, slot)| (op, spec, slot)))
+            .collect();
+        let code = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            JitCode::compile_inline(prog, self.codegen, &inline)
+        }))
+        .ok()
+        .and_then(Result::ok)
+        .flatten()
+        .map(Arc::new);
+        vs.push((key.to_vec(), code.clone()));
+        code
+    }
+
+    /// Sampling variants compiled so far (failed ones included).
+    pub fn variant_count(&self) -> usize {
+        self.variants
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .len()
     }
 
     /// Nanoseconds the compilation took (the regions and the module).
@@ -397,9 +518,17 @@ impl JitCode {
     /// register of the program at stride `groups`), and `io` a call that
     /// [`JitCode::fits`].
     #[inline]
-    pub(crate) fn call(&self, r: usize, file: &mut [Lanes], chunk: Chunk, io: &mut CallIo<'_, '_>) {
+    pub(crate) fn call(
+        &self,
+        r: usize,
+        file: &mut [Lanes],
+        chunk: Chunk,
+        io: &mut CallIo<'_, '_>,
+        tex: &[TexDesc],
+    ) {
         let Chunk { nu, nv, groups, g0 } = chunk;
         assert!(file.len() >= nu + nv * groups && g0 + groups <= io.groups);
+        assert!(tex.len() >= self.tex_slots, "texture descriptors missing");
         let ctx = RegionCtx {
             file: file.as_mut_ptr(),
             groups,
@@ -409,6 +538,7 @@ impl JitCode {
             instance_id: io.instance_id.as_ptr().wrapping_add(g0),
             outputs: io.outputs.as_mut_ptr().wrapping_add(g0),
             io_stride: io.groups * std::mem::size_of::<Lanes>(),
+            tex: tex.as_ptr(),
         };
         // SAFETY: the region's code reads and writes `file` at varying
         // registers `< nv` (the program verified at compile time) for groups
@@ -416,8 +546,14 @@ impl JitCode {
         // assert.  It reads input rows and writes output rows below
         // `needs`, each `io.groups` long, at groups `g0..g0 + groups`:
         // inside the slices because the caller checked `fits` and by the
-        // assert.  The helpers it calls are `extern "C"` Rust functions
-        // that do not unwind.  `ctx` outlives the call.
+        // assert.  Its inlined lookups read descriptor slots below
+        // `tex_slots` (asserted) and, through each, texels at indices
+        // clamped to the descriptor's `max_word` / `max_pair` of its
+        // `words`, which `SamplerCache::inline_plan` made from the call's
+        // bound view (alive for the call); their fallback reads the
+        // descriptor's resources, the call's.  The helpers it calls are
+        // `extern "C"` Rust functions that do not unwind.  `ctx` outlives
+        // the call.
         unsafe { (self.regions[r].func)(&ctx) }
     }
 }
@@ -507,9 +643,9 @@ fn add_needs(n: &mut IoNeeds, op: &Op) {
     }
 }
 
-/// The maximal runs `[start, end)` of supported ops that contain no jump
-/// target past their first op.
-fn regions(body: &[Op]) -> Vec<(usize, usize)> {
+/// The maximal runs `[start, end)` of supported ops (and of the texture
+/// ops `inline` names) that contain no jump target past their first op.
+fn regions(body: &[Op], inline: &[InlineTex]) -> Vec<(usize, usize)> {
     let mut target = vec![false; body.len() + 1];
     for op in body {
         if let Some(t) = op.target() {
@@ -524,7 +660,7 @@ fn regions(body: &[Op]) -> Vec<(usize, usize)> {
         {
             out.push((s, i));
         }
-        if codegen::supported(op) {
+        if codegen::supported(op) || inline.get(i).is_some_and(Option::is_some) {
             start.get_or_insert(i);
         } else if let Some(s) = start.take() {
             out.push((s, i));
@@ -1045,6 +1181,6 @@ mod tests {
             Op::Kill { exit: false },
             mov(),
         ];
-        assert_eq!(regions(&body), vec![(0, 2), (3, 4), (4, 5), (6, 7)]);
+        assert_eq!(regions(&body, &[]), vec![(0, 2), (3, 4), (4, 5), (6, 7)]);
     }
 }

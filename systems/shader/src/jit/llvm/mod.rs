@@ -19,18 +19,23 @@
 //! the call's spills cost more than the code.
 
 mod api;
+mod sample;
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
 
 use super::codegen::is_live;
 use super::helpers::{self, Helper};
-use super::{IoRow, JitError, RegionCtx, region_regs};
+use super::{InlineTex, IoRow, JitError, RegionCtx, region_regs};
 use crate::ir::{BinOp, EXEC, Op, Reg, TriOp, UnOp};
 use crate::lanemath::{POW_EXP2_RANGE, POW_EXP2_TAYLOR, POW_LOG2_SERIES};
 
 pub use api::LLVM_ENV;
 pub(super) use api::LlvmCode;
+
+/// One region to compile: its ops, the varying registers live after it,
+/// and per op how a texture lookup is inlined (`None` for the others).
+pub(super) type RegionSrc<'a> = (&'a [Op], &'a [u64], &'a [InlineTex]);
 
 const V: &str = "<8 x float>";
 const VI: &str = "<8 x i32>";
@@ -118,6 +123,8 @@ struct E {
     io_base: HashMap<IoRow, String>,
     /// LLVM 14: typed pointers (`i8*`); later versions: `ptr`.
     typed: bool,
+    /// The region's texture descriptors, by slot (`sample.rs`).
+    desc: HashMap<u8, sample::DescVals>,
 }
 
 fn hexf(x: f32) -> String {
@@ -705,7 +712,7 @@ impl E {
         }
     }
 
-    fn region(&mut self, name: &str, ops: &[Op], live_out: &[u64]) {
+    fn region(&mut self, name: &str, ops: &[Op], live_out: &[u64], inline: &[InlineTex]) {
         self.cache.clear();
         self.dirty.clear();
         self.vbase.clear();
@@ -769,12 +776,22 @@ impl E {
                 self.io_base.insert(row, a);
             }
         }
+        self.desc.clear();
+        for (_, slot) in inline.iter().flatten() {
+            if !self.desc.contains_key(slot) {
+                let v = self.desc_vals(*slot);
+                self.desc.insert(*slot, v);
+            }
+        }
         self.line("br label %loop");
         let _ = writeln!(self.out, "loop:");
-        self.line("%g = phi i64 [0, %entry], [%g1, %loop]");
+        self.line("%g = phi i64 [0, %entry], [%g1, %latch]");
         self.line("%off = mul i64 %g, 32");
-        for op in ops {
-            self.op(op);
+        for (op, how) in ops.iter().zip(inline) {
+            match (op, how) {
+                (Op::Texture(t), Some((spec, slot))) => self.sample_inline(t, *spec, *slot),
+                _ => self.op(op),
+            }
         }
         let dirty = std::mem::take(&mut self.dirty);
         for r in dirty {
@@ -786,6 +803,9 @@ impl E {
                 self.line(&format!("store {V} {v}, {vp} {q}, align 16"));
             }
         }
+        // (the loop's last block: inlined lookups branch inside the body)
+        self.line("br label %latch");
+        let _ = writeln!(self.out, "latch:");
         self.line("%g1 = add i64 %g, 1");
         self.line("%more = icmp ult i64 %g1, %groups");
         self.line("br i1 %more, label %loop, label %exit");
@@ -816,12 +836,12 @@ pub(super) fn available() -> Result<(), JitError> {
     api::Llvm::load().map(drop)
 }
 
-/// Compiles `regions` (each `(ops, live_out)`, every op one
-/// `codegen::supported` accepts) into one module; returns its code and
-/// each region's address, in order.
+/// Compiles `regions` (each [`RegionSrc`]: every op one
+/// `codegen::supported` accepts, or a texture lookup it names inlined)
+/// into one module; returns its code and each region's address, in order.
 pub(super) fn compile(
     nu: usize,
-    regions: &[(&[Op], &[u64])],
+    regions: &[RegionSrc<'_>],
     disasm: bool,
 ) -> Result<(LlvmCode, Vec<*const u8>), JitError> {
     let llvm = api::Llvm::load()?;
@@ -835,14 +855,17 @@ pub(super) fn compile(
         vbase: HashMap::new(),
         io_base: HashMap::new(),
         typed: llvm.major() == 14,
+        desc: HashMap::new(),
     };
     let mut names = Vec::with_capacity(regions.len());
-    for (i, (ops, live)) in regions.iter().enumerate() {
+    for (i, (ops, live, inline)) in regions.iter().enumerate() {
         let name = format!("region{i}");
-        e.region(&name, ops, live);
+        e.region(&name, ops, live, inline);
         names.push(name);
     }
     e.out.push_str(DECLS);
+    let (p, vp) = (e.ptr("i8"), e.ptr(V));
+    let _ = write!(e.out, "{}", sample::decls(&p, &vp));
     if disasm {
         eprintln!("=== LLVM module ({} regions)\n{}", regions.len(), e.out);
     }

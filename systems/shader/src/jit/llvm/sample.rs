@@ -1,0 +1,607 @@
+//! Texture lookups generated inside a region (llvmpipe's counterpart:
+//! `lp_bld_sample_soa.c`, `lp_build_sample_soa_code`, which generates the
+//! sampling code of each static sampler state into the shader's function).
+//!
+//! What is generated is one lookup the `QuadSampler` plans as bilinear
+//! RGBA8 at one constant level ([`InlineSample`]; the Rust side is
+//! `texture/inline.rs`): `bilinear_taps_avx2`, `bilinear_fetch_avx2`,
+//! `filter_pairs_avx2` and `channels_f32` of `texture.rs`, the same
+//! integer and float operations in the same order, so the interpreter's
+//! bits.  The wrap modes and the channel map are constants of the code;
+//! the level's size, strides and texels are read from the call's
+//! [`TexDesc`] (loop-invariant loads, hoisted out of the group loop).
+//!
+//! Per group the code branches three ways, as the Rust kernel does:
+//! * every lane's coordinates scale to i32: the **pair fetch** (one
+//!   8-byte load per lane and row) where each lane's two columns are
+//!   adjacent, else **four gathers**;
+//! * otherwise (coordinates beyond i32 after scaling, or NaN) the group
+//!   calls [`inline_fallback`], the interpreter's general path.
+
+use std::fmt::Write as _;
+
+use super::{E, V, VI};
+use crate::ir::TexOp;
+use crate::texture::{InlineSample, TexDesc, inline_fallback};
+
+/// The intrinsics the generated lookups call, and `@tex_fallback`, the
+/// trampoline to [`inline_fallback`] (`p`: the byte pointer type, `vp`
+/// the `<8 x float>` pointer type).
+///
+/// The trampoline is `preserve_allcc`: it saves every register it uses,
+/// the ymm registers included, so the regions' group loops keep their
+/// values and loop invariants in registers across the (cold) call.  With
+/// a C call in the loop every ymm register was clobbered at it, and LLVM
+/// spilled 7 values ahead of each lookup's branch and reloaded its splat
+/// invariants from the stack in the hot path (postprocess: 0.78x the
+/// time with the trampoline).  LLVM's `vzeroupper` insertion does not
+/// know the convention: it put a `vzeroupper` after the trampoline's
+/// restores, zeroing the upper halves of the caller's registers (lanes
+/// 4-7 of every value live across the call; `tests/jit_texture.rs`
+/// caught it).  So the trampoline turns the insertion off
+/// (`-vzeroupper`) and clears the upper halves itself, before the C call
+/// only.
+pub(super) fn decls(p: &str, vp: &str) -> String {
+    let helper: unsafe extern "C" fn(*const TexDesc, *mut ferropipe_components::shader::Lanes) =
+        inline_fallback;
+    let addr = helper as usize as i64;
+    let fty = if p == "ptr" {
+        "ptr".to_string()
+    } else {
+        format!("void ({p}, {vp})*")
+    };
+    format!(
+        "declare <4 x i64> @llvm.x86.avx2.gather.d.q.256(<4 x i64>, {p}, <4 x i32>, <4 x i64>, i8)
+declare <8 x i32> @llvm.x86.avx2.gather.d.d.256(<8 x i32>, {p}, <8 x i32>, <8 x i32>, i8)
+declare <16 x i16> @llvm.x86.avx2.pmul.hr.sw(<16 x i16>, <16 x i16>)
+define internal preserve_allcc void @tex_fallback({p} %d, {vp} %b) #1 {{
+entry:
+  %fp = inttoptr i64 {addr} to {fty}
+  call void @llvm.x86.avx.vzeroupper()
+  call void %fp({p} %d, {vp} %b)
+  ret void
+}}
+declare void @llvm.x86.avx.vzeroupper()
+attributes #1 = {{ cold noinline nounwind \"target-cpu\"=\"x86-64-v3\" \"target-features\"=\"-vzeroupper\" }}
+!1 = !{{!\"branch_weights\", i32 4096, i32 1}}
+"
+    )
+}
+
+const W16: &str = "<16 x i16>";
+
+/// Whether the pair fetch gathers ([`ferropipe_components::simd::fast_gathers`],
+/// as the Rust kernel's `fetch_pairs_avx2` chooses); the tests force
+/// each form on the compiling thread.
+fn gathers() -> bool {
+    #[cfg(test)]
+    if let Some(g) = tests::FORCE_GATHERS.get() {
+        return g;
+    }
+    ferropipe_components::simd::fast_gathers()
+}
+
+/// One descriptor slot's values, loaded and splatted in the region's
+/// entry block (ahead of the group loop: a later lookup's loads, behind
+/// an earlier one's fallback call, would not be hoisted).
+#[derive(Clone)]
+pub(super) struct DescVals {
+    /// The descriptor (the fallback's argument).
+    d: String,
+    words: String,
+    max_pair: String,
+    max_word: String,
+    /// `sitofp(width << 8)`, `sitofp(height << 8)` in every lane.
+    width_f: String,
+    height_f: String,
+    /// `width - 1`, `width - 2`, `height - 1` in every lane.
+    last_x: String,
+    last_x_m1: String,
+    last_y: String,
+    stride: String,
+    base: String,
+    /// `width - 1 > 0` (CLAMP_TO_EDGE's pair fetch applies).
+    wide: String,
+}
+
+impl E {
+    /// Loads descriptor `slot` of the call (in the entry block).
+    pub(super) fn desc_vals(&mut self, slot: u8) -> DescVals {
+        use std::mem::offset_of;
+        let b = self.ptr("i8");
+        let tf = self.desc_field("%ctx", offset_of!(super::super::RegionCtx, tex), &b);
+        let d = self.ins(&format!(
+            "getelementptr i8, {b} {tf}, i64 {}",
+            slot as usize * std::mem::size_of::<TexDesc>()
+        ));
+        let words = self.desc_field(&d, offset_of!(TexDesc, words), &b);
+        let field = |e: &mut E, off: usize| e.desc_field(&d, off, "i32");
+        let max_pair = field(self, offset_of!(TexDesc, max_pair));
+        let max_word = field(self, offset_of!(TexDesc, max_word));
+        let width = field(self, offset_of!(TexDesc, width));
+        let height = field(self, offset_of!(TexDesc, height));
+        let stride = field(self, offset_of!(TexDesc, row_stride));
+        let base = field(self, offset_of!(TexDesc, base));
+        let scale = |e: &mut E, len: &str| {
+            let l8 = e.ins(&format!("shl i32 {len}, 8"));
+            let lf = e.ins(&format!("sitofp i32 {l8} to float"));
+            e.splat_f(&lf)
+        };
+        let (width_f, height_f) = (scale(self, &width), scale(self, &height));
+        let wm1 = self.ins(&format!("sub i32 {width}, 1"));
+        let wm2 = self.ins(&format!("sub i32 {width}, 2"));
+        let hm1 = self.ins(&format!("sub i32 {height}, 1"));
+        let wide = self.ins(&format!("icmp sgt i32 {wm1}, 0"));
+        DescVals {
+            words,
+            max_pair: self.splat_i(&max_pair),
+            max_word: self.splat_i(&max_word),
+            width_f,
+            height_f,
+            last_x: self.splat_i(&wm1),
+            last_x_m1: self.splat_i(&wm2),
+            last_y: self.splat_i(&hm1),
+            stride: self.splat_i(&stride),
+            base: self.splat_i(&base),
+            wide,
+            d,
+        }
+    }
+
+    /// A fresh label.
+    fn label(&mut self, what: &str) -> String {
+        self.n += 1;
+        format!("tx{}{what}", self.n)
+    }
+
+    fn open(&mut self, label: &str) {
+        let _ = writeln!(self.out, "{label}:");
+    }
+
+    /// `x` (an `i32`) in every lane.
+    fn splat_i(&mut self, x: &str) -> String {
+        let v = self.ins(&format!("insertelement {VI} undef, i32 {x}, i32 0"));
+        self.ins(&format!(
+            "shufflevector {VI} {v}, {VI} undef, <8 x i32> zeroinitializer"
+        ))
+    }
+
+    /// `x` (a `float`) in every lane.
+    fn splat_f(&mut self, x: &str) -> String {
+        let v = self.ins(&format!("insertelement {V} undef, float {x}, i32 0"));
+        self.ins(&format!(
+            "shufflevector {V} {v}, {V} undef, <8 x i32> zeroinitializer"
+        ))
+    }
+
+    /// `TexDesc` field at byte `off` of descriptor `d`, of type `ty`: a
+    /// load the group loop's invariants are hoisted with.
+    fn desc_field(&mut self, d: &str, off: usize, ty: &str) -> String {
+        let b = self.ptr("i8");
+        let p = self.ins(&format!("getelementptr i8, {b} {d}, i64 {off}"));
+        let q = self.cast(&p, ty);
+        let tp = self.ptr(ty);
+        self.ins(&format!("load {ty}, {tp} {q}, !invariant.load !0"))
+    }
+
+    /// `a op b` on `<8 x i32>`.
+    fn iop(&mut self, op: &str, a: &str, b: &str) -> String {
+        self.ins(&format!("{op} {VI} {a}, {b}"))
+    }
+
+    fn icmp_i(&mut self, cc: &str, a: &str, b: &str) -> String {
+        self.ins(&format!("icmp {cc} {VI} {a}, {b}"))
+    }
+
+    /// Whether every lane of the `<8 x i1>` mask `m` is set.
+    fn all8(&mut self, m: &str) -> String {
+        let bits = self.ins(&format!("bitcast <8 x i1> {m} to i8"));
+        self.ins(&format!("icmp eq i8 {bits}, -1"))
+    }
+
+    fn imin_max(&mut self, f: &str, a: &str, b: &str) -> String {
+        self.ins(&format!("call {VI} @llvm.{f}.v8i32({VI} {a}, {VI} {b})"))
+    }
+
+    /// `avx2_lanes::scaled`: `(in range, texel left of the point, 8-bit
+    /// weight)` of coordinate `c` on an axis of `len` texels, where
+    /// `f` is `sitofp(len << 8)` in every lane.
+    fn scaled(&mut self, c: &str, f: &str) -> (String, String, String) {
+        let s = self.ins(&format!("fmul {V} {c}, {f}"));
+        let a = self.call1("llvm.fabs.v8f32", V, &[&s]);
+        let limit = self.fsplat(2147483520.0);
+        let ok = self.ins(&format!("fcmp olt {V} {a}, {limit}"));
+        let u = self.ins(&format!("call {VI} @llvm.x86.avx.cvt.ps2dq.256({V} {s})"));
+        let u = self.iop("sub", &u, &E::isplat(128));
+        let i = self.iop("ashr", &u, &E::isplat(8));
+        let w = self.iop("and", &u, &E::isplat(255));
+        (ok, i, w)
+    }
+
+    /// `repeat_pair` (`repeat`) or `clamp_pair`: the two texel columns
+    /// (rows) of each lane's footprint.
+    fn wrap_pair(&mut self, repeat: bool, i: &str, last: &str) -> (String, String) {
+        let one = E::isplat(1);
+        if repeat {
+            let i0 = self.iop("and", i, last);
+            let n = self.iop("add", &i0, &one);
+            let i1 = self.iop("and", &n, last);
+            return (i0, i1);
+        }
+        let ge0 = self.icmp_i("sgt", i, &E::isplat(-1));
+        let lt = self.icmp_i("sgt", last, i);
+        let inside = self.ins(&format!("and <8 x i1> {ge0}, {lt}"));
+        let m = self.imin_max("smax", i, "zeroinitializer");
+        let c0 = self.imin_max("smin", &m, last);
+        let n = self.iop("add", &c0, &one);
+        let c1 = self.ins(&format!("select <8 x i1> {inside}, {VI} {n}, {VI} {c0}"));
+        (c0, c1)
+    }
+
+    /// `fetch_pairs_by` for one row: the 8-byte pair at texel index `i`
+    /// (clamped to `max`) of each lane as (left, right) texels; by two
+    /// 4-element `vpgatherdq` where gathers are fast, else by 8 scalar
+    /// loads.
+    fn pair_row(&mut self, words: &str, i: &str, max: &str, gather: bool) -> (String, String) {
+        let b = self.ptr("i8");
+        let i = self.imin_max("umin", i, max);
+        // The pairs of lanes 0, 1, 4, 5 in `lo` and of 2, 3, 6, 7 in
+        // `hi`: then one in-lane shuffle (`vshufps`) per texel restores
+        // the lane order, as `fetch_pairs_by` does.
+        const LANES: [[u32; 4]; 2] = [[0, 1, 4, 5], [2, 3, 6, 7]];
+        let [lo, hi] = LANES.map(|lanes| {
+            if gather {
+                let sel = lanes.map(|l| format!("i32 {l}")).join(", ");
+                let ix = self.ins(&format!(
+                    "shufflevector {VI} {i}, {VI} undef, <4 x i32> <{sel}>"
+                ));
+                self.ins(&format!(
+                    "call <4 x i64> @llvm.x86.avx2.gather.d.q.256(<4 x i64> zeroinitializer, \
+                     {b} {words}, <4 x i32> {ix}, <4 x i64> <i64 -1, i64 -1, i64 -1, i64 -1>, \
+                     i8 4)"
+                ))
+            } else {
+                let mut v = "undef".to_string();
+                for (k, l) in lanes.into_iter().enumerate() {
+                    let e = self.ins(&format!("extractelement {VI} {i}, i32 {l}"));
+                    let z = self.ins(&format!("zext i32 {e} to i64"));
+                    let off = self.ins(&format!("shl i64 {z}, 2"));
+                    let p = self.ins(&format!("getelementptr i8, {b} {words}, i64 {off}"));
+                    let q = self.cast(&p, "i64");
+                    let qp = self.ptr("i64");
+                    let x = self.ins(&format!("load i64, {qp} {q}, align 1"));
+                    v = self.ins(&format!("insertelement <4 x i64> {v}, i64 {x}, i32 {k}"));
+                }
+                v
+            }
+        });
+        let lo = self.ins(&format!("bitcast <4 x i64> {lo} to {VI}"));
+        let hi = self.ins(&format!("bitcast <4 x i64> {hi} to {VI}"));
+        let pick = |e: &mut E, sel: &str| {
+            e.ins(&format!(
+                "shufflevector {VI} {lo}, {VI} {hi}, <8 x i32> <{sel}>"
+            ))
+        };
+        let left = pick(
+            self,
+            "i32 0, i32 2, i32 8, i32 10, i32 4, i32 6, i32 12, i32 14",
+        );
+        let right = pick(
+            self,
+            "i32 1, i32 3, i32 9, i32 11, i32 5, i32 7, i32 13, i32 15",
+        );
+        (left, right)
+    }
+
+    /// `gather_clamped`: the texel at index `min(row + x, max)` of each
+    /// lane (one `vpgatherdd`).
+    fn gather_word(&mut self, words: &str, row: &str, x: &str, max: &str) -> String {
+        let b = self.ptr("i8");
+        let i = self.iop("add", row, x);
+        let i = self.imin_max("umin", &i, max);
+        let ones = E::isplat(-1);
+        self.ins(&format!(
+            "call {VI} @llvm.x86.avx2.gather.d.d.256({VI} zeroinitializer, {b} {words}, \
+             {VI} {i}, {VI} {ones}, i8 4)"
+        ))
+    }
+
+    /// `both16_avx2`: an 8-bit weight per lane in both 16-bit halves,
+    /// times 128.
+    fn both16(&mut self, w: &str) -> String {
+        let h = self.iop("shl", w, &E::isplat(16));
+        let o = self.iop("or", w, &h);
+        let o = self.iop("shl", &o, &E::isplat(7));
+        self.ins(&format!("bitcast {VI} {o} to {W16}"))
+    }
+
+    /// `lerp16`: `a + mulhrs(b - a, w)` on 16-bit lanes.
+    fn lerp16(&mut self, a: &str, b: &str, w: &str) -> String {
+        let d = self.ins(&format!("sub {W16} {b}, {a}"));
+        let m = self.ins(&format!(
+            "call {W16} @llvm.x86.avx2.pmul.hr.sw({W16} {d}, {W16} {w})"
+        ));
+        self.ins(&format!("add {W16} {a}, {m}"))
+    }
+
+    /// `filter_pairs_avx2` then `channels_f32`: the four texels of each
+    /// lane's footprint filtered, as floats `v / 255` per stored byte.
+    fn filter(&mut self, t: [&str; 4], wx: &str, wy: &str) -> [String; 4] {
+        let (wx, wy) = (self.both16(wx), self.both16(wy));
+        let pairs = E::isplat(0x00ff_00ff);
+        let half = |e: &mut E, shift: bool| {
+            let mut s = Vec::with_capacity(4);
+            for x in t {
+                let x = if shift {
+                    e.iop("ashr", x, &E::isplat(8))
+                } else {
+                    x.to_string()
+                };
+                let m = e.iop("and", &x, &pairs);
+                s.push(e.ins(&format!("bitcast {VI} {m} to {W16}")));
+            }
+            let top = e.lerp16(&s[0], &s[1], &wx);
+            let bottom = e.lerp16(&s[2], &s[3], &wx);
+            let r = e.lerp16(&top, &bottom, &wy);
+            e.ins(&format!("bitcast {W16} {r} to {VI}"))
+        };
+        let even = half(self, false);
+        let odd = half(self, true);
+        let lo = E::isplat(0xffff);
+        let scale = self.fsplat(1.0 / 255.0);
+        let a = self.iop("and", &even, &lo);
+        let b = self.iop("and", &odd, &lo);
+        let c = self.iop("ashr", &even, &E::isplat(16));
+        let d = self.iop("ashr", &odd, &E::isplat(16));
+        [a, b, c, d].map(|x| {
+            let f = self.ins(&format!("sitofp {VI} {x} to {V}"));
+            self.ins(&format!("fmul {V} {f}, {scale}"))
+        })
+    }
+
+    /// `t`, inlined: `QuadSampler::group` for kernel `spec` on the
+    /// descriptor in slot `slot`, its fallback for the groups it leaves.
+    pub(super) fn sample_inline(&mut self, t: &TexOp, spec: InlineSample, slot: u8) {
+        let b = self.ptr("i8");
+        let (cx, cy) = (self.get(t.coord[0]), self.get(t.coord[1]));
+        let dv = self.desc[&slot].clone();
+        let d = &dv.d;
+        let (fast, slow, join) = (self.label("f"), self.label("s"), self.label("j"));
+        // scaled coordinates; a lane out of range sends the group to the
+        // fallback
+        let (oky, iy, wy) = self.scaled(&cy, &dv.height_f);
+        let (okx, i0, wx) = self.scaled(&cx, &dv.width_f);
+        let ok = self.ins(&format!("and <8 x i1> {oky}, {okx}"));
+        let ok = self.all8(&ok);
+        self.line(&format!(
+            "br i1 {ok}, label %{fast}, label %{slow}, !prof !1"
+        ));
+
+        self.open(&fast);
+        let (y0, y1) = self.wrap_pair(spec.repeat_t, &iy, &dv.last_y);
+        let m0 = self.iop("mul", &y0, &dv.stride);
+        let r0 = self.iop("add", &dv.base, &m0);
+        let m1 = self.iop("mul", &y1, &dv.stride);
+        let r1 = self.iop("add", &dv.base, &m1);
+        let last = dv.last_x.clone();
+        // the pair fetch's (left texel, weight, lanes whose left texel is
+        // the right one) and whether every lane may take it
+        let (pairs_ok, p, w, right) = if spec.repeat_s {
+            let x0 = self.iop("and", &i0, &last);
+            let lt = self.icmp_i("sgt", &last, &x0);
+            let all = self.all8(&lt);
+            (all, x0, wx.clone(), None)
+        } else {
+            let m = self.imin_max("smax", &i0, "zeroinitializer");
+            let p = self.imin_max("smin", &m, &dv.last_x_m1);
+            let right = self.icmp_i("sle", &last, &i0);
+            let neg = self.icmp_i("slt", &i0, "zeroinitializer");
+            let edge = self.ins(&format!("or <8 x i1> {neg}, {right}"));
+            let w = self.ins(&format!(
+                "select <8 x i1> {edge}, {VI} zeroinitializer, {VI} {wx}"
+            ));
+            (dv.wide.clone(), p, w, Some(right))
+        };
+        let (pair, quad, filt) = (self.label("p"), self.label("q"), self.label("w"));
+        self.line(&format!("br i1 {pairs_ok}, label %{pair}, label %{quad}"));
+
+        self.open(&pair);
+        let gather = gathers();
+        let a = self.iop("add", &r0, &p);
+        let c = self.iop("add", &r1, &p);
+        let (mut tl, tr) = self.pair_row(&dv.words, &a, &dv.max_pair, gather);
+        let (mut bl, br) = self.pair_row(&dv.words, &c, &dv.max_pair, gather);
+        if let Some(right) = &right {
+            tl = self.ins(&format!("select <8 x i1> {right}, {VI} {tr}, {VI} {tl}"));
+            bl = self.ins(&format!("select <8 x i1> {right}, {VI} {br}, {VI} {bl}"));
+        }
+        self.line(&format!("br label %{filt}"));
+
+        self.open(&quad);
+        let (x0, x1) = self.wrap_pair(spec.repeat_s, &i0, &last);
+        let q = [(&r0, &x0), (&r0, &x1), (&r1, &x0), (&r1, &x1)]
+            .map(|(r, x)| self.gather_word(&dv.words, r, x, &dv.max_word));
+        self.line(&format!("br label %{filt}"));
+
+        self.open(&filt);
+        let from_pair = [&tl, &tr, &bl, &br];
+        let tx: Vec<String> = (0..4)
+            .map(|k| {
+                self.ins(&format!(
+                    "phi {VI} [{}, %{pair}], [{}, %{quad}]",
+                    from_pair[k], q[k]
+                ))
+            })
+            .collect();
+        let wxf = self.ins(&format!("phi {VI} [{w}, %{pair}], [{wx}, %{quad}]"));
+        let ch = self.filter([&tx[0], &tx[1], &tx[2], &tx[3]], &wxf, &wy);
+        let zero = self.fsplat(0.0);
+        let one = self.fsplat(1.0);
+        let fast_out: [String; 4] = spec.out.map(|o| match o {
+            0..=3 => ch[o as usize].clone(),
+            4 => zero.clone(),
+            _ => one.clone(),
+        });
+        self.line(&format!("br label %{join}"));
+
+        self.open(&slow);
+        let vp = self.ptr(V);
+        let b0 = self.buf(0);
+        self.line(&format!("store {V} {cx}, {vp} {b0}, align 32"));
+        let b1 = self.buf(1);
+        self.line(&format!("store {V} {cy}, {vp} {b1}, align 32"));
+        self.line(&format!(
+            "call preserve_allcc void @tex_fallback({b} {d}, {vp} {b0}) #1"
+        ));
+        let slow_out: Vec<String> = (0..4)
+            .map(|k| {
+                let p = self.buf(k);
+                self.ins(&format!("load {V}, {vp} {p}, align 32"))
+            })
+            .collect();
+        self.line(&format!("br label %{join}"));
+
+        self.open(&join);
+        let live = t.live & ((1u8 << t.result_count()) - 1);
+        for k in 0..4 {
+            if live & (1 << k) != 0 {
+                let v = self.ins(&format!(
+                    "phi {V} [{}, %{filt}], [{}, %{slow}]",
+                    fast_out[k], slow_out[k]
+                ));
+                self.set(t.dst[k], v);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Both forms of the generated pair fetch against the interpreter
+    //! (the host picks one; `tests/jit_texture.rs` covers the sampler
+    //! states and paths with it).
+    use std::cell::Cell;
+
+    use ferropipe_components::enums::{
+        ShaderType, TexFilter, TexMipFilter, TexWrap, TextureTarget,
+    };
+    use ferropipe_components::format::Format;
+    use ferropipe_components::resource::{ResourceLayout, ResourceTemplate};
+    use ferropipe_components::shader::{
+        BoundTexture, FragmentIo, FragmentShader, Lanes, ShaderResources,
+    };
+    use ferropipe_components::state::SamplerState;
+    use ferropipe_components::view::SamplerViewDesc;
+    use wide::f32x8;
+
+    use crate::{Backend, Language, compile_with_backend};
+
+    thread_local! {
+        pub(super) static FORCE_GATHERS: Cell<Option<bool>> = const { Cell::new(None) };
+    }
+
+    const SRC: &str = "
+@group(1) @binding(0) var t: texture_2d<f32>;
+@group(2) @binding(0) var s: sampler;
+@fragment
+fn fs_main(@builtin(position) p: vec4<f32>) -> @location(0) vec4<f32> {
+    return textureSample(t, s, p.xy) + textureSample(t, s, p.zw).wzyx;
+}
+";
+
+    fn run(backend: Backend, wrap: TexWrap) -> Vec<u32> {
+        let shader = compile_with_backend(
+            Language::Wgsl,
+            SRC,
+            "fs_main",
+            ShaderType::Fragment,
+            &[],
+            &[],
+            backend,
+        )
+        .unwrap();
+        let templ = ResourceTemplate {
+            target: TextureTarget::Texture2D,
+            format: Format::R8G8B8A8_UNORM,
+            width0: 8,
+            height0: 4,
+            depth0: 1,
+            array_size: 1,
+            ..Default::default()
+        };
+        let layout = ResourceLayout::new(&templ).unwrap();
+        let data: Vec<u8> = (0..layout.size).map(|i| (i * 37 % 251) as u8).collect();
+        let view = SamplerViewDesc::of_resource(&templ);
+        let smp = SamplerState {
+            wrap_s: wrap,
+            wrap_t: wrap,
+            min_img_filter: TexFilter::Linear,
+            mag_img_filter: TexFilter::Linear,
+            min_mip_filter: TexMipFilter::None,
+            ..SamplerState::default()
+        };
+        let textures = [Some(BoundTexture {
+            view: &view,
+            layout: &layout,
+            resource_format: templ.format,
+            data: &data,
+        })];
+        let samplers = [Some(&smp)];
+        let res = ShaderResources {
+            textures: &textures,
+            samplers: &samplers,
+            ..Default::default()
+        };
+        const GROUPS: usize = 32;
+        // inside and past the edges, the last column (REPEAT's four
+        // gathers), and one NaN (the fallback)
+        let fc: Vec<Lanes> = (0..4 * GROUPS)
+            .map(|r| {
+                f32x8::new(std::array::from_fn(|l| {
+                    let i = (r * 8 + l) as f32;
+                    match (r * 8 + l) % 13 {
+                        0 => 0.9375,
+                        1 if r == 40 => f32::NAN,
+                        _ => (i * 0.173).fract() * 1.6 - 0.3,
+                    }
+                }))
+            })
+            .collect();
+        let all: Lanes = bytemuck::cast(wide::u32x8::splat(!0));
+        let mut mask = vec![all; GROUPS];
+        let mut out = vec![f32x8::ZERO; 4 * GROUPS];
+        let mut io = FragmentIo {
+            groups: GROUPS,
+            inputs: &[],
+            frag_coord: &fc,
+            mask: &mut mask,
+            outputs: &mut out,
+        };
+        shader.run(&res, &mut io);
+        if backend == Backend::Llvm
+            && let Some(code) = shader.jit()
+        {
+            assert_eq!(code.variant_count(), 1, "the lookups were not inlined");
+        }
+        out.iter()
+            .flat_map(|v| v.to_array().map(f32::to_bits))
+            .collect()
+    }
+
+    #[test]
+    fn both_pair_fetches_match_the_interpreter() {
+        if super::super::available().is_err() {
+            assert!(std::env::var_os(crate::REQUIRE_LLVM_ENV).is_none());
+            return;
+        }
+        for wrap in [TexWrap::ClampToEdge, TexWrap::Repeat] {
+            let want = run(Backend::Interp, wrap);
+            for gather in [false, true] {
+                FORCE_GATHERS.set(Some(gather));
+                let got = run(Backend::Llvm, wrap);
+                FORCE_GATHERS.set(None);
+                assert!(want == got, "{wrap:?}, gathers {gather}: differs");
+            }
+        }
+    }
+}

@@ -1,0 +1,193 @@
+//! The sampler's half of texture lookups inlined into the JIT's LLVM
+//! regions (llvmpipe's counterpart: `lp_build_sample_soa` generated into
+//! the fragment shader's function per static sampler state,
+//! `lp_sampler_static_sampler_state`, with the dynamic state — texel
+//! pointer, sizes, strides — read from `lp_jit_texture` at run time).
+//!
+//! A lookup through [`QuadSampler`]'s bilinear kernel at one constant
+//! level ([`Kernel::Bilinear`] with [`LOD_CONST`] and no second level) is
+//! a few dozen vector instructions; run by the interpreter between two JIT
+//! regions it also cost a register-file round trip per group (coordinates
+//! stored by one region and read back, results stored and read by the
+//! next, every live value of the shader stored and reloaded at the
+//! boundary: ~30 instructions of postprocess's ~150 per sample, and one
+//! region per tap).  Inline, the coordinates and results stay in
+//! registers and the shader's taps are one region.
+//!
+//! The split is the one llvmpipe makes:
+//! * [`InlineSample`], the static half (the wrap mode of each axis and
+//!   the view's channel map), is part of the key of a JIT variant
+//!   (`jit::JitCode::variant`): the generated code depends on it and on
+//!   nothing else of the state;
+//! * [`TexDesc`], the dynamic half, is filled per call from the call's
+//!   plan and read by the generated code (`RegionCtx::tex`).
+//!
+//! The generated code is [`QuadSampler::group`]'s AVX2 kernel
+//! (`bilinear_taps_avx2`, `bilinear_fetch_avx2`, `filter_pairs_avx2`,
+//! `channels_f32`), the same operations in the same order, so the same
+//! bits (`jit/llvm/sample.rs`; held to the interpreter by
+//! `tests/jit_texture.rs`).  Groups the kernel leaves (coordinates beyond
+//! i32 after scaling, or NaN) call [`inline_fallback`], which is what the
+//! interpreter's fallback runs.
+
+use ferropipe_components::shader::{Lanes, ShaderResources};
+use wide::f32x8;
+
+use super::{
+    Kernel, LOD_CONST, QuadSampler, SampleArgs, SamplerCache, Texture, bound_sampler, plain_sample,
+};
+use crate::ir::{TexDim, TexKind, TexOp};
+
+/// The static half of an inlined lookup: what the generated code is
+/// specialised on (a JIT variant's key, per texture op).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct InlineSample {
+    /// REPEAT on s (a power-of-two width); else CLAMP_TO_EDGE.
+    pub repeat_s: bool,
+    /// REPEAT on t (a power-of-two height); else CLAMP_TO_EDGE.
+    pub repeat_t: bool,
+    /// Which filtered channel feeds result R, G, B, A: 0-3 a stored byte,
+    /// 4 zero, 5 one ([`QuadSampler`]'s `out`: the format's channel order,
+    /// then the view swizzle).
+    pub out: [u8; 4],
+}
+
+/// The dynamic half of an inlined lookup, per call: the level's layout
+/// and where its texels are.  `#[repr(C)]`: the generated code reads the
+/// fields at their `offset_of!`s.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct TexDesc {
+    /// The view's data as 4-byte texels (`QuadSampler::words`).
+    pub words: *const u8,
+    /// The last texel index an 8-byte pair load may start at
+    /// (`words.len() - 2`, at most `i32::MAX`).
+    pub max_pair: i32,
+    /// The last texel index (`words.len() - 1`, at most `i32::MAX`).
+    pub max_word: i32,
+    /// The level's width, height, row stride and base, the last two in
+    /// texels (`QuadSampler::fill`'s checked table entry).
+    pub width: i32,
+    pub height: i32,
+    pub row_stride: i32,
+    pub base: i32,
+    /// The call's resources and the op's slots, for [`inline_fallback`].
+    pub res: *const ShaderResources<'static>,
+    pub view: u32,
+    pub sampler: u32,
+}
+
+/// Whether `t`'s shape lets the JIT inline it when the bindings allow
+/// ([`SamplerCache::inline_plan`]): an implicit-LOD 2D float lookup with
+/// nothing but coordinates ([`plain_sample`]).  Decided per program at
+/// compile time; the bindings decide per call.
+pub fn inline_shape(t: &TexOp) -> bool {
+    plain_sample(t) && t.dim == TexDim::D2 && !t.arrayed && t.kind == TexKind::Float
+}
+
+impl QuadSampler<'_> {
+    /// The static and dynamic halves of this plan's lookups, when its
+    /// kernel is the one the JIT inlines: bilinear at one constant level
+    /// of at least two texels.
+    fn inline_halves(&self) -> Option<(InlineSample, [i32; 6], *const u8)> {
+        let Kernel::Bilinear {
+            lod: LOD_CONST,
+            repeat_s,
+            repeat_t,
+        } = self.kernel
+        else {
+            return None;
+        };
+        let c = self.const_lv.as_ref()?;
+        if c.second.is_some() || self.words.len() < 2 {
+            return None;
+        }
+        let lv = &c.first;
+        let lane0 = |v: wide::i32x8| v.to_array()[0];
+        let max = |k: usize| (self.words.len() - k).min(i32::MAX as usize) as i32;
+        Some((
+            InlineSample {
+                repeat_s,
+                repeat_t,
+                out: self.out,
+            },
+            [
+                max(2),
+                max(1),
+                lane0(lv.width),
+                lane0(lv.height),
+                lane0(lv.row_stride),
+                lane0(lv.base),
+            ],
+            self.words.as_ptr().cast::<u8>(),
+        ))
+    }
+}
+
+impl<'r> SamplerCache<'r> {
+    /// How the JIT may inline `t` under the call's bindings `res`: its
+    /// static half and its descriptor, or `None` (the op then runs as the
+    /// interpreter runs it).  The pair's plan is made now and kept for
+    /// the call, as [`super::exec_texture`]'s second lookup keeps it.
+    pub fn inline_plan(
+        &mut self,
+        res: &ShaderResources<'r>,
+        t: &TexOp,
+    ) -> Option<(InlineSample, TexDesc)> {
+        if !inline_shape(t) {
+            return None;
+        }
+        let i = match self.index(res, t.view, t.sampler, true) {
+            Some(i) => i,
+            // the pair's first lookup only records it: the second makes it
+            None => self.index(res, t.view, t.sampler, true)?,
+        };
+        let (spec, [max_pair, max_word, width, height, row_stride, base], words) =
+            self.entries[i].quad.as_ref()?.inline_halves()?;
+        let res: *const ShaderResources<'r> = res;
+        Some((
+            spec,
+            TexDesc {
+                words,
+                max_pair,
+                max_word,
+                width,
+                height,
+                row_stride,
+                base,
+                res: res.cast(),
+                view: t.view,
+                sampler: t.sampler,
+            },
+        ))
+    }
+}
+
+/// The lookup of one group the generated code's kernel leaves, as the
+/// interpreter's fallback runs it (`sample_group` for a plain lookup:
+/// [`Texture::sample`] at the coordinates, implicit LOD).  `buf[0]` and
+/// `buf[1]` hold the coordinates; the four results are written to
+/// `buf[0..4]`.
+///
+/// # Safety
+/// `desc` points to a [`TexDesc`] that [`SamplerCache::inline_plan`]
+/// made for the running call (so its `res` is alive), and `buf` to four
+/// writable, aligned `Lanes`.
+pub unsafe extern "C" fn inline_fallback(desc: *const TexDesc, buf: *mut Lanes) {
+    // SAFETY: the caller's contract: `desc` and its resources are the
+    // running call's, `buf` holds four `Lanes`.
+    let (d, res, io) = unsafe {
+        let d = &*desc;
+        (d, &*d.res, std::slice::from_raw_parts_mut(buf, 4))
+    };
+    let r = match Texture::bound(res, d.view) {
+        Some(tex) => tex.sample(
+            bound_sampler(res, d.sampler),
+            &SampleArgs::at([io[0], io[1], f32x8::ZERO]),
+        ),
+        // (unreachable: a descriptor is made only for a bound view; this
+        // is what an unbound float view reads)
+        None => [f32x8::ZERO, f32x8::ZERO, f32x8::ZERO, f32x8::ONE],
+    };
+    io.copy_from_slice(&r);
+}
