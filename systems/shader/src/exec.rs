@@ -42,7 +42,7 @@ use wide::{f32x8, u32x8};
 
 use crate::call::CallIo;
 use crate::ir::{BinOp, EXEC, InputSrc, LaneProgram, Op, Reg, TexOp, TriOp, UnOp, loc};
-use crate::jit::{Chunk, InlineTex, JitCode};
+use crate::jit::{Chunk, InlineHow, InlineTex, JitCode};
 use crate::lanemath::{self, as_u, from_u};
 use crate::memory;
 use crate::texture;
@@ -204,6 +204,9 @@ fn inline_variant<'r>(
 ) -> Option<std::sync::Arc<JitCode>> {
     let mut key: SmallVec<[InlineTex; 16]> = SmallVec::new();
     let mut pairs: SmallVec<[(u32, u32); 2]> = SmallVec::new();
+    // the previous candidate: its body op, and its spec and descriptor
+    // where it is inlined
+    let mut prev: Option<(u32, Option<(texture::InlineSample, usize)>)> = None;
     for &op in j.candidates() {
         let how = match prog.body.get(op as usize) {
             Some(Op::Texture(t)) => samplers.inline_plan(res, t).and_then(|(spec, desc)| {
@@ -217,10 +220,20 @@ fn inline_variant<'r>(
                     }
                     None => return None,
                 };
-                Some((spec, slot as u8))
+                let shares = matches!(prev, Some((p, Some((ps, pslot))))
+                    if p + 1 == op
+                        && (ps.repeat_s, ps.repeat_t, ps.lod) == (spec.repeat_s, spec.repeat_t, spec.lod)
+                        && matches!(&prog.body[p as usize], Op::Texture(pt) if texture::same_coordinates(pt, t))
+                        && descs[pslot].same_addressing(&descs[slot]));
+                Some(InlineHow {
+                    spec,
+                    slot: slot as u8,
+                    shares,
+                })
             }),
             _ => None,
         };
+        prev = Some((op, how.map(|h| (h.spec, h.slot as usize))));
         key.push(how);
     }
     j.variant(prog, &key)

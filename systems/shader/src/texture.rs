@@ -75,7 +75,9 @@ use crate::lanemath::{as_u, from_u};
 mod inline;
 mod soa;
 
-pub use inline::{InlineSample, TexDesc, inline_fallback, inline_shape};
+pub use inline::{
+    InlineLod, InlineSample, TexDesc, inline_fallback, inline_shape, same_coordinates,
+};
 
 /// `PIPE_MAX_TEXTURE_LEVELS` (llvmpipe applies `max_lod` only below it - 1).
 const MAX_TEXTURE_LEVELS: f32 = 16.0;
@@ -1556,7 +1558,7 @@ impl LodParams {
 /// Most view levels [`QuadSampler`]'s level table holds (the full chain of
 /// a 32768-texel texture, 16 levels); views with more take the general
 /// path.
-const TABLE_LEVELS: usize = 16;
+pub(crate) const TABLE_LEVELS: usize = 16;
 
 /// [`Texture::sample`]'s textured-surface fast path with every per-call
 /// decision taken once per shader op instead of once per 8 lanes: the

@@ -2,13 +2,15 @@
 //! (`texture/inline.rs`, `jit/llvm/sample.rs`) against the interpreter:
 //! the same bits, for every sampler state and view the inlined kernel
 //! takes (each wrap mode per axis, non-power-of-two sizes, one-texel-wide
-//! levels, channel orders and swizzles, two views in one shader) and for
-//! the ones it leaves to the interpreter (mipmaps, NEAREST, borders),
+//! levels, channel orders and swizzles, two views in one shader, one
+//! level or per-quad levels by ILOG2 and LINEAR) and for
+//! the ones it leaves to the interpreter (NEAREST, borders, mirrors),
 //! at coordinates that take each of its paths: the pair fetch, the
 //! four-gather fetch (a REPEAT lane at the last column, a one-wide
 //! level) and the fallback call (NaN, infinities, coordinates beyond i32
 //! after scaling).
 
+use ferropipe_components::enums::ShaderType;
 use ferropipe_components::enums::*;
 use ferropipe_components::format::Format;
 use ferropipe_components::resource::{ResourceLayout, ResourceTemplate};
@@ -162,11 +164,9 @@ fn compile(backend: Backend) -> CompiledShader {
     .expect("compiles")
 }
 
-/// `(what, views, samplers, whether the JIT inlines view 0's lookups)`.
-/// Each inlined case's static state (wrap modes and channel map per
-/// lookup) is one no earlier case has: a variant is keyed by it alone
-/// (sizes and texels are the call's), so each compiles a new one.
-type Case = (&'static str, [Tex; 2], [SamplerState; 2], bool);
+/// `(what, views, samplers, how many of the three lookups the JIT
+/// inlines)`.
+type Case = (&'static str, [Tex; 2], [SamplerState; 2], usize);
 
 fn cases() -> Vec<Case> {
     use TexWrap::{ClampToBorder, ClampToEdge as Clamp, MirrorRepeat, Repeat};
@@ -178,6 +178,12 @@ fn cases() -> Vec<Case> {
     mip_none.view.first_level = 1;
     let mut mip_nearest = sampler(Clamp, Clamp);
     mip_nearest.min_mip_filter = TexMipFilter::Nearest;
+    let mut mip_linear = sampler(Repeat, Repeat);
+    mip_linear.min_mip_filter = TexMipFilter::Linear;
+    let mut mip_linear_clamp = sampler(Clamp, Clamp);
+    mip_linear_clamp.min_mip_filter = TexMipFilter::Linear;
+    let mut mip_npot = texture(rgba, 12, 10, 4, 21);
+    mip_npot.view.first_level = 1;
     let mut nearest = sampler(Repeat, Repeat);
     nearest.min_img_filter = TexFilter::Nearest;
     nearest.mag_img_filter = TexFilter::Nearest;
@@ -186,55 +192,73 @@ fn cases() -> Vec<Case> {
             "clamp, 8x5",
             [t(rgba, 8, 5, 1), t(rgba, 3, 7, 2)],
             [sampler(Clamp, Clamp), sampler(Clamp, Clamp)],
-            true,
+            3,
         ),
         (
             "repeat, 8x4 (the last column takes four gathers)",
             [t(rgba, 8, 4, 3), t(rgba, 4, 4, 4)],
             [sampler(Repeat, Repeat), sampler(Clamp, Repeat)],
-            true,
+            3,
         ),
         (
             "repeat s, clamp t, 16x8; B8G8R8A8",
             [t(Format::B8G8R8A8_UNORM, 16, 8, 5), t(rgba, 2, 2, 6)],
             [sampler(Repeat, Clamp), sampler(Repeat, Clamp)],
-            true,
+            3,
         ),
         (
             "one texel wide (four gathers), 1x8",
             [t(rgba, 1, 8, 9), t(rgba, 5, 1, 10)],
             [sampler(Clamp, Repeat), sampler(Clamp, Clamp)],
-            true,
+            3,
         ),
         (
             "a view swizzle with constants",
             [swizzled, t(rgba, 8, 8, 11)],
             [sampler(Clamp, Repeat), sampler(Repeat, Repeat)],
-            true,
+            3,
         ),
         (
             "a mipmapped view from level 1, mip filter NONE",
             [mip_none, t(rgba, 8, 8, 12)],
             [sampler(Clamp, Clamp), sampler(Repeat, Repeat)],
-            true,
+            3,
         ),
         (
-            "mip filter NEAREST (not inlined)",
+            "mip filter NEAREST (per-quad ILOG2 levels)",
             [texture(rgba, 16, 16, 5, 13), t(rgba, 8, 8, 14)],
             [mip_nearest, sampler(Clamp, Clamp)],
-            false,
+            3,
         ),
         (
-            "NEAREST filters (not inlined)",
+            "mip filter LINEAR, REPEAT (two levels per quad)",
+            [texture(rgba, 16, 16, 5, 19), texture(rgba, 8, 8, 4, 20)],
+            [mip_linear, mip_linear_clamp],
+            3,
+        ),
+        (
+            "mip filter LINEAR, CLAMP_TO_EDGE, 12x10 from level 1",
+            [mip_npot, texture(rgba, 1, 16, 5, 22)],
+            [mip_linear_clamp, mip_linear_clamp],
+            3,
+        ),
+        (
+            "mip filter LINEAR, REPEAT on a 16x12 chain (levels that do not fit fall back)",
+            [texture(rgba, 16, 12, 5, 23), texture(rgba, 6, 8, 4, 24)],
+            [mip_linear, mip_linear],
+            3,
+        ),
+        (
+            "NEAREST filters (not inlined; view 1 is)",
             [t(rgba, 8, 8, 15), t(rgba, 8, 8, 16)],
             [nearest, sampler(Repeat, Repeat)],
-            false,
+            1,
         ),
         (
             "border and mirror (not inlined)",
             [t(rgba, 8, 8, 17), t(rgba, 8, 8, 18)],
             [sampler(ClampToBorder, Clamp), sampler(MirrorRepeat, Clamp)],
-            false,
+            0,
         ),
     ]
 }
@@ -242,34 +266,173 @@ fn cases() -> Vec<Case> {
 #[test]
 fn inlined_lookups_match_the_interpreter() {
     let interp = compile(Backend::Interp);
-    let llvm = compile(Backend::Llvm);
-    let Some(code) = llvm.jit() else {
+    if compile(Backend::Llvm).jit().is_none() {
         assert!(
             std::env::var_os(ferropipe_shader::REQUIRE_LLVM_ENV).is_none(),
             "LLVM is required here but gave no code"
         );
         eprintln!("no libLLVM on this host: the inlined lookups are not tested");
         return;
-    };
-    let mut variants = code.variant_count();
+    }
     for (what, texs, smps, inlined) in cases() {
         let texs = [&texs[0], &texs[1]];
         let smps = [&smps[0], &smps[1]];
         let want = run(&interp, &texs, &smps);
+        // a new shader per case: its variants are this case's
+        let llvm = compile(Backend::Llvm);
         let got = run(&llvm, &texs, &smps);
         let diff = want.iter().zip(&got).filter(|(a, b)| a != b).count();
         assert_eq!(
             diff, 0,
             "{what}: {diff} results differ from the interpreter"
         );
-        // each inlined case's key is new, so it compiled a variant (view
-        // 1's lookup is inlined in the other cases too, which also
-        // compiles one)
-        let now = code.variant_count();
-        if inlined {
-            assert_eq!(now, variants + 1, "{what}: no sampling variant compiled");
-        }
-        variants = now;
+        let code = llvm.jit().expect("LLVM's code");
+        let want_variants = if inlined > 0 {
+            vec![(inlined, 0)]
+        } else {
+            vec![]
+        };
+        assert_eq!(
+            code.variant_lookups(),
+            want_variants,
+            "{what}: inlined lookups"
+        );
     }
-    assert!(variants <= ferropipe_shader::MAX_SAMPLING_VARIANTS);
+}
+
+/// A material's three maps at one UV set (pbr_barrels' shape): the
+/// lookups that follow one another at the same coordinates through views
+/// of the same layout share the first one's addressing (`bilinear_n`).
+const MAPS: &str = "
+@group(1) @binding(0) var t0: texture_2d<f32>;
+@group(1) @binding(1) var t1: texture_2d<f32>;
+@group(1) @binding(2) var t2: texture_2d<f32>;
+@group(2) @binding(0) var s0: sampler;
+@group(2) @binding(1) var s1: sampler;
+
+@fragment
+fn fs_main(@builtin(position) p: vec4<f32>) -> @location(0) vec4<f32> {
+    let a = textureSample(t0, s0, p.xy);
+    let b = textureSample(t1, s0, p.xy);
+    let c = textureSample(t2, s1, p.xy);
+    return a + b.yzwx * 0.5 + c.wzyx * 0.25;
+}
+";
+
+fn run_maps(shader: &CompiledShader, texs: [&Tex; 3], smps: [&SamplerState; 2]) -> Vec<u32> {
+    let bound: Vec<Option<BoundTexture>> = texs
+        .iter()
+        .map(|t| {
+            Some(BoundTexture {
+                view: &t.view,
+                layout: &t.layout,
+                resource_format: t.format,
+                data: &t.data,
+            })
+        })
+        .collect();
+    let smp: Vec<Option<&SamplerState>> = smps.iter().map(|s| Some(*s)).collect();
+    let res = ShaderResources {
+        constants: &[],
+        textures: &bound,
+        samplers: &smp,
+        ..Default::default()
+    };
+    let fc: Vec<Lanes> = (0..4 * GROUPS)
+        .map(|r| {
+            let (k, g) = (r / GROUPS, r % GROUPS);
+            f32x8::new(std::array::from_fn(|l| coord(g * 8 + l, k)))
+        })
+        .collect();
+    let all: Lanes = bytemuck::cast(wide::u32x8::splat(!0));
+    let mut mask = vec![all; GROUPS];
+    let mut out = vec![f32x8::ZERO; 4 * GROUPS];
+    let mut io = FragmentIo {
+        groups: GROUPS,
+        inputs: &[],
+        frag_coord: &fc,
+        mask: &mut mask,
+        outputs: &mut out,
+    };
+    shader.run(&res, &mut io);
+    out.iter()
+        .flat_map(|v| v.to_array().map(f32::to_bits))
+        .collect()
+}
+
+/// `(what, views, samplers, (lookups inlined, of which sharing the
+/// previous one's addressing))`.
+type MapsCase = (&'static str, [Tex; 3], [SamplerState; 2], (usize, usize));
+
+#[test]
+fn lookups_of_one_layout_share_their_addressing() {
+    let build = |backend| {
+        compile_with_backend(
+            Language::Wgsl,
+            MAPS,
+            "fs_main",
+            ShaderType::Fragment,
+            &[],
+            &[],
+            backend,
+        )
+        .expect("compiles")
+    };
+    let interp = build(Backend::Interp);
+    if build(Backend::Llvm).jit().is_none() {
+        assert!(std::env::var_os(ferropipe_shader::REQUIRE_LLVM_ENV).is_none());
+        return;
+    }
+    let rgba = Format::R8G8B8A8_UNORM;
+    let mut linear = sampler(TexWrap::Repeat, TexWrap::Repeat);
+    linear.min_mip_filter = TexMipFilter::Linear;
+    let mut nearest_mip = sampler(TexWrap::ClampToEdge, TexWrap::ClampToEdge);
+    nearest_mip.min_mip_filter = TexMipFilter::Nearest;
+    let one = sampler(TexWrap::ClampToEdge, TexWrap::Repeat);
+    let cases: Vec<MapsCase> = vec![
+        (
+            "trilinear, three maps of one layout",
+            [
+                texture(rgba, 16, 16, 5, 31),
+                texture(rgba, 16, 16, 5, 32),
+                texture(rgba, 16, 16, 5, 33),
+            ],
+            [linear, linear],
+            (3, 2),
+        ),
+        (
+            "ILOG2, the third map another size",
+            [
+                texture(rgba, 16, 8, 5, 34),
+                texture(rgba, 16, 8, 5, 35),
+                texture(rgba, 8, 8, 4, 36),
+            ],
+            [nearest_mip, nearest_mip],
+            (3, 1),
+        ),
+        (
+            "one level, the second map B8G8R8A8 (same layout), the third another sampler",
+            [
+                texture(rgba, 8, 4, 1, 37),
+                texture(Format::B8G8R8A8_UNORM, 8, 4, 1, 38),
+                texture(rgba, 8, 4, 1, 39),
+            ],
+            [one, linear],
+            (3, 1),
+        ),
+    ];
+    for (what, texs, smps, want) in cases {
+        let texs = [&texs[0], &texs[1], &texs[2]];
+        let smps = [&smps[0], &smps[1]];
+        let llvm = build(Backend::Llvm);
+        let a = run_maps(&interp, texs, smps);
+        let b = run_maps(&llvm, texs, smps);
+        let diff = a.iter().zip(&b).filter(|(x, y)| x != y).count();
+        assert_eq!(
+            diff, 0,
+            "{what}: {diff} results differ from the interpreter"
+        );
+        let code = llvm.jit().expect("LLVM's code");
+        assert_eq!(code.variant_lookups(), vec![want], "{what}");
+    }
 }

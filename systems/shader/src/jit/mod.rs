@@ -47,7 +47,9 @@ mod llvm;
 mod tier;
 
 pub use llvm::LLVM_ENV;
-pub use tier::{LLVM_COMPILE_NS, LLVM_COMPILE_NS_PER_REGION, SAVED_PS_PER_OP_GROUP, TieredCode};
+pub use tier::{
+    LLVM_COMPILE_NS, LLVM_COMPILE_NS_PER_REGION, LOOKUP_OPS, SAVED_PS_PER_OP_GROUP, TieredCode,
+};
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -236,10 +238,24 @@ struct IoNeeds {
 }
 
 /// How a variant inlines one candidate texture op
-/// ([`JitCode::candidates`]): the lookup's static half and the slot of its
-/// descriptor in `RegionCtx::tex` (ops of one (view, sampler) pair share
-/// a slot), or `None` (the op runs on the interpreter).
-pub(crate) type InlineTex = Option<(InlineSample, u8)>;
+/// ([`JitCode::candidates`]), or `None` (the op runs on the interpreter).
+pub(crate) type InlineTex = Option<InlineHow>;
+
+/// One inlined lookup of a variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct InlineHow {
+    /// The lookup's static half.
+    pub spec: InlineSample,
+    /// Its descriptor's slot in `RegionCtx::tex` (the lookups of one
+    /// (view, sampler) pair share one).
+    pub slot: u8,
+    /// It takes the previous candidate's level choice, texel addresses
+    /// and weights: that lookup is the body op before it, at the same
+    /// coordinates, and the call's descriptors have the same layout
+    /// (`TexDesc::same_addressing`): a material's maps, as
+    /// `QuadSampler::fusable` groups them for the interpreter.
+    pub shares: bool,
+}
 
 /// Most sampling variants a program's LLVM code keeps
 /// ([`JitCode::variant`]): each is one more LLVM compile (~4-20 ms), paid
@@ -327,20 +343,20 @@ impl JitCode {
     fn compile_inline(
         prog: &LaneProgram,
         codegen: Codegen,
-        inline: &[(u32, InlineSample, u8)],
+        inline: &[(u32, InlineHow)],
     ) -> Result<Option<JitCode>, JitError> {
         let t0 = Instant::now();
         prog.verify().map_err(JitError::Verify)?;
         let mut how: Vec<InlineTex> = vec![None; prog.body.len()];
-        for &(op, spec, slot) in inline {
+        for &(op, h) in inline {
             if codegen == Codegen::Llvm
                 && let Some(Op::Texture(t)) = prog.body.get(op as usize)
                 && inline_shape(t)
             {
-                how[op as usize] = Some((spec, slot));
+                how[op as usize] = Some(h);
             }
         }
-        let tex_slots = how.iter().flatten().map(|&(_, s)| s as usize + 1).max();
+        let tex_slots = how.iter().flatten().map(|h| h.slot as usize + 1).max();
         let spans = regions(&prog.body, &how);
         if spans.is_empty() {
             return Ok(None);
@@ -437,11 +453,11 @@ impl JitCode {
         // the compile a new sampler state pays once (4-20 ms), named in
         // the live profiler's flamegraph
         ferropipe_profiling::scope!("jit_sampling_variant");
-        let inline: Vec<(u32, InlineSample, u8)> = self
+        let inline: Vec<(u32, InlineHow)> = self
             .candidates
             .iter()
             .zip(key)
-            .filter_map(|(&op, k)| k.map(|(spec, slot)| (op, spec, slot)))
+            .filter_map(|(&op, k)| k.map(|h| (op, h)))
             .collect();
         let code = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             JitCode::compile_inline(prog, self.codegen, &inline)
@@ -460,6 +476,24 @@ impl JitCode {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .len()
+    }
+
+    /// For each sampling variant compiled so far, in order: how many
+    /// lookups it inlines, and how many of those take the previous one's
+    /// addressing (`(0, 0)`: its compile failed).
+    pub fn variant_lookups(&self) -> Vec<(usize, usize)> {
+        self.variants
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+            .map(|(key, code)| match code {
+                Some(_) => (
+                    key.iter().flatten().count(),
+                    key.iter().flatten().filter(|h| h.shares).count(),
+                ),
+                None => (0, 0),
+            })
+            .collect()
     }
 
     /// Nanoseconds the compilation took (the regions and the module).

@@ -32,7 +32,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use super::{Backend, Codegen, JitCode, LLVM_MAX_REGIONS, compile_with};
-use crate::ir::LaneProgram;
+use crate::ir::{LaneProgram, Op};
+use crate::texture::inline_shape;
 
 /// LLVM's fixed compile cost per program, in ns: `jit_stats` over the 43
 /// shaders of the conformance and perf scenes fits ~3.5 ms a program
@@ -52,6 +53,16 @@ pub const LLVM_COMPILE_NS_PER_REGION: u64 = 1_300_000;
 /// 2.6 frames rather than ~4): within the rule's 2x either way.
 pub const SAVED_PS_PER_OP_GROUP: u64 = 280;
 
+/// What LLVM's code saves per 8-lane group on a texture lookup it may
+/// sample inside its region (`JitCode::variant`), in compiled ops (of
+/// [`SAVED_PS_PER_OP_GROUP`] each): postprocess's 15 inlined lookups saved
+/// 17 ms of a 1080p frame of 259,200 groups, 4.4 ns a lookup and group,
+/// ~16 ops.  (textured_mesh's one lookup, in calls of a few groups, saved
+/// more per group; the lower figure switches later, within the rule's 2x.)
+/// Such a program's LLVM tier also compiles twice (the code without
+/// inlined lookups, then the variant): its cost counts twice.
+pub const LOOKUP_OPS: u64 = 16;
+
 /// A shader's native code under [`Backend::Jit`]'s tiers, or a single
 /// code generator's for the other back ends (which never switch).
 #[derive(Debug)]
@@ -67,6 +78,9 @@ pub struct TieredCode {
     threshold: u64,
     /// Set by the one call that compiles `top`.
     claimed: AtomicBool,
+    /// Work per group of a call: the compiled ops, and [`LOOKUP_OPS`] per
+    /// lookup LLVM's code may inline.
+    per_group: u64,
 }
 
 impl TieredCode {
@@ -85,9 +99,20 @@ impl TieredCode {
         if !tiered || base.is_none() || regions > LLVM_MAX_REGIONS {
             return TieredCode::never(base);
         }
-        let cost_ns = LLVM_COMPILE_NS + LLVM_COMPILE_NS_PER_REGION * regions as u64;
+        let lookups = prog
+            .body
+            .iter()
+            .filter(|op| matches!(op, Op::Texture(t) if inline_shape(t)))
+            .count() as u64;
+        let mut cost_ns = LLVM_COMPILE_NS + LLVM_COMPILE_NS_PER_REGION * regions as u64;
+        if lookups > 0 {
+            cost_ns *= 2;
+        }
+        let ops = base.as_ref().map_or(0, |c| c.coverage().0) as u64;
         // op-groups after which LLVM's code has saved what it costs
-        TieredCode::with(base, cost_ns.saturating_mul(1000) / SAVED_PS_PER_OP_GROUP)
+        let mut t = TieredCode::with(base, cost_ns.saturating_mul(1000) / SAVED_PS_PER_OP_GROUP);
+        t.per_group = ops + LOOKUP_OPS * lookups;
+        t
     }
 
     fn never(base: Option<Arc<JitCode>>) -> TieredCode {
@@ -101,6 +126,7 @@ impl TieredCode {
             work: AtomicU64::new(0),
             threshold,
             claimed: AtomicBool::new(false),
+            per_group: 0,
         }
     }
 
@@ -118,8 +144,7 @@ impl TieredCode {
     /// and runs it.
     pub fn for_call(&self, prog: &LaneProgram, groups: usize) -> Option<&JitCode> {
         if self.threshold != u64::MAX && self.top.get().is_none() {
-            let ops = self.base.as_ref().map_or(0, |c| c.coverage().0) as u64;
-            let add = ops.saturating_mul(groups as u64);
+            let add = self.per_group.saturating_mul(groups as u64);
             let before = self.work.fetch_add(add, Ordering::Relaxed);
             if before.saturating_add(add) >= self.threshold {
                 self.tier_up(prog);

@@ -34,7 +34,8 @@ use ferropipe_components::shader::{Lanes, ShaderResources};
 use wide::f32x8;
 
 use super::{
-    Kernel, LOD_CONST, QuadSampler, SampleArgs, SamplerCache, Texture, bound_sampler, plain_sample,
+    Kernel, LOD_CONST, LOD_ILOG2, LOD_LINEAR, QuadLod, QuadSampler, SampleArgs, SamplerCache,
+    TABLE_LEVELS, Texture, bound_sampler, plain_sample,
 };
 use crate::ir::{TexDim, TexKind, TexOp};
 
@@ -50,6 +51,22 @@ pub struct InlineSample {
     /// 4 zero, 5 one ([`QuadSampler`]'s `out`: the format's channel order,
     /// then the view swizzle).
     pub out: [u8; 4],
+    /// How each quad's level is chosen.
+    pub lod: InlineLod,
+}
+
+/// [`InlineSample`]'s level choice: the `QuadSampler` kernel's LOD source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum InlineLod {
+    /// One level for every lane ([`LOD_CONST`]: no mipmapping, or one
+    /// level): [`TexDesc`]'s `width`..`base`.
+    Const,
+    /// `lp_build_ilog2_sqrt` per quad ([`LOD_ILOG2`]: mip filter NEAREST
+    /// or NONE without bias or LOD clamps).
+    Ilog2,
+    /// The quad's two nearest levels and an 8-bit weight ([`LOD_LINEAR`]:
+    /// mip filter LINEAR without bias or LOD clamps).
+    Linear,
 }
 
 /// The dynamic half of an inlined lookup, per call: the level's layout
@@ -66,15 +83,65 @@ pub struct TexDesc {
     /// The last texel index (`words.len() - 1`, at most `i32::MAX`).
     pub max_word: i32,
     /// The level's width, height, row stride and base, the last two in
-    /// texels (`QuadSampler::fill`'s checked table entry).
+    /// texels (`QuadSampler::fill`'s checked table entry), for
+    /// [`InlineLod::Const`].
     pub width: i32,
     pub height: i32,
     pub row_stride: i32,
     pub base: i32,
+    /// The base level's width and height as floats: the scale of the
+    /// coordinates' differences in `rho` (per-quad LOD sources).
+    pub size: [f32; 2],
+    /// The LOD source's first and last level (absolute).
+    pub first: i32,
+    pub last: i32,
+    /// The view's first level: `table[level - table_first]`.
+    pub table_first: i32,
+    /// Bit `i`: `table[i]` is a level the kernel may read
+    /// (`QuadSampler::entry`); a quad choosing another takes the fallback.
+    pub fits: u32,
+    /// Width, height, row stride and base of each view level, as
+    /// `QuadSampler`'s table.
+    pub table: [[i32; 4]; TABLE_LEVELS],
     /// The call's resources and the op's slots, for [`inline_fallback`].
     pub res: *const ShaderResources<'static>,
     pub view: u32,
     pub sampler: u32,
+}
+
+impl TexDesc {
+    /// Whether lookups through `self` and `other` at the same
+    /// coordinates take the same level choice, texel addresses and
+    /// weights (with equal wrap modes and LOD source): every layout field
+    /// and the texel count are equal, so only the texels differ.
+    pub fn same_addressing(&self, other: &TexDesc) -> bool {
+        let layout = |d: &TexDesc| {
+            (
+                [
+                    d.max_pair,
+                    d.max_word,
+                    d.width,
+                    d.height,
+                    d.row_stride,
+                    d.base,
+                ],
+                [d.first, d.last, d.table_first],
+                d.fits,
+                d.table,
+                d.size.map(f32::to_bits),
+            )
+        };
+        layout(self) == layout(other)
+    }
+}
+
+/// Whether lookup `t`, right after `prev`, reads the coordinates `prev`
+/// read: the same registers, which `prev` does not write.
+pub fn same_coordinates(prev: &TexOp, t: &TexOp) -> bool {
+    let coords = &prev.coord[..2];
+    let live = prev.live & ((1u8 << prev.result_count()) - 1);
+    t.coord[..2] == *coords
+        && (0..4).all(|k| live & (1 << k) == 0 || !coords.contains(&prev.dst[k]))
 }
 
 /// Whether `t`'s shape lets the JIT inline it when the bindings allow
@@ -86,40 +153,84 @@ pub fn inline_shape(t: &TexOp) -> bool {
 }
 
 impl QuadSampler<'_> {
-    /// The static and dynamic halves of this plan's lookups, when its
-    /// kernel is the one the JIT inlines: bilinear at one constant level
-    /// of at least two texels.
-    fn inline_halves(&self) -> Option<(InlineSample, [i32; 6], *const u8)> {
+    /// The static half of this plan's lookups and their descriptor
+    /// (without the resources and slots), when its kernel is one the JIT
+    /// inlines: bilinear at one constant level, or at per-quad levels
+    /// chosen by ILOG2 or LINEAR, on data of at least two texels.
+    fn inline_halves(&self) -> Option<(InlineSample, TexDesc)> {
         let Kernel::Bilinear {
-            lod: LOD_CONST,
+            lod,
             repeat_s,
             repeat_t,
         } = self.kernel
         else {
             return None;
         };
-        let c = self.const_lv.as_ref()?;
-        if c.second.is_some() || self.words.len() < 2 {
+        if self.words.len() < 2 {
             return None;
         }
-        let lv = &c.first;
         let lane0 = |v: wide::i32x8| v.to_array()[0];
         let max = |k: usize| (self.words.len() - k).min(i32::MAX as usize) as i32;
+        let mut d = TexDesc {
+            words: self.words.as_ptr().cast::<u8>(),
+            max_pair: max(2),
+            max_word: max(1),
+            width: 0,
+            height: 0,
+            row_stride: 0,
+            base: 0,
+            size: self.size,
+            first: 0,
+            last: 0,
+            table_first: self.first as i32,
+            fits: 0,
+            table: [[0; 4]; TABLE_LEVELS],
+            res: std::ptr::null(),
+            view: 0,
+            sampler: 0,
+        };
+        let lod = match lod {
+            LOD_CONST => {
+                let c = self.const_lv.as_ref()?;
+                if c.second.is_some() {
+                    return None;
+                }
+                d.width = lane0(c.first.width);
+                d.height = lane0(c.first.height);
+                d.row_stride = lane0(c.first.row_stride);
+                d.base = lane0(c.first.base);
+                InlineLod::Const
+            }
+            LOD_ILOG2 => {
+                let QuadLod::Ilog2 { first, last } = self.how else {
+                    return None;
+                };
+                (d.first, d.last) = (first, last);
+                InlineLod::Ilog2
+            }
+            LOD_LINEAR => {
+                (d.first, d.last) = (self.lod.first as i32, self.lod.last as i32);
+                InlineLod::Linear
+            }
+            _ => return None,
+        };
+        if lod != InlineLod::Const {
+            // every level the kernel may choose, as `entry` checks it
+            for (i, e) in d.table.iter_mut().enumerate() {
+                if let Some(t) = self.entry(self.first + i as u32) {
+                    *e = t;
+                    d.fits |= 1 << i;
+                }
+            }
+        }
         Some((
             InlineSample {
                 repeat_s,
                 repeat_t,
                 out: self.out,
+                lod,
             },
-            [
-                max(2),
-                max(1),
-                lane0(lv.width),
-                lane0(lv.height),
-                lane0(lv.row_stride),
-                lane0(lv.base),
-            ],
-            self.words.as_ptr().cast::<u8>(),
+            d,
         ))
     }
 }
@@ -142,24 +253,11 @@ impl<'r> SamplerCache<'r> {
             // the pair's first lookup only records it: the second makes it
             None => self.index(res, t.view, t.sampler, true)?,
         };
-        let (spec, [max_pair, max_word, width, height, row_stride, base], words) =
-            self.entries[i].quad.as_ref()?.inline_halves()?;
+        let (spec, mut desc) = self.entries[i].quad.as_ref()?.inline_halves()?;
         let res: *const ShaderResources<'r> = res;
-        Some((
-            spec,
-            TexDesc {
-                words,
-                max_pair,
-                max_word,
-                width,
-                height,
-                row_stride,
-                base,
-                res: res.cast(),
-                view: t.view,
-                sampler: t.sampler,
-            },
-        ))
+        desc.res = res.cast();
+        (desc.view, desc.sampler) = (t.view, t.sampler);
+        Some((spec, desc))
     }
 }
 

@@ -43,6 +43,8 @@ struct Fns {
     dispose_tsctx: unsafe extern "C" fn(Ptr),
     membuf_copy: unsafe extern "C" fn(*const c_char, usize, *const c_char) -> Ptr,
     parse_ir: unsafe extern "C" fn(Ptr, Ptr, *mut Ptr, *mut *mut c_char) -> i32,
+    verify_module: unsafe extern "C" fn(Ptr, i32, *mut *mut c_char) -> i32,
+    dispose_module: unsafe extern "C" fn(Ptr),
     dispose_message: unsafe extern "C" fn(*mut c_char),
     create_tsm: unsafe extern "C" fn(Ptr, Ptr) -> Ptr,
     create_builder: unsafe extern "C" fn() -> Ptr,
@@ -106,7 +108,7 @@ impl Llvm {
             ($name:literal) => {{
                 // SAFETY: the symbol is the LLVM 14/15 C API function of that
                 // name, whose C signature is the field's type (llvm-c/
-                // Core.h, IRReader.h, Orc.h, LLJIT.h, Error.h).
+                // Core.h, IRReader.h, Analysis.h, Orc.h, LLJIT.h, Error.h).
                 let s = unsafe { lib.get(concat!($name, "\0").as_bytes()) }
                     .map_err(|e| err(format!("{}: {e}", $name)))?;
                 *s
@@ -124,6 +126,8 @@ impl Llvm {
             dispose_tsctx: f!("LLVMOrcDisposeThreadSafeContext"),
             membuf_copy: f!("LLVMCreateMemoryBufferWithMemoryRangeCopy"),
             parse_ir: f!("LLVMParseIRInContext"),
+            verify_module: f!("LLVMVerifyModule"),
+            dispose_module: f!("LLVMDisposeModule"),
             dispose_message: f!("LLVMDisposeMessage"),
             create_tsm: f!("LLVMOrcCreateNewThreadSafeModule"),
             create_builder: f!("LLVMOrcCreateLLJITBuilder"),
@@ -186,7 +190,8 @@ impl Llvm {
         // builder is owned by the JIT builder, which `LLVMOrcCreateLLJIT`
         // owns (also on error); the JIT by `LlvmCode` from then on (freed
         // on every later error path by its `Drop`); the memory buffer by
-        // `LLVMParseIRInContext`; the module by the thread-safe module,
+        // `LLVMParseIRInContext`; the module by us until it verifies
+        // (`LLVMDisposeModule` otherwise), then by the thread-safe module,
         // which `LLVMOrcLLJITAddLLVMIRModule` owns (also on error); our
         // reference to the thread-safe context is dropped once the module
         // that holds one is made.
@@ -217,6 +222,28 @@ impl Llvm {
                 };
                 (f.dispose_tsctx)(tsctx);
                 return Err(err(format!("IR does not parse: {s}")));
+            }
+            // The parser checks syntax and types, not the rest of LLVM's
+            // rules (phis at the top of their block, dominance); IR
+            // breaking those crashed the code generator.  Verified, it is
+            // an error, and the program runs on the interpreter.
+            // (`LLVMReturnStatusAction` = 2: report, do not abort.)
+            let mut msg: *mut c_char = std::ptr::null_mut();
+            if (f.verify_module)(module, 2, &mut msg) != 0 {
+                let s = if msg.is_null() {
+                    String::from("(no message)")
+                } else {
+                    CStr::from_ptr(msg).to_string_lossy().into_owned()
+                };
+                if !msg.is_null() {
+                    (f.dispose_message)(msg);
+                }
+                (f.dispose_module)(module);
+                (f.dispose_tsctx)(tsctx);
+                return Err(err(format!("IR does not verify: {s}")));
+            }
+            if !msg.is_null() {
+                (f.dispose_message)(msg);
             }
             let tsm = (f.create_tsm)(module, tsctx);
             (f.dispose_tsctx)(tsctx);

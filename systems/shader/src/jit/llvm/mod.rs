@@ -777,21 +777,33 @@ impl E {
             }
         }
         self.desc.clear();
-        for (_, slot) in inline.iter().flatten() {
-            if !self.desc.contains_key(slot) {
-                let v = self.desc_vals(*slot);
-                self.desc.insert(*slot, v);
+        for h in inline.iter().flatten() {
+            if !self.desc.contains_key(&h.slot) {
+                let v = self.desc_vals(h.slot);
+                self.desc.insert(h.slot, v);
             }
         }
         self.line("br label %loop");
         let _ = writeln!(self.out, "loop:");
         self.line("%g = phi i64 [0, %entry], [%g1, %latch]");
         self.line("%off = mul i64 %g, 32");
-        for (op, how) in ops.iter().zip(inline) {
-            match (op, how) {
-                (Op::Texture(t), Some((spec, slot))) => self.sample_inline(t, *spec, *slot),
-                _ => self.op(op),
+        let mut k = 0;
+        while k < ops.len() {
+            let (Op::Texture(t), Some(h)) = (&ops[k], inline[k]) else {
+                self.op(&ops[k]);
+                k += 1;
+                continue;
+            };
+            // the lookups after it that share its addressing
+            let mut group: Vec<(&crate::ir::TexOp, super::InlineHow)> = vec![(&**t, h)];
+            while let (Some(Op::Texture(u)), Some(Some(hu))) =
+                (ops.get(k + group.len()), inline.get(k + group.len()))
+                && sample::shares(&group, u, *hu)
+            {
+                group.push((&**u, *hu));
             }
+            k += group.len();
+            self.sample_inline(&group);
         }
         let dirty = std::mem::take(&mut self.dirty);
         for r in dirty {

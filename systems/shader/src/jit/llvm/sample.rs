@@ -22,7 +22,8 @@ use std::fmt::Write as _;
 
 use super::{E, V, VI};
 use crate::ir::TexOp;
-use crate::texture::{InlineSample, TexDesc, inline_fallback};
+use crate::jit::InlineHow;
+use crate::texture::{InlineLod, InlineSample, TexDesc, inline_fallback, same_coordinates};
 
 /// The intrinsics the generated lookups call, and `@tex_fallback`, the
 /// trampoline to [`inline_fallback`] (`p`: the byte pointer type, `vp`
@@ -70,6 +71,18 @@ attributes #1 = {{ cold noinline nounwind \"target-cpu\"=\"x86-64-v3\" \"target-
 
 const W16: &str = "<16 x i16>";
 
+/// Whether lookup `u` (`hu`) may join `group`, a run of adjacent lookups
+/// generated with one addressing: the key says it shares its
+/// predecessor's (same wrap modes and LOD source, same layout), it reads
+/// the same coordinate registers, and no lookup of the group writes them.
+pub(super) fn shares(group: &[(&TexOp, InlineHow)], u: &TexOp, hu: InlineHow) -> bool {
+    let h = group[0].1;
+    hu.shares
+        && (hu.spec.repeat_s, hu.spec.repeat_t, hu.spec.lod)
+            == (h.spec.repeat_s, h.spec.repeat_t, h.spec.lod)
+        && group.iter().all(|(g, _)| same_coordinates(g, u))
+}
+
 /// Whether the pair fetch gathers ([`ferropipe_components::simd::fast_gathers`],
 /// as the Rust kernel's `fetch_pairs_avx2` chooses); the tests force
 /// each form on the compiling thread.
@@ -83,7 +96,7 @@ fn gathers() -> bool {
 
 /// One descriptor slot's values, loaded and splatted in the region's
 /// entry block (ahead of the group loop: a later lookup's loads, behind
-/// an earlier one's fallback call, would not be hoisted).
+/// an earlier one's fallback branch, would not be hoisted).
 #[derive(Clone)]
 pub(super) struct DescVals {
     /// The descriptor (the fallback's argument).
@@ -91,17 +104,42 @@ pub(super) struct DescVals {
     words: String,
     max_pair: String,
     max_word: String,
-    /// `sitofp(width << 8)`, `sitofp(height << 8)` in every lane.
+    /// [`InlineLod::Const`]'s level.
+    level: Lv,
+    /// `size[0]`, `size[1]`, `first`, `last` in every lane; the view's
+    /// first level and the fits mask as scalars.
+    size_x: String,
+    size_y: String,
+    first: String,
+    last: String,
+    table_first: String,
+    fits: String,
+}
+
+/// One level layout per quad (lanes 0-3 and 4-7), as the Rust kernel's
+/// `LaneLevels`, with what the kernel derives from it.
+#[derive(Clone)]
+struct Lv {
+    /// `sitofp(width << 8)`, `sitofp(height << 8)`.
     width_f: String,
     height_f: String,
-    /// `width - 1`, `width - 2`, `height - 1` in every lane.
+    /// `width - 1`, `width - 2`, `height - 1`.
     last_x: String,
     last_x_m1: String,
     last_y: String,
     stride: String,
     base: String,
-    /// `width - 1 > 0` (CLAMP_TO_EDGE's pair fetch applies).
+    /// Every lane's `width - 1 > 0` (CLAMP_TO_EDGE's pair fetch applies).
     wide: String,
+}
+
+/// One lookup's scaled coordinates (`avx2_lanes::scaled` on each axis).
+struct Scaled {
+    ok: String,
+    iy: String,
+    wy: String,
+    i0: String,
+    wx: String,
 }
 
 impl E {
@@ -118,34 +156,192 @@ impl E {
         let field = |e: &mut E, off: usize| e.desc_field(&d, off, "i32");
         let max_pair = field(self, offset_of!(TexDesc, max_pair));
         let max_word = field(self, offset_of!(TexDesc, max_word));
-        let width = field(self, offset_of!(TexDesc, width));
-        let height = field(self, offset_of!(TexDesc, height));
-        let stride = field(self, offset_of!(TexDesc, row_stride));
-        let base = field(self, offset_of!(TexDesc, base));
-        let scale = |e: &mut E, len: &str| {
-            let l8 = e.ins(&format!("shl i32 {len}, 8"));
-            let lf = e.ins(&format!("sitofp i32 {l8} to float"));
-            e.splat_f(&lf)
-        };
-        let (width_f, height_f) = (scale(self, &width), scale(self, &height));
-        let wm1 = self.ins(&format!("sub i32 {width}, 1"));
-        let wm2 = self.ins(&format!("sub i32 {width}, 2"));
-        let hm1 = self.ins(&format!("sub i32 {height}, 1"));
-        let wide = self.ins(&format!("icmp sgt i32 {wm1}, 0"));
+        let [width, height, stride, base] = [
+            offset_of!(TexDesc, width),
+            offset_of!(TexDesc, height),
+            offset_of!(TexDesc, row_stride),
+            offset_of!(TexDesc, base),
+        ]
+        .map(|off| {
+            let x = field(self, off);
+            self.splat_i(&x)
+        });
+        let level = self.lv(&width, &height, &stride, &base);
+        let sizes = offset_of!(TexDesc, size);
+        let [size_x, size_y] = [sizes, sizes + 4].map(|off| {
+            let x = self.desc_field(&d, off, "float");
+            self.splat_f(&x)
+        });
+        let first = field(self, offset_of!(TexDesc, first));
+        let last = field(self, offset_of!(TexDesc, last));
         DescVals {
             words,
             max_pair: self.splat_i(&max_pair),
             max_word: self.splat_i(&max_word),
-            width_f,
-            height_f,
-            last_x: self.splat_i(&wm1),
-            last_x_m1: self.splat_i(&wm2),
-            last_y: self.splat_i(&hm1),
-            stride: self.splat_i(&stride),
-            base: self.splat_i(&base),
-            wide,
+            level,
+            size_x,
+            size_y,
+            first: self.splat_i(&first),
+            last: self.splat_i(&last),
+            table_first: field(self, offset_of!(TexDesc, table_first)),
+            fits: field(self, offset_of!(TexDesc, fits)),
             d,
         }
+    }
+
+    /// [`Lv`] of the per-lane width, height, row stride and base.
+    fn lv(&mut self, width: &str, height: &str, stride: &str, base: &str) -> Lv {
+        let scale = |e: &mut E, len: &str| {
+            let l8 = e.iop("shl", len, &E::isplat(8));
+            e.ins(&format!("sitofp {VI} {l8} to {V}"))
+        };
+        let last_x = self.iop("sub", width, &E::isplat(1));
+        let gt = self.icmp_i("sgt", &last_x, "zeroinitializer");
+        Lv {
+            width_f: scale(self, width),
+            height_f: scale(self, height),
+            last_x_m1: self.iop("sub", width, &E::isplat(2)),
+            last_y: self.iop("sub", height, &E::isplat(1)),
+            last_x,
+            stride: stride.to_string(),
+            base: base.to_string(),
+            wide: self.all8(&gt),
+        }
+    }
+
+    /// The [`Lv`] of table levels `la` (lanes 0-3) and `lb` (lanes 4-7),
+    /// which [`Self::level_fits`] holds for.
+    fn lv_of(&mut self, dv: &DescVals, la: &str, lb: &str) -> Lv {
+        use std::mem::offset_of;
+        let b = self.ptr("i8");
+        let row = |e: &mut E, l: &str| {
+            let i = e.ins(&format!("sub i32 {l}, {}", dv.table_first));
+            let i = e.ins(&format!("zext i32 {i} to i64"));
+            let off = e.ins(&format!("shl i64 {i}, 4"));
+            let off = e.ins(&format!("add i64 {off}, {}", offset_of!(TexDesc, table)));
+            e.ins(&format!("getelementptr i8, {b} {}, i64 {off}", dv.d))
+        };
+        let (ra, rb) = (row(self, la), row(self, lb));
+        let [w, h, s, base] = [0, 4, 8, 12].map(|k| {
+            let a = self.desc_field(&ra, k, "i32");
+            let bb = self.desc_field(&rb, k, "i32");
+            let v = self.ins(&format!("insertelement {VI} undef, i32 {a}, i32 0"));
+            let v = self.ins(&format!("insertelement {VI} {v}, i32 {bb}, i32 4"));
+            self.ins(&format!(
+                "shufflevector {VI} {v}, {VI} undef, \
+                 <8 x i32> <i32 0, i32 0, i32 0, i32 0, i32 4, i32 4, i32 4, i32 4>"
+            ))
+        });
+        self.lv(&w, &h, &s, &base)
+    }
+
+    /// Whether level `l` (an `i32`) is in the table and fits the kernel
+    /// (`QuadSampler::entry`): an `i1`.
+    fn level_fits(&mut self, dv: &DescVals, l: &str) -> String {
+        let i = self.ins(&format!("sub i32 {l}, {}", dv.table_first));
+        let inside = self.ins(&format!(
+            "icmp ult i32 {i}, {}",
+            crate::texture::TABLE_LEVELS
+        ));
+        let sh = self.ins(&format!("select i1 {inside}, i32 {i}, i32 0"));
+        let bit = self.ins(&format!("lshr i32 {}, {sh}", dv.fits));
+        let bit = self.ins(&format!("and i32 {bit}, 1"));
+        let set = self.ins(&format!("icmp ne i32 {bit}, 0"));
+        self.ins(&format!("and i1 {inside}, {set}"))
+    }
+
+    /// `avx2_lanes::rho2_quads`: each quad's `rho^2` in its four lanes.
+    fn rho2(&mut self, dv: &DescVals, cx: &str, cy: &str) -> String {
+        let perm = |e: &mut E, v: &str, sel: [u32; 8]| {
+            let sel = sel.map(|k| format!("i32 {k}")).join(", ");
+            e.ins(&format!(
+                "shufflevector {V} {v}, {V} undef, <8 x i32> <{sel}>"
+            ))
+        };
+        let d = |e: &mut E, c: &str, size: &str| {
+            let a = perm(e, c, [1, 2, 1, 2, 5, 6, 5, 6]);
+            let z = perm(e, c, [0, 0, 0, 0, 4, 4, 4, 4]);
+            let s = e.ins(&format!("fsub {V} {a}, {z}"));
+            e.ins(&format!("fmul {V} {s}, {size}"))
+        };
+        let ds = d(self, cx, &dv.size_x);
+        let dt = d(self, cy, &dv.size_y);
+        let ss = self.ins(&format!("fmul {V} {ds}, {ds}"));
+        let tt = self.ins(&format!("fmul {V} {dt}, {dt}"));
+        let sum = self.ins(&format!("fadd {V} {ss}, {tt}"));
+        let swapped = perm(self, &sum, [1, 0, 3, 2, 5, 4, 7, 6]);
+        let nan = self.ins(&format!("fcmp uno {V} {swapped}, {swapped}"));
+        // `maxps(sum, swapped)`: `sum > swapped ? sum : swapped`
+        let gt = self.ins(&format!("fcmp ogt {V} {sum}, {swapped}"));
+        let mx = self.fsel(&gt, &sum, &swapped);
+        let m = self.fsel(&nan, &sum, &mx);
+        perm(self, &m, [0, 0, 0, 0, 4, 4, 4, 4])
+    }
+
+    /// `ilog2_levels`' level: `first + ((exponent(rho2) + 1) >> 1)`
+    /// clamped to `first..=last`.
+    fn ilog2_level(&mut self, dv: &DescVals, rho2: &str) -> String {
+        let bits = self.i(rho2);
+        let e = self.iop("ashr", &bits, &E::isplat(23));
+        let e = self.iop("and", &e, &E::isplat(0xff));
+        let e = self.iop("sub", &e, &E::isplat(127));
+        let e = self.iop("add", &e, &E::isplat(1));
+        let ip = self.iop("ashr", &e, &E::isplat(1));
+        let l = self.iop("add", &dv.first, &ip);
+        let l = self.imin_max("smax", &l, &dv.first);
+        self.imin_max("smin", &l, &dv.last)
+    }
+
+    /// `avx2_lanes::linear_lods`: `(every lane's LOD is a number, level
+    /// 0, level 1, 8-bit weight)`.
+    fn linear_lods(&mut self, dv: &DescVals, rho2: &str) -> [String; 4] {
+        let bits = self.i(rho2);
+        let e = self.iop("ashr", &bits, &E::isplat(23));
+        let e = self.iop("and", &e, &E::isplat(0xff));
+        let e = self.iop("sub", &e, &E::isplat(127));
+        let m = self.iop("and", &bits, &E::isplat(0x007f_ffff));
+        let m = self.iop("or", &m, &E::isplat(127 << 23));
+        let m = self.f(&m);
+        let one = self.fsplat(1.0);
+        let ef = self.ins(&format!("sitofp {VI} {e} to {V}"));
+        let m1 = self.ins(&format!("fsub {V} {m}, {one}"));
+        let sum = self.ins(&format!("fadd {V} {ef}, {m1}"));
+        let lod = self.ins(&format!("fmul {V} {}, {sum}", self.fsplat(0.5)));
+        let ord = self.ins(&format!("fcmp oeq {V} {lod}, {lod}"));
+        let number = self.all8(&ord);
+        let ip = self.round(&lod, 9);
+        let fpart = self.ins(&format!("fsub {V} {lod}, {ip}"));
+        let ipi = self.ins(&format!("call {VI} @llvm.x86.avx.cvt.ps2dq.256({V} {ip})"));
+        let l0 = self.iop("add", &dv.first, &ipi);
+        let below = self.icmp_i("sgt", &dv.first, &l0);
+        let above = self.icmp_i("sle", &dv.last, &l0);
+        let single = self.ins(&format!("or <8 x i1> {below}, {above}"));
+        let t = self.ins(&format!(
+            "select <8 x i1> {above}, {VI} {}, {VI} {l0}",
+            dv.last
+        ));
+        let level0 = self.ins(&format!(
+            "select <8 x i1> {below}, {VI} {}, {VI} {t}",
+            dv.first
+        ));
+        let next = self.iop("add", &l0, &E::isplat(1));
+        let level1 = self.ins(&format!(
+            "select <8 x i1> {single}, {VI} {level0}, {VI} {next}"
+        ));
+        // `minps(maxps(fpart, 0), 1)`, `cvttps2dq(x * 256)` clamped to a byte
+        let z = self.fsplat(0.0);
+        let gt = self.ins(&format!("fcmp ogt {V} {fpart}, {z}"));
+        let c = self.fsel(&gt, &fpart, &z);
+        let lt = self.ins(&format!("fcmp olt {V} {c}, {one}"));
+        let c = self.fsel(&lt, &c, &one);
+        let s = self.ins(&format!("fmul {V} {c}, {}", self.fsplat(256.0)));
+        let w = self.ins(&format!("call {VI} @llvm.x86.avx.cvtt.ps2dq.256({V} {s})"));
+        let w = self.imin_max("smax", &w, "zeroinitializer");
+        let w = self.imin_max("smin", &w, &E::isplat(255));
+        let w = self.ins(&format!(
+            "select <8 x i1> {single}, {VI} zeroinitializer, {VI} {w}"
+        ));
+        [number, level0, level1, w]
     }
 
     /// A fresh label.
@@ -205,7 +401,7 @@ impl E {
 
     /// `avx2_lanes::scaled`: `(in range, texel left of the point, 8-bit
     /// weight)` of coordinate `c` on an axis of `len` texels, where
-    /// `f` is `sitofp(len << 8)` in every lane.
+    /// `f` is `sitofp(len << 8)`.
     fn scaled(&mut self, c: &str, f: &str) -> (String, String, String) {
         let s = self.ins(&format!("fmul {V} {c}, {f}"));
         let a = self.call1("llvm.fabs.v8f32", V, &[&s]);
@@ -216,6 +412,14 @@ impl E {
         let i = self.iop("ashr", &u, &E::isplat(8));
         let w = self.iop("and", &u, &E::isplat(255));
         (ok, i, w)
+    }
+
+    /// Both axes of a lookup at (`cx`, `cy`) on `lv`.
+    fn scaled2(&mut self, lv: &Lv, cx: &str, cy: &str) -> Scaled {
+        let (oky, iy, wy) = self.scaled(cy, &lv.height_f);
+        let (okx, i0, wx) = self.scaled(cx, &lv.width_f);
+        let ok = self.ins(&format!("and <8 x i1> {oky}, {okx}"));
+        Scaled { ok, iy, wy, i0, wx }
     }
 
     /// `repeat_pair` (`repeat`) or `clamp_pair`: the two texel columns
@@ -324,9 +528,10 @@ impl E {
         self.ins(&format!("add {W16} {a}, {m}"))
     }
 
-    /// `filter_pairs_avx2` then `channels_f32`: the four texels of each
-    /// lane's footprint filtered, as floats `v / 255` per stored byte.
-    fn filter(&mut self, t: [&str; 4], wx: &str, wy: &str) -> [String; 4] {
+    /// `filter_pairs_avx2`: the four texels of each lane's footprint
+    /// filtered, as the two 16-bit channel pairs `(even, odd)` (`<16 x
+    /// i16>` values).
+    fn filter_pairs(&mut self, t: [&str; 4], wx: &str, wy: &str) -> (String, String) {
         let (wx, wy) = (self.both16(wx), self.both16(wy));
         let pairs = E::isplat(0x00ff_00ff);
         let half = |e: &mut E, shift: bool| {
@@ -342,11 +547,18 @@ impl E {
             }
             let top = e.lerp16(&s[0], &s[1], &wx);
             let bottom = e.lerp16(&s[2], &s[3], &wx);
-            let r = e.lerp16(&top, &bottom, &wy);
-            e.ins(&format!("bitcast {W16} {r} to {VI}"))
+            e.lerp16(&top, &bottom, &wy)
         };
         let even = half(self, false);
         let odd = half(self, true);
+        (even, odd)
+    }
+
+    /// `channels_f32`: the filtered channel pairs as floats, `v / 255`
+    /// per stored byte.
+    fn channels(&mut self, even: &str, odd: &str) -> [String; 4] {
+        let even = self.ins(&format!("bitcast {W16} {even} to {VI}"));
+        let odd = self.ins(&format!("bitcast {W16} {odd} to {VI}"));
         let lo = E::isplat(0xffff);
         let scale = self.fsplat(1.0 / 255.0);
         let a = self.iop("and", &even, &lo);
@@ -359,48 +571,43 @@ impl E {
         })
     }
 
-    /// `t`, inlined: `QuadSampler::group` for kernel `spec` on the
-    /// descriptor in slot `slot`, its fallback for the groups it leaves.
-    pub(super) fn sample_inline(&mut self, t: &TexOp, spec: InlineSample, slot: u8) {
-        let b = self.ptr("i8");
-        let (cx, cy) = (self.get(t.coord[0]), self.get(t.coord[1]));
-        let dv = self.desc[&slot].clone();
-        let d = &dv.d;
-        let (fast, slow, join) = (self.label("f"), self.label("s"), self.label("j"));
-        // scaled coordinates; a lane out of range sends the group to the
-        // fallback
-        let (oky, iy, wy) = self.scaled(&cy, &dv.height_f);
-        let (okx, i0, wx) = self.scaled(&cx, &dv.width_f);
-        let ok = self.ins(&format!("and <8 x i1> {oky}, {okx}"));
-        let ok = self.all8(&ok);
-        self.line(&format!(
-            "br i1 {ok}, label %{fast}, label %{slow}, !prof !1"
-        ));
-
-        self.open(&fast);
-        let (y0, y1) = self.wrap_pair(spec.repeat_t, &iy, &dv.last_y);
-        let m0 = self.iop("mul", &y0, &dv.stride);
-        let r0 = self.iop("add", &dv.base, &m0);
-        let m1 = self.iop("mul", &y1, &dv.stride);
-        let r1 = self.iop("add", &dv.base, &m1);
-        let last = dv.last_x.clone();
+    /// `bilinear_taps_avx2` on level layout `lv` at the scaled
+    /// coordinates `sc` (whose `ok` the caller has branched on), then
+    /// `bilinear_fetch_avx2` from each of `dvs`' texels (`bilinear_n`):
+    /// the filtered channel pairs of each, and the block they are defined
+    /// in (the current block after the call).
+    fn bilinear(
+        &mut self,
+        spec: InlineSample,
+        dvs: &[DescVals],
+        lv: &Lv,
+        sc: &Scaled,
+    ) -> (Vec<(String, String)>, String) {
+        let (y0, y1) = self.wrap_pair(spec.repeat_t, &sc.iy, &lv.last_y);
+        let m0 = self.iop("mul", &y0, &lv.stride);
+        let r0 = self.iop("add", &lv.base, &m0);
+        let m1 = self.iop("mul", &y1, &lv.stride);
+        let r1 = self.iop("add", &lv.base, &m1);
+        let last = &lv.last_x;
+        let i0 = &sc.i0;
         // the pair fetch's (left texel, weight, lanes whose left texel is
         // the right one) and whether every lane may take it
         let (pairs_ok, p, w, right) = if spec.repeat_s {
-            let x0 = self.iop("and", &i0, &last);
-            let lt = self.icmp_i("sgt", &last, &x0);
+            let x0 = self.iop("and", i0, last);
+            let lt = self.icmp_i("sgt", last, &x0);
             let all = self.all8(&lt);
-            (all, x0, wx.clone(), None)
+            (all, x0, sc.wx.clone(), None)
         } else {
-            let m = self.imin_max("smax", &i0, "zeroinitializer");
-            let p = self.imin_max("smin", &m, &dv.last_x_m1);
-            let right = self.icmp_i("sle", &last, &i0);
-            let neg = self.icmp_i("slt", &i0, "zeroinitializer");
+            let m = self.imin_max("smax", i0, "zeroinitializer");
+            let p = self.imin_max("smin", &m, &lv.last_x_m1);
+            let right = self.icmp_i("sle", last, i0);
+            let neg = self.icmp_i("slt", i0, "zeroinitializer");
             let edge = self.ins(&format!("or <8 x i1> {neg}, {right}"));
             let w = self.ins(&format!(
-                "select <8 x i1> {edge}, {VI} zeroinitializer, {VI} {wx}"
+                "select <8 x i1> {edge}, {VI} zeroinitializer, {VI} {}",
+                sc.wx
             ));
-            (dv.wide.clone(), p, w, Some(right))
+            (lv.wide.clone(), p, w, Some(right))
         };
         let (pair, quad, filt) = (self.label("p"), self.label("q"), self.label("w"));
         self.line(&format!("br i1 {pairs_ok}, label %{pair}, label %{quad}"));
@@ -409,67 +616,215 @@ impl E {
         let gather = gathers();
         let a = self.iop("add", &r0, &p);
         let c = self.iop("add", &r1, &p);
-        let (mut tl, tr) = self.pair_row(&dv.words, &a, &dv.max_pair, gather);
-        let (mut bl, br) = self.pair_row(&dv.words, &c, &dv.max_pair, gather);
-        if let Some(right) = &right {
-            tl = self.ins(&format!("select <8 x i1> {right}, {VI} {tr}, {VI} {tl}"));
-            bl = self.ins(&format!("select <8 x i1> {right}, {VI} {br}, {VI} {bl}"));
-        }
+        let from_pair: Vec<[String; 4]> = dvs
+            .iter()
+            .map(|dv| {
+                let (mut tl, tr) = self.pair_row(&dv.words, &a, &dv.max_pair, gather);
+                let (mut bl, br) = self.pair_row(&dv.words, &c, &dv.max_pair, gather);
+                if let Some(right) = &right {
+                    tl = self.ins(&format!("select <8 x i1> {right}, {VI} {tr}, {VI} {tl}"));
+                    bl = self.ins(&format!("select <8 x i1> {right}, {VI} {br}, {VI} {bl}"));
+                }
+                [tl, tr, bl, br]
+            })
+            .collect();
         self.line(&format!("br label %{filt}"));
 
         self.open(&quad);
-        let (x0, x1) = self.wrap_pair(spec.repeat_s, &i0, &last);
-        let q = [(&r0, &x0), (&r0, &x1), (&r1, &x0), (&r1, &x1)]
-            .map(|(r, x)| self.gather_word(&dv.words, r, x, &dv.max_word));
+        let (x0, x1) = self.wrap_pair(spec.repeat_s, i0, last);
+        let from_quad: Vec<[String; 4]> = dvs
+            .iter()
+            .map(|dv| {
+                [(&r0, &x0), (&r0, &x1), (&r1, &x0), (&r1, &x1)]
+                    .map(|(r, x)| self.gather_word(&dv.words, r, x, &dv.max_word))
+            })
+            .collect();
         self.line(&format!("br label %{filt}"));
 
         self.open(&filt);
-        let from_pair = [&tl, &tr, &bl, &br];
-        let tx: Vec<String> = (0..4)
-            .map(|k| {
-                self.ins(&format!(
-                    "phi {VI} [{}, %{pair}], [{}, %{quad}]",
-                    from_pair[k], q[k]
-                ))
+        let wxf = self.ins(&format!("phi {VI} [{w}, %{pair}], [{}, %{quad}]", sc.wx));
+        // (every phi first: LLVM requires them at the top of the block)
+        let texels: Vec<Vec<String>> = from_pair
+            .iter()
+            .zip(&from_quad)
+            .map(|(fp, fq)| {
+                (0..4)
+                    .map(|k| {
+                        self.ins(&format!(
+                            "phi {VI} [{}, %{pair}], [{}, %{quad}]",
+                            fp[k], fq[k]
+                        ))
+                    })
+                    .collect()
             })
             .collect();
-        let wxf = self.ins(&format!("phi {VI} [{w}, %{pair}], [{wx}, %{quad}]"));
-        let ch = self.filter([&tx[0], &tx[1], &tx[2], &tx[3]], &wxf, &wy);
+        let out = texels
+            .iter()
+            .map(|tx| self.filter_pairs([&tx[0], &tx[1], &tx[2], &tx[3]], &wxf, &sc.wy))
+            .collect();
+        (out, filt)
+    }
+
+    /// The lookups of `group` (adjacent ops at the same coordinates whose
+    /// addressing is the first's, [`shares`]; usually one), inlined:
+    /// `QuadSampler::group` (`group_n` for several) for kernel `spec`,
+    /// each on its own descriptor, and their fallback for the groups the
+    /// kernel leaves.
+    pub(super) fn sample_inline(&mut self, group: &[(&TexOp, InlineHow)]) {
+        let b = self.ptr("i8");
+        let (t, h) = group[0];
+        let spec = h.spec;
+        let (cx, cy) = (self.get(t.coord[0]), self.get(t.coord[1]));
+        let dvs: Vec<DescVals> = group
+            .iter()
+            .map(|(_, h)| self.desc[&h.slot].clone())
+            .collect();
+        let dv = &dvs[0];
+        let (fast, slow, join) = (self.label("f"), self.label("s"), self.label("j"));
+        // the level of each quad (and for LINEAR the second one and the
+        // weight); a quad choosing a level the kernel cannot read sends
+        // the group to the fallback
+        let (lv0, second) = match spec.lod {
+            InlineLod::Const => (dv.level.clone(), None),
+            InlineLod::Ilog2 | InlineLod::Linear => {
+                let rho2 = self.rho2(dv, &cx, &cy);
+                let (ok, levels) = if spec.lod == InlineLod::Ilog2 {
+                    let l = self.ilog2_level(dv, &rho2);
+                    (None, [l.clone(), l])
+                } else {
+                    let [number, l0, l1, w] = self.linear_lods(dv, &rho2);
+                    (Some((number, w)), [l0, l1])
+                };
+                let lanes = |e: &mut E, l: &str| {
+                    [0, 4].map(|k| e.ins(&format!("extractelement {VI} {l}, i32 {k}")))
+                };
+                let [la0, lb0] = lanes(self, &levels[0]);
+                let mut fit = self.level_fits(dv, &la0);
+                let f = self.level_fits(dv, &lb0);
+                fit = self.ins(&format!("and i1 {fit}, {f}"));
+                let mut second = None;
+                if let Some((number, w)) = ok {
+                    let [la1, lb1] = lanes(self, &levels[1]);
+                    for l in [&la1, &lb1] {
+                        let f = self.level_fits(dv, l);
+                        fit = self.ins(&format!("and i1 {fit}, {f}"));
+                    }
+                    fit = self.ins(&format!("and i1 {fit}, {number}"));
+                    let da = self.ins(&format!("icmp ne i32 {la1}, {la0}"));
+                    let db = self.ins(&format!("icmp ne i32 {lb1}, {lb0}"));
+                    let differ = self.ins(&format!("or i1 {da}, {db}"));
+                    second = Some((la1, lb1, w, differ));
+                }
+                let levels = self.label("l");
+                self.line(&format!(
+                    "br i1 {fit}, label %{levels}, label %{slow}, !prof !1"
+                ));
+                self.open(&levels);
+                let lv0 = self.lv_of(dv, &la0, &lb0);
+                let second = second.map(|(la1, lb1, w, differ)| {
+                    let lv1 = self.lv_of(dv, &la1, &lb1);
+                    (lv1, w, differ)
+                });
+                (lv0, second)
+            }
+        };
+        // scaled coordinates; a lane out of range sends the group to the
+        // fallback (for LINEAR on both levels: the second's test is the
+        // first's where the levels are equal)
+        let sc0 = self.scaled2(&lv0, &cx, &cy);
+        let mut ok = sc0.ok.clone();
+        let second = second.map(|(lv1, w, differ)| {
+            let sc1 = self.scaled2(&lv1, &cx, &cy);
+            ok = self.ins(&format!("and <8 x i1> {ok}, {}", sc1.ok));
+            (lv1, sc1, w, differ)
+        });
+        let ok = self.all8(&ok);
+        self.line(&format!(
+            "br i1 {ok}, label %{fast}, label %{slow}, !prof !1"
+        ));
+
+        self.open(&fast);
+        let (mut pairs, mut end) = self.bilinear(spec, &dvs, &lv0, &sc0);
+        if let Some((lv1, sc1, w, differ)) = second {
+            // a quad with one level lerps between equal texels (its
+            // weight is 0): the second lookup runs where a quad has two
+            let (two, both) = (self.label("t"), self.label("b"));
+            self.line(&format!("br i1 {differ}, label %{two}, label %{both}"));
+            self.open(&two);
+            let (p1, _) = self.bilinear(spec, &dvs, &lv1, &sc1);
+            let w16 = self.both16(&w);
+            let lerped: Vec<(String, String)> = pairs
+                .iter()
+                .zip(&p1)
+                .map(|((e0, o0), (e1, o1))| (self.lerp16(e0, e1, &w16), self.lerp16(o0, o1, &w16)))
+                .collect();
+            let two_end = self.label("e");
+            self.line(&format!("br label %{two_end}"));
+            self.open(&two_end);
+            self.line(&format!("br label %{both}"));
+            self.open(&both);
+            pairs = pairs
+                .iter()
+                .zip(&lerped)
+                .map(|((e0, o0), (e, o))| {
+                    let phi = |x: &mut E, a: &str, b: &str| {
+                        x.ins(&format!("phi {W16} [{a}, %{two_end}], [{b}, %{end}]"))
+                    };
+                    (phi(self, e, e0), phi(self, o, o0))
+                })
+                .collect();
+            end = both;
+        }
         let zero = self.fsplat(0.0);
         let one = self.fsplat(1.0);
-        let fast_out: [String; 4] = spec.out.map(|o| match o {
-            0..=3 => ch[o as usize].clone(),
-            4 => zero.clone(),
-            _ => one.clone(),
-        });
+        let fast_out: Vec<[String; 4]> = pairs
+            .iter()
+            .zip(group)
+            .map(|((even, odd), (_, h))| {
+                let ch = self.channels(even, odd);
+                h.spec.out.map(|o| match o {
+                    0..=3 => ch[o as usize].clone(),
+                    4 => zero.clone(),
+                    _ => one.clone(),
+                })
+            })
+            .collect();
         self.line(&format!("br label %{join}"));
 
         self.open(&slow);
         let vp = self.ptr(V);
-        let b0 = self.buf(0);
-        self.line(&format!("store {V} {cx}, {vp} {b0}, align 32"));
-        let b1 = self.buf(1);
-        self.line(&format!("store {V} {cy}, {vp} {b1}, align 32"));
-        self.line(&format!(
-            "call preserve_allcc void @tex_fallback({b} {d}, {vp} {b0}) #1"
-        ));
-        let slow_out: Vec<String> = (0..4)
-            .map(|k| {
-                let p = self.buf(k);
-                self.ins(&format!("load {V}, {vp} {p}, align 32"))
+        let slow_out: Vec<Vec<String>> = dvs
+            .iter()
+            .map(|dv| {
+                let b0 = self.buf(0);
+                self.line(&format!("store {V} {cx}, {vp} {b0}, align 32"));
+                let b1 = self.buf(1);
+                self.line(&format!("store {V} {cy}, {vp} {b1}, align 32"));
+                self.line(&format!(
+                    "call preserve_allcc void @tex_fallback({b} {}, {vp} {b0}) #1",
+                    dv.d
+                ));
+                (0..4)
+                    .map(|k| {
+                        let p = self.buf(k);
+                        self.ins(&format!("load {V}, {vp} {p}, align 32"))
+                    })
+                    .collect()
             })
             .collect();
         self.line(&format!("br label %{join}"));
 
         self.open(&join);
-        let live = t.live & ((1u8 << t.result_count()) - 1);
-        for k in 0..4 {
-            if live & (1 << k) != 0 {
-                let v = self.ins(&format!(
-                    "phi {V} [{}, %{filt}], [{}, %{slow}]",
-                    fast_out[k], slow_out[k]
-                ));
-                self.set(t.dst[k], v);
+        for (((t, _), fo), so) in group.iter().zip(&fast_out).zip(&slow_out) {
+            let live = t.live & ((1u8 << t.result_count()) - 1);
+            for k in 0..4 {
+                if live & (1 << k) != 0 {
+                    let v = self.ins(&format!(
+                        "phi {V} [{}, %{end}], [{}, %{slow}]",
+                        fo[k], so[k]
+                    ));
+                    self.set(t.dst[k], v);
+                }
             }
         }
     }
