@@ -258,7 +258,7 @@ pub(crate) struct InlineHow {
 }
 
 /// Most sampling variants a program's LLVM code keeps
-/// ([`JitCode::variant`]): each is one more LLVM compile (~4-20 ms), paid
+/// (`JitCode::variant`): each is one more LLVM compile (~4-20 ms), paid
 /// at the first call with that state; a program drawn with more state
 /// combinations runs its other ones on the code without inlined lookups,
 /// as llvmpipe bounds its fragment shader variants
