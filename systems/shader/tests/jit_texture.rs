@@ -110,7 +110,7 @@ fn coord(i: usize, k: usize) -> f32 {
     }
 }
 
-fn run(shader: &CompiledShader, texs: &[&Tex; 2], smps: &[&SamplerState; 2]) -> Vec<u32> {
+fn run(shader: &CompiledShader, texs: &[&Tex], smps: &[&SamplerState]) -> Vec<u32> {
     let bound: Vec<Option<BoundTexture>> = texs
         .iter()
         .map(|t| {
@@ -319,47 +319,6 @@ fn fs_main(@builtin(position) p: vec4<f32>) -> @location(0) vec4<f32> {
 }
 ";
 
-fn run_maps(shader: &CompiledShader, texs: [&Tex; 3], smps: [&SamplerState; 2]) -> Vec<u32> {
-    let bound: Vec<Option<BoundTexture>> = texs
-        .iter()
-        .map(|t| {
-            Some(BoundTexture {
-                view: &t.view,
-                layout: &t.layout,
-                resource_format: t.format,
-                data: &t.data,
-            })
-        })
-        .collect();
-    let smp: Vec<Option<&SamplerState>> = smps.iter().map(|s| Some(*s)).collect();
-    let res = ShaderResources {
-        constants: &[],
-        textures: &bound,
-        samplers: &smp,
-        ..Default::default()
-    };
-    let fc: Vec<Lanes> = (0..4 * GROUPS)
-        .map(|r| {
-            let (k, g) = (r / GROUPS, r % GROUPS);
-            f32x8::new(std::array::from_fn(|l| coord(g * 8 + l, k)))
-        })
-        .collect();
-    let all: Lanes = bytemuck::cast(wide::u32x8::splat(!0));
-    let mut mask = vec![all; GROUPS];
-    let mut out = vec![f32x8::ZERO; 4 * GROUPS];
-    let mut io = FragmentIo {
-        groups: GROUPS,
-        inputs: &[],
-        frag_coord: &fc,
-        mask: &mut mask,
-        outputs: &mut out,
-    };
-    shader.run(&res, &mut io);
-    out.iter()
-        .flat_map(|v| v.to_array().map(f32::to_bits))
-        .collect()
-}
-
 /// `(what, views, samplers, (lookups inlined, of which sharing the
 /// previous one's addressing))`.
 type MapsCase = (&'static str, [Tex; 3], [SamplerState; 2], (usize, usize));
@@ -425,8 +384,8 @@ fn lookups_of_one_layout_share_their_addressing() {
         let texs = [&texs[0], &texs[1], &texs[2]];
         let smps = [&smps[0], &smps[1]];
         let llvm = build(Backend::Llvm);
-        let a = run_maps(&interp, texs, smps);
-        let b = run_maps(&llvm, texs, smps);
+        let a = run(&interp, &texs, &smps);
+        let b = run(&llvm, &texs, &smps);
         let diff = a.iter().zip(&b).filter(|(x, y)| x != y).count();
         assert_eq!(
             diff, 0,
