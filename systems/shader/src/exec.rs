@@ -169,7 +169,10 @@ pub fn run_with(
         }
         _ => None,
     };
-    let jit = variant.as_deref().or(jit);
+    // (a variant holds the same ops in regions as its base, so it fits the
+    // call's buffers where the base does; checked all the same, as the
+    // unsafe call boundary's contract)
+    let jit = variant.as_deref().filter(|v| v.fits(prog, io)).or(jit);
     let mut g0 = 0;
     while g0 < total {
         let groups = chunk.min(total - g0);
