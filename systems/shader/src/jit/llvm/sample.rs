@@ -270,11 +270,10 @@ impl E {
         let tt = self.ins(&format!("fmul {V} {dt}, {dt}"));
         let sum = self.ins(&format!("fadd {V} {ss}, {tt}"));
         let swapped = perm(self, &sum, [1, 0, 3, 2, 5, 4, 7, 6]);
-        let nan = self.ins(&format!("fcmp uno {V} {swapped}, {swapped}"));
-        // `maxps(sum, swapped)`: `sum > swapped ? sum : swapped`
-        let gt = self.ins(&format!("fcmp ogt {V} {sum}, {swapped}"));
-        let mx = self.fsel(&gt, &sum, &swapped);
-        let m = self.fsel(&nan, &sum, &mx);
+        // `maxps(sum, swapped)`: `sum > swapped ? sum : swapped`; `sum`
+        // where `swapped` is NaN
+        let mx = self.sel_cmp("ogt", &sum, &swapped, &sum, &swapped);
+        let m = self.sel_cmp("uno", &swapped, &swapped, &sum, &mx);
         perm(self, &m, [0, 0, 0, 0, 4, 4, 4, 4])
     }
 
@@ -330,10 +329,8 @@ impl E {
         ));
         // `minps(maxps(fpart, 0), 1)`, `cvttps2dq(x * 256)` clamped to a byte
         let z = self.fsplat(0.0);
-        let gt = self.ins(&format!("fcmp ogt {V} {fpart}, {z}"));
-        let c = self.fsel(&gt, &fpart, &z);
-        let lt = self.ins(&format!("fcmp olt {V} {c}, {one}"));
-        let c = self.fsel(&lt, &c, &one);
+        let c = self.sel_cmp("ogt", &fpart, &z, &fpart, &z);
+        let c = self.sel_cmp("olt", &c, &one, &c, &one);
         let s = self.ins(&format!("fmul {V} {c}, {}", self.fsplat(256.0)));
         let w = self.ins(&format!("call {VI} @llvm.x86.avx.cvtt.ps2dq.256({V} {s})"));
         let w = self.imin_max("smax", &w, "zeroinitializer");
