@@ -91,12 +91,19 @@ fn sampler(wrap_s: TexWrap, wrap_t: TexWrap) -> SamplerState {
 /// Coordinates for lane `i` of component `k`: mostly inside and around
 /// [0, 1] (including exact texel edges and the last column), some far
 /// outside, and every 37th group a special value (NaN, infinities,
-/// beyond i32 after scaling) in one lane.
+/// beyond i32 after scaling) in one lane.  Every fourth group keeps all
+/// its lanes in [0.25, 0.65], so that where a texture is two texels or
+/// more across, its 2x2 footprints are interior (the generated code's
+/// first path), and the next group in [0.5, 1), so that some lanes' left
+/// column is the last one and the rest are interior (the edge paths);
+/// the other groups mix everything.
 fn coord(i: usize, k: usize) -> f32 {
     let mut x = (i as u32 * 4 + k as u32).wrapping_mul(2_246_822_519) ^ 0x9e37_79b9;
     x ^= x >> 15;
     let u = (x % 10_000) as f32 / 10_000.0;
     let v = match i % 11 {
+        _ if (i / 8) % 4 == 1 => 0.25 + u * 0.4,
+        _ if (i / 8) % 4 == 2 => 0.5 + u * 0.499,
         0 => u * 6.0 - 2.5,
         1 => (x % 17) as f32 / 8.0,
         2 => 1.0 - 1.0 / 64.0 * (x % 3) as f32,
