@@ -135,7 +135,10 @@ struct Lv {
 
 /// One lookup's scaled coordinates (`avx2_lanes::scaled` on each axis).
 struct Scaled {
-    ok: String,
+    /// The coordinates times the level's size (x256), whose range test
+    /// ([`E::in_range`]) the integer values below depend on.
+    sx: String,
+    sy: String,
     iy: String,
     wy: String,
     i0: String,
@@ -396,27 +399,45 @@ impl E {
         self.ins(&format!("call {VI} @llvm.{f}.v8i32({VI} {a}, {VI} {b})"))
     }
 
-    /// `avx2_lanes::scaled`: `(in range, texel left of the point, 8-bit
-    /// weight)` of coordinate `c` on an axis of `len` texels, where
-    /// `f` is `sitofp(len << 8)`.
+    /// `avx2_lanes::scaled`: `(scaled coordinate, texel left of the
+    /// point, 8-bit weight)` of coordinate `c` on an axis of `len` texels,
+    /// where `f` is `sitofp(len << 8)`.  The integers are the kernel's
+    /// where [`Self::in_range`] holds; elsewhere `cvtps2dq` gives
+    /// 0x8000_0000 and the texel index 0x7f_ffff, past any level's last
+    /// texel (levels are at most 16384 wide), which the interior test in
+    /// [`Self::bilinear`] relies on.
     fn scaled(&mut self, c: &str, f: &str) -> (String, String, String) {
         let s = self.ins(&format!("fmul {V} {c}, {f}"));
-        let a = self.call1("llvm.fabs.v8f32", V, &[&s]);
-        let limit = self.fsplat(2147483520.0);
-        let ok = self.ins(&format!("fcmp olt {V} {a}, {limit}"));
         let u = self.ins(&format!("call {VI} @llvm.x86.avx.cvt.ps2dq.256({V} {s})"));
         let u = self.iop("sub", &u, &E::isplat(128));
         let i = self.iop("ashr", &u, &E::isplat(8));
         let w = self.iop("and", &u, &E::isplat(255));
-        (ok, i, w)
+        (s, i, w)
     }
 
     /// Both axes of a lookup at (`cx`, `cy`) on `lv`.
     fn scaled2(&mut self, lv: &Lv, cx: &str, cy: &str) -> Scaled {
-        let (oky, iy, wy) = self.scaled(cy, &lv.height_f);
-        let (okx, i0, wx) = self.scaled(cx, &lv.width_f);
-        let ok = self.ins(&format!("and <8 x i1> {oky}, {okx}"));
-        Scaled { ok, iy, wy, i0, wx }
+        let (sy, iy, wy) = self.scaled(cy, &lv.height_f);
+        let (sx, i0, wx) = self.scaled(cx, &lv.width_f);
+        Scaled {
+            sx,
+            sy,
+            iy,
+            wy,
+            i0,
+            wx,
+        }
+    }
+
+    /// `avx2_lanes::scaled`'s range test on both axes: the lanes whose
+    /// scaled coordinates convert to `i32` (`<8 x i1>`).
+    fn in_range(&mut self, sc: &Scaled) -> String {
+        let limit = self.fsplat(2147483520.0);
+        let [okx, oky] = [&sc.sx, &sc.sy].map(|s| {
+            let a = self.call1("llvm.fabs.v8f32", V, &[s]);
+            self.ins(&format!("fcmp olt {V} {a}, {limit}"))
+        });
+        self.ins(&format!("and <8 x i1> {oky}, {okx}"))
     }
 
     /// `repeat_pair` (`repeat`) or `clamp_pair`: the two texel columns
@@ -573,12 +594,18 @@ impl E {
     /// `bilinear_fetch_avx2` from each of `dvs`' texels (`bilinear_n`):
     /// the filtered channel pairs of each, and the block they are defined
     /// in (the current block after the call).
+    ///
+    /// `guard`: the label of the fallback, where the caller has not
+    /// branched on [`Self::in_range`]: then the interior test comes first
+    /// (it fails where the range test does, [`Self::scaled`]) and only
+    /// the other groups pay for the range test.
     fn bilinear(
         &mut self,
         spec: InlineSample,
         dvs: &[DescVals],
         lv: &Lv,
         sc: &Scaled,
+        guard: Option<&str>,
     ) -> (Vec<(String, String)>, String) {
         // Interior groups first: where every lane's 2x2 footprint lies
         // inside the level without wrapping (x0 + 1 <= last_x, y0 + 1 <=
@@ -601,7 +628,19 @@ impl E {
         let gather = gathers();
         let (pair, quad, filt) = (self.label("p"), self.label("q"), self.label("w"));
         let mut from_inner = None;
+        let check = |e: &mut E| {
+            if let Some(slow) = guard {
+                let ok = e.in_range(sc);
+                let ok = e.all8(&ok);
+                let edges = e.label("r");
+                e.line(&format!(
+                    "br i1 {ok}, label %{edges}, label %{slow}, !prof !1"
+                ));
+                e.open(&edges);
+            }
+        };
         let vx = if spec.repeat_s && spec.repeat_t {
+            check(self);
             self.iop("and", &sc.i0, &lv.last_x)
         } else {
             let (vx, in_x) = axis(self, spec.repeat_s, &sc.i0, &lv.last_x);
@@ -628,6 +667,7 @@ impl E {
             self.line(&format!("br label %{filt}"));
             from_inner = Some((inner, texels));
             self.open(&edges);
+            check(self);
             vx
         };
         let (y0, y1) = self.wrap_pair(spec.repeat_t, &sc.iy, &lv.last_y);
@@ -780,26 +820,36 @@ impl E {
         // fallback (for LINEAR on both levels: the second's test is the
         // first's where the levels are equal)
         let sc0 = self.scaled2(&lv0, &cx, &cy);
-        let mut ok = sc0.ok.clone();
-        let second = second.map(|(lv1, w, differ)| {
-            let sc1 = self.scaled2(&lv1, &cx, &cy);
-            ok = self.ins(&format!("and <8 x i1> {ok}, {}", sc1.ok));
-            (lv1, sc1, w, differ)
-        });
-        let ok = self.all8(&ok);
-        self.line(&format!(
-            "br i1 {ok}, label %{fast}, label %{slow}, !prof !1"
-        ));
+        let guard = if let Some((lv1, _, _)) = &second {
+            let sc1 = self.scaled2(lv1, &cx, &cy);
+            let ok0 = self.in_range(&sc0);
+            let ok1 = self.in_range(&sc1);
+            let ok = self.ins(&format!("and <8 x i1> {ok0}, {ok1}"));
+            let ok = self.all8(&ok);
+            self.line(&format!(
+                "br i1 {ok}, label %{fast}, label %{slow}, !prof !1"
+            ));
+            Some(sc1)
+        } else {
+            // one level: the range test waits for the groups that are not
+            // interior (`bilinear`'s guard)
+            self.line(&format!("br label %{fast}"));
+            None
+        };
+        let second = second
+            .zip(guard)
+            .map(|((lv1, w, differ), sc1)| (lv1, sc1, w, differ));
 
         self.open(&fast);
-        let (mut pairs, mut end) = self.bilinear(spec, &dvs, &lv0, &sc0);
+        let one_level = second.is_none().then_some(slow.as_str());
+        let (mut pairs, mut end) = self.bilinear(spec, &dvs, &lv0, &sc0, one_level);
         if let Some((lv1, sc1, w, differ)) = second {
             // a quad with one level lerps between equal texels (its
             // weight is 0): the second lookup runs where a quad has two
             let (two, both) = (self.label("t"), self.label("b"));
             self.line(&format!("br i1 {differ}, label %{two}, label %{both}"));
             self.open(&two);
-            let (p1, _) = self.bilinear(spec, &dvs, &lv1, &sc1);
+            let (p1, _) = self.bilinear(spec, &dvs, &lv1, &sc1, None);
             let w16 = self.both16(&w);
             let lerped: Vec<(String, String)> = pairs
                 .iter()
