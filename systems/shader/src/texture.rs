@@ -2015,6 +2015,8 @@ impl QuadSampler<'_> {
         });
         if let (Some(base), Some(end)) = (base, end)
             && level_fits_simd(lv, self.s)
+            && w <= MAX_KERNEL_LEVEL
+            && h <= MAX_KERNEL_LEVEL
             && base % 4 == 0
             && lv.row_stride % 4 == 0
             && lv.row_stride >= 4 * w
@@ -3533,6 +3535,16 @@ fn filter_pairs(v3: Option<X86V3>, t: [i32x8; 4], wx: i32x8, wy: i32x8) -> (u16x
 
 /// Whether a level can take the SIMD bilinear path: not empty, and a
 /// power-of-two size on REPEAT axes (the wrap is a mask).
+/// The widest and tallest level the RGBA8 kernels (and the JIT's inlined
+/// lookups, which repeat them) read: their scale `sitofp(len << 8)` is
+/// exact only while `len << 8` fits an `i32` (`len < 2^23`), and the
+/// generated interior test relies on a coordinate beyond `i32`, whose
+/// texel index becomes 0x7f_ffff, being past every level's last texel.
+/// 2^16 keeps both with room to spare; the engine caps textures at 16384
+/// (`PIPE_CAP_MAX_TEXTURE_2D_SIZE`), and larger levels (a standalone
+/// embedder's) take the general path, which guards every texel.
+const MAX_KERNEL_LEVEL: usize = 1 << 16;
+
 fn level_fits_simd(lv: &LevelLayout, s: &SamplerState) -> bool {
     let ok = |len: u32, w: TexWrap| len != 0 && (w != TexWrap::Repeat || len.is_power_of_two());
     ok(lv.width, s.wrap_s) && ok(lv.height, s.wrap_t)
@@ -5086,6 +5098,34 @@ mod tests {
         let bilinear = kernels.iter().filter(|k| k.starts_with("Bilinear")).count();
         assert_eq!(bilinear, 16, "{kernels:?}");
         assert!(fast * 2 > total, "{fast} of {total} groups took a kernel");
+    }
+
+    /// A level wider than [`MAX_KERNEL_LEVEL`] takes the general path:
+    /// the kernels' `len << 8` scale and the JIT's interior test hold
+    /// only up to it.  Both sides of the bound, a one-row CLAMP_TO_EDGE
+    /// view sampled in its middle.
+    #[test]
+    fn levels_past_the_kernels_bound_take_the_general_path() {
+        for (w, kernel) in [
+            (MAX_KERNEL_LEVEL as u32, true),
+            (MAX_KERNEL_LEVEL as u32 + 1, false),
+        ] {
+            let templ =
+                ResourceTemplate::texture_2d(Format::R8G8B8A8_UNORM, w, 1, Default::default());
+            let layout = ResourceLayout::new(&templ).unwrap();
+            let t = Owned::new(templ, vec![7; layout.size]);
+            let tex = t.tex();
+            let s = SamplerState {
+                wrap_s: TexWrap::ClampToEdge,
+                wrap_t: TexWrap::ClampToEdge,
+                min_img_filter: TexFilter::Linear,
+                mag_img_filter: TexFilter::Linear,
+                ..Default::default()
+            };
+            let q = tex.quad_sampler(Some(&s)).expect("a plain 2D RGBA8 view");
+            let coord = [f32x8::splat(0.5), f32x8::splat(0.5), f32x8::ZERO];
+            assert_eq!(q.planned(&coord).is_some(), kernel, "{w} texels wide");
+        }
     }
 
     /// A xorshift32 stream from `seed` (the tests' reproducible noise).

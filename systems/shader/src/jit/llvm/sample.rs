@@ -404,7 +404,8 @@ impl E {
     /// where `f` is `sitofp(len << 8)`.  The integers are the kernel's
     /// where [`Self::in_range`] holds; elsewhere `cvtps2dq` gives
     /// 0x8000_0000 and the texel index 0x7f_ffff, past any level's last
-    /// texel (levels are at most 16384 wide), which the interior test in
+    /// texel (the kernels read levels of at most 2^16 texels a side,
+    /// `texture::MAX_KERNEL_LEVEL`), which the interior test in
     /// [`Self::bilinear`] relies on.
     fn scaled(&mut self, c: &str, f: &str) -> (String, String, String) {
         let s = self.ins(&format!("fmul {V} {c}, {f}"));
