@@ -194,6 +194,23 @@ fn cases() -> Vec<Case> {
     let mut nearest = sampler(Repeat, Repeat);
     nearest.min_img_filter = TexFilter::Nearest;
     nearest.mag_img_filter = TexFilter::Nearest;
+    let with_wrap = |s: &SamplerState, wrap_s, wrap_t| SamplerState {
+        wrap_s,
+        wrap_t,
+        ..*s
+    };
+    let nearest_clamp = with_wrap(&nearest, Clamp, Clamp);
+    let nearest_mixed = with_wrap(&nearest, Clamp, Repeat);
+    let mut nearest_view = texture(rgba, 10, 8, 3, 25);
+    nearest_view.view.first_level = 1;
+    let mut nearest_swizzled = t(Format::B8G8R8A8_UNORM, 6, 8, 26);
+    nearest_swizzled.view.swizzle = [Swizzle::W, Swizzle::X, Swizzle::One, Swizzle::Y];
+    let mut nearest_mip = with_wrap(&nearest, Repeat, Clamp);
+    nearest_mip.min_mip_filter = TexMipFilter::Nearest;
+    let mut nearest_mip_linear = nearest_mip;
+    nearest_mip_linear.min_mip_filter = TexMipFilter::Linear;
+    let mut min_nearest = nearest_mip;
+    min_nearest.mag_img_filter = TexFilter::Linear;
     vec![
         (
             "clamp, 8x5",
@@ -256,10 +273,28 @@ fn cases() -> Vec<Case> {
             3,
         ),
         (
-            "NEAREST filters (not inlined; view 1 is)",
+            "NEAREST filters, REPEAT; bilinear",
             [t(rgba, 8, 8, 15), t(rgba, 8, 8, 16)],
             [nearest, sampler(Repeat, Repeat)],
-            1,
+            3,
+        ),
+        (
+            "NEAREST filters, CLAMP_TO_EDGE / REPEAT, 5x4 from level 1; B8G8R8A8 swizzled",
+            [nearest_view, nearest_swizzled],
+            [nearest_clamp, nearest_mixed],
+            3,
+        ),
+        (
+            "NEAREST filters, mip filter NEAREST (per-quad ILOG2 levels), 16x16",
+            [texture(rgba, 16, 16, 5, 27), texture(rgba, 16, 8, 4, 28)],
+            [nearest_mip, nearest_mip],
+            3,
+        ),
+        (
+            "NEAREST min, LINEAR mag; NEAREST with mip LINEAR (not inlined)",
+            [texture(rgba, 16, 16, 5, 29), texture(rgba, 8, 8, 4, 30)],
+            [min_nearest, nearest_mip_linear],
+            0,
         ),
         (
             "border and mirror (not inlined)",

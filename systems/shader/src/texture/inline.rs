@@ -38,6 +38,7 @@ use super::{
     TABLE_LEVELS, Texture, bound_sampler, plain_sample,
 };
 use crate::ir::{TexDim, TexKind, TexOp};
+use ferropipe_components::enums::TexWrap;
 
 /// The static half of an inlined lookup: what the generated code is
 /// specialised on (a JIT variant's key, per texture op).
@@ -53,6 +54,9 @@ pub struct InlineSample {
     pub out: [u8; 4],
     /// How each quad's level is chosen.
     pub lod: InlineLod,
+    /// NEAREST min and mag filters (`QuadSampler::nearest_channels`: one
+    /// texel per lane); else LINEAR ([`Kernel::Bilinear`]).
+    pub nearest: bool,
 }
 
 /// [`InlineSample`]'s level choice: the `QuadSampler` kernel's LOD source.
@@ -155,16 +159,33 @@ pub fn inline_shape(t: &TexOp) -> bool {
 impl QuadSampler<'_> {
     /// The static half of this plan's lookups and their descriptor
     /// (without the resources and slots), when its kernel is one the JIT
-    /// inlines: bilinear at one constant level, or at per-quad levels
-    /// chosen by ILOG2 or LINEAR, on data of at least two texels.
+    /// inlines, on data of at least two texels: bilinear at one constant
+    /// level, or at per-quad levels chosen by ILOG2 or LINEAR; NEAREST
+    /// (min and mag) at one constant level or per-quad ILOG2 levels.
+    ///
+    /// Why NEAREST too: pixel art, UI atlases and point-sampled post
+    /// passes sample that way, and between two regions such a lookup paid
+    /// the register-file round trip the inlined bilinear ones no longer
+    /// pay, for a lookup that is one gather.  (NEAREST with a mip filter
+    /// LINEAR blends two levels' bytes, `lerp8x8`: not inlined.)
     fn inline_halves(&self) -> Option<(InlineSample, TexDesc)> {
-        let Kernel::Bilinear {
-            lod,
-            repeat_s,
-            repeat_t,
-        } = self.kernel
-        else {
-            return None;
+        let (lod, repeat_s, repeat_t, nearest) = match self.kernel {
+            Kernel::Bilinear {
+                lod,
+                repeat_s,
+                repeat_t,
+            } => (lod, repeat_s, repeat_t, false),
+            // `quad_sampler`: the wraps are REPEAT or CLAMP_TO_EDGE
+            Kernel::Other if !self.min_linear && !self.mag_linear => {
+                let lod = match self.how {
+                    QuadLod::Const(c) if c.level1 == c.level0 => LOD_CONST,
+                    QuadLod::Ilog2 { .. } => LOD_ILOG2,
+                    _ => return None,
+                };
+                let repeat = |w: TexWrap| w == TexWrap::Repeat;
+                (lod, repeat(self.s.wrap_s), repeat(self.s.wrap_t), true)
+            }
+            Kernel::Other => return None,
         };
         if self.words.len() < 2 {
             return None;
@@ -191,14 +212,22 @@ impl QuadSampler<'_> {
         };
         let lod = match lod {
             LOD_CONST => {
-                let c = self.const_lv.as_ref()?;
-                if c.second.is_some() {
-                    return None;
-                }
-                d.width = lane0(c.first.width);
-                d.height = lane0(c.first.height);
-                d.row_stride = lane0(c.first.row_stride);
-                d.base = lane0(c.first.base);
+                let first = if nearest {
+                    let QuadLod::Const(c) = self.how else {
+                        return None;
+                    };
+                    self.levels_of(c.level0, c.level0)?
+                } else {
+                    let c = self.const_lv.as_ref()?;
+                    if c.second.is_some() {
+                        return None;
+                    }
+                    c.first
+                };
+                d.width = lane0(first.width);
+                d.height = lane0(first.height);
+                d.row_stride = lane0(first.row_stride);
+                d.base = lane0(first.base);
                 InlineLod::Const
             }
             LOD_ILOG2 => {
@@ -229,6 +258,7 @@ impl QuadSampler<'_> {
                 repeat_t,
                 out: self.out,
                 lod,
+                nearest,
             },
             d,
         ))

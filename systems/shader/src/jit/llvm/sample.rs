@@ -120,6 +120,9 @@ pub(super) struct DescVals {
 /// `LaneLevels`, with what the kernel derives from it.
 #[derive(Clone)]
 struct Lv {
+    /// Width and height (NEAREST's scale).
+    width: String,
+    height: String,
     /// `sitofp(width << 8)`, `sitofp(height << 8)`.
     width_f: String,
     height_f: String,
@@ -201,6 +204,8 @@ impl E {
         let last_x = self.iop("sub", width, &E::isplat(1));
         let gt = self.icmp_i("sgt", &last_x, "zeroinitializer");
         Lv {
+            width: width.to_string(),
+            height: height.to_string(),
             width_f: scale(self, width),
             height_f: scale(self, height),
             last_x_m1: self.iop("sub", width, &E::isplat(2)),
@@ -760,7 +765,6 @@ impl E {
     /// each on its own descriptor, and their fallback for the groups the
     /// kernel leaves.
     pub(super) fn sample_inline(&mut self, group: &[(&TexOp, InlineHow)]) {
-        let b = self.ptr("i8");
         let (t, h) = group[0];
         let spec = h.spec;
         let (cx, cy) = (self.get(t.coord[0]), self.get(t.coord[1]));
@@ -820,6 +824,31 @@ impl E {
         // scaled coordinates; a lane out of range sends the group to the
         // fallback (for LINEAR on both levels: the second's test is the
         // first's where the levels are equal)
+        let zero = self.fsplat(0.0);
+        let one = self.fsplat(1.0);
+        let out = |ch: &[String; 4], spec: InlineSample| {
+            spec.out.map(|o| match o {
+                0..=3 => ch[o as usize].clone(),
+                4 => zero.clone(),
+                _ => one.clone(),
+            })
+        };
+        if spec.nearest {
+            // NEAREST: every lane's index is clamped or wrapped into the
+            // level (NaN included), so only a level that does not fit
+            // (above) takes the fallback
+            self.line(&format!("br label %{fast}"));
+            self.open(&fast);
+            let ch = self.nearest(spec, &dvs, &lv0, &cx, &cy);
+            let fast_out: Vec<[String; 4]> = ch
+                .iter()
+                .zip(group)
+                .map(|(ch, (_, h))| out(ch, h.spec))
+                .collect();
+            self.line(&format!("br label %{join}"));
+            self.fallback_and_join(group, &dvs, &cx, &cy, &fast_out, &fast, &slow, &join);
+            return;
+        }
         let sc0 = self.scaled2(&lv0, &cx, &cy);
         let guard = if let Some((lv1, _, _)) = &second {
             let sc1 = self.scaled2(lv1, &cx, &cy);
@@ -874,23 +903,102 @@ impl E {
                 .collect();
             end = both;
         }
-        let zero = self.fsplat(0.0);
-        let one = self.fsplat(1.0);
         let fast_out: Vec<[String; 4]> = pairs
             .iter()
             .zip(group)
             .map(|((even, odd), (_, h))| {
                 let ch = self.channels(even, odd);
-                h.spec.out.map(|o| match o {
-                    0..=3 => ch[o as usize].clone(),
-                    4 => zero.clone(),
-                    _ => one.clone(),
-                })
+                out(&ch, h.spec)
             })
             .collect();
         self.line(&format!("br label %{join}"));
+        self.fallback_and_join(group, &dvs, &cx, &cy, &fast_out, &end, &slow, &join);
+    }
 
-        self.open(&slow);
+    /// `soa::nearest_index` on one axis: the texel index of coordinate
+    /// `c` on an axis of `len` texels (`last` = `len - 1`), REPEAT
+    /// (`floor`, then the power-of-two mask) or CLAMP_TO_EDGE (truncation
+    /// clamped to `0..=last`), with [`Self::trunc_sat`]'s NaN and
+    /// saturation.
+    fn nearest_index(&mut self, c: &str, len: &str, last: &str, repeat: bool) -> String {
+        let lenf = self.ins(&format!("sitofp {VI} {len} to {V}"));
+        let s = self.ins(&format!("fmul {V} {c}, {lenf}"));
+        if repeat {
+            let f = self.round(&s, 9);
+            let i = self.trunc_sat(&f);
+            // (in 0..=last already: `nearest_index`'s clamps change nothing)
+            return self.iop("and", &i, last);
+        }
+        let i = self.trunc_sat(&s);
+        let i = self.imin_max("smax", &i, "zeroinitializer");
+        self.imin_max("smin", &i, last)
+    }
+
+    /// `wide`'s `f32x8::trunc_int` (Rust's `as i32` per lane) as
+    /// [`Self::nearest_index`] uses it: truncation saturating at
+    /// `i32::MAX` (the raw `cvttps2dq` gives `i32::MIN` for +infinity
+    /// too, which would send it to the first texel instead of the last).
+    /// A NaN lane gives `i32::MIN` where `trunc_int` gives 0; both wraps
+    /// map the two to texel 0, so the NaN select is left out.
+    fn trunc_sat(&mut self, v: &str) -> String {
+        let t = self.ins(&format!("call {VI} @llvm.x86.avx.cvtt.ps2dq.256({V} {v})"));
+        let big = self.fsplat(2147483648.0);
+        let ge = self.ins(&format!("fcmp oge {V} {v}, {big}"));
+        let flip = self.ins(&format!("sext <8 x i1> {ge} to {VI}"));
+        self.iop("xor", &flip, &t)
+    }
+
+    /// `QuadSampler::nearest_channels` at one level per quad (`lv`): each
+    /// lane's texel word (`nearest_words`, one `vpgatherdd` per
+    /// descriptor of the group) as four bytes times 1/255.
+    fn nearest(
+        &mut self,
+        spec: InlineSample,
+        dvs: &[DescVals],
+        lv: &Lv,
+        cx: &str,
+        cy: &str,
+    ) -> Vec<[String; 4]> {
+        let x = self.nearest_index(cx, &lv.width, &lv.last_x, spec.repeat_s);
+        let y = self.nearest_index(cy, &lv.height, &lv.last_y, spec.repeat_t);
+        let m = self.iop("mul", &y, &lv.stride);
+        let row = self.iop("add", &lv.base, &m);
+        let scale = self.fsplat(1.0 / 255.0);
+        dvs.iter()
+            .map(|dv| {
+                let w = self.gather_word(&dv.words, &row, &x, &dv.max_word);
+                [0, 8, 16, 24].map(|sh| {
+                    let b = if sh == 0 {
+                        w.clone()
+                    } else {
+                        self.iop("ashr", &w, &E::isplat(sh))
+                    };
+                    let b = self.iop("and", &b, &E::isplat(0xff));
+                    let f = self.ins(&format!("sitofp {VI} {b} to {V}"));
+                    self.ins(&format!("fmul {V} {f}, {scale}"))
+                })
+            })
+            .collect()
+    }
+
+    /// The fallback block `slow` (the interpreter's lookup per
+    /// descriptor, through the `preserve_allcc` trampoline) and the join
+    /// block's phis of each live result: `fast_out` from block `end`, the
+    /// fallback's from `slow`.
+    #[allow(clippy::too_many_arguments)]
+    fn fallback_and_join(
+        &mut self,
+        group: &[(&TexOp, InlineHow)],
+        dvs: &[DescVals],
+        cx: &str,
+        cy: &str,
+        fast_out: &[[String; 4]],
+        end: &str,
+        slow: &str,
+        join: &str,
+    ) {
+        let b = self.ptr("i8");
+        self.open(slow);
         let vp = self.ptr(V);
         let slow_out: Vec<Vec<String>> = dvs
             .iter()
@@ -913,8 +1021,8 @@ impl E {
             .collect();
         self.line(&format!("br label %{join}"));
 
-        self.open(&join);
-        for (((t, _), fo), so) in group.iter().zip(&fast_out).zip(&slow_out) {
+        self.open(join);
+        for (((t, _), fo), so) in group.iter().zip(fast_out).zip(&slow_out) {
             let live = t.live & ((1u8 << t.result_count()) - 1);
             for k in 0..4 {
                 if live & (1 << k) != 0 {
