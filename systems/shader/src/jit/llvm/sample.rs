@@ -846,7 +846,7 @@ impl E {
                 .map(|(ch, (_, h))| out(ch, h.spec))
                 .collect();
             self.line(&format!("br label %{join}"));
-            self.fallback_and_join(group, &dvs, &cx, &cy, &fast_out, &fast, &slow, &join);
+            self.fallback_and_join(group, &dvs, (&cx, &cy), &fast_out, [&fast, &slow, &join]);
             return;
         }
         let sc0 = self.scaled2(&lv0, &cx, &cy);
@@ -912,7 +912,7 @@ impl E {
             })
             .collect();
         self.line(&format!("br label %{join}"));
-        self.fallback_and_join(group, &dvs, &cx, &cy, &fast_out, &end, &slow, &join);
+        self.fallback_and_join(group, &dvs, (&cx, &cy), &fast_out, [&end, &slow, &join]);
     }
 
     /// `soa::nearest_index` on one axis: the texel index of coordinate
@@ -982,20 +982,16 @@ impl E {
     }
 
     /// The fallback block `slow` (the interpreter's lookup per
-    /// descriptor, through the `preserve_allcc` trampoline) and the join
-    /// block's phis of each live result: `fast_out` from block `end`, the
-    /// fallback's from `slow`.
-    #[allow(clippy::too_many_arguments)]
+    /// descriptor at (`cx`, `cy`), through the `preserve_allcc`
+    /// trampoline) and the join block's phis of each live result:
+    /// `fast_out` from block `end`, the fallback's from `slow`.
     fn fallback_and_join(
         &mut self,
         group: &[(&TexOp, InlineHow)],
         dvs: &[DescVals],
-        cx: &str,
-        cy: &str,
+        (cx, cy): (&str, &str),
         fast_out: &[[String; 4]],
-        end: &str,
-        slow: &str,
-        join: &str,
+        [end, slow, join]: [&str; 3],
     ) {
         let b = self.ptr("i8");
         self.open(slow);
