@@ -225,7 +225,7 @@ fn inline_variant<'r>(
                 };
                 let shares = matches!(prev, Some((p, Some((ps, pslot))))
                     if p + 1 == op
-                        && (ps.repeat_s, ps.repeat_t, ps.lod) == (spec.repeat_s, spec.repeat_t, spec.lod)
+                        && ps.same_addressing(&spec)
                         && matches!(&prog.body[p as usize], Op::Texture(pt) if texture::same_coordinates(pt, t))
                         && descs[pslot].same_addressing(&descs[slot]));
                 Some(InlineHow {

@@ -390,7 +390,30 @@ fn lookups_of_one_layout_share_their_addressing() {
     let mut nearest_mip = sampler(TexWrap::ClampToEdge, TexWrap::ClampToEdge);
     nearest_mip.min_mip_filter = TexMipFilter::Nearest;
     let one = sampler(TexWrap::ClampToEdge, TexWrap::Repeat);
+    let mut one_nearest = one;
+    one_nearest.min_img_filter = TexFilter::Nearest;
+    one_nearest.mag_img_filter = TexFilter::Nearest;
     let cases: Vec<MapsCase> = vec![
+        (
+            "NEAREST, three maps of one layout",
+            [
+                texture(rgba, 8, 8, 1, 40),
+                texture(rgba, 8, 8, 1, 41),
+                texture(rgba, 8, 8, 1, 42),
+            ],
+            [one_nearest, one_nearest],
+            (3, 2),
+        ),
+        (
+            "one level, the third map through a NEAREST sampler of the same wraps (not shared)",
+            [
+                texture(rgba, 8, 8, 1, 43),
+                texture(rgba, 8, 8, 1, 44),
+                texture(rgba, 8, 8, 1, 45),
+            ],
+            [one, one_nearest],
+            (3, 1),
+        ),
         (
             "trilinear, three maps of one layout",
             [

@@ -59,6 +59,19 @@ pub struct InlineSample {
     pub nearest: bool,
 }
 
+impl InlineSample {
+    /// Whether lookups with `self` and `other` compute their level,
+    /// texel indices and weights alike (from the same coordinates and
+    /// descriptor layout): the same wrap modes, LOD source and filter;
+    /// only the channel map may differ.  (A NEAREST and a bilinear
+    /// lookup, e.g. one texture through a point and a linear sampler,
+    /// must not share.)
+    pub fn same_addressing(&self, other: &InlineSample) -> bool {
+        (self.repeat_s, self.repeat_t, self.lod, self.nearest)
+            == (other.repeat_s, other.repeat_t, other.lod, other.nearest)
+    }
+}
+
 /// [`InlineSample`]'s level choice: the `QuadSampler` kernel's LOD source.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum InlineLod {

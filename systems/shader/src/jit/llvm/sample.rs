@@ -73,13 +73,12 @@ const W16: &str = "<16 x i16>";
 
 /// Whether lookup `u` (`hu`) may join `group`, a run of adjacent lookups
 /// generated with one addressing: the key says it shares its
-/// predecessor's (same wrap modes and LOD source, same layout), it reads
-/// the same coordinate registers, and no lookup of the group writes them.
+/// predecessor's (same wrap modes, LOD source and filter, same layout),
+/// it reads the same coordinate registers, and no lookup of the group
+/// writes them.
 pub(super) fn shares(group: &[(&TexOp, InlineHow)], u: &TexOp, hu: InlineHow) -> bool {
-    let h = group[0].1;
     hu.shares
-        && (hu.spec.repeat_s, hu.spec.repeat_t, hu.spec.lod)
-            == (h.spec.repeat_s, h.spec.repeat_t, h.spec.lod)
+        && hu.spec.same_addressing(&group[0].1.spec)
         && group.iter().all(|(g, _)| same_coordinates(g, u))
 }
 
