@@ -8,14 +8,29 @@
 //! back end adds to shader creation), the share of body ops it compiled and
 //! the region count; then p50 and max over all shaders.  The back end is
 //! `FERROPIPE_SHADER`'s (`jit`, `llvm` or `cranelift`; default `jit`).
+//!
+//! A fragment shader whose LLVM code may sample inside its regions
+//! (docs/shaders.md, "Texture lookups inside the LLVM regions") is then
+//! run once on 8 groups with every sampler view it reads bound to a 4x4
+//! RGBA8 texture, every sampler to bilinear CLAMP_TO_EDGE and every
+//! constant buffer to 4 KiB of zeros: the sampling variant that call
+//! compiles is timed too (the second compile a hot textured shader pays).
 
-use ferropipe_components::enums::ShaderType;
-use ferropipe_shader::{Backend, Language, compile_with_backend};
+use ferropipe_components::enums::{ShaderType, TexFilter, TexWrap, TextureTarget};
+use ferropipe_components::format::Format;
+use ferropipe_components::resource::{ResourceLayout, ResourceTemplate};
+use ferropipe_components::shader::{
+    BoundTexture, FragmentIo, FragmentShader, Lanes, ShaderResources,
+};
+use ferropipe_components::state::SamplerState;
+use ferropipe_components::view::SamplerViewDesc;
+use ferropipe_shader::{Backend, CompiledShader, Language, compile_with_backend};
 
 fn main() {
     let backend = Backend::from_env_or_default();
     let mut times = Vec::new();
     let mut tier_times = Vec::new();
+    let mut variant_times = Vec::new();
     let (mut ops_in, mut ops_all) = (0usize, 0usize);
     let mut seen = std::collections::HashSet::new();
     for path in std::env::args().skip(1) {
@@ -85,6 +100,12 @@ fn main() {
                             work / c.max(1) as u64
                         );
                     }
+                    if stage == ShaderType::Fragment
+                        && let Some(ns) = sampling_variant(&shader)
+                    {
+                        variant_times.push(ns);
+                        println!("  sampling variant: {:.3} ms", ns as f64 * 1e-6);
+                    }
                 }
                 None => {
                     ops_all += p.body.len();
@@ -103,6 +124,80 @@ fn main() {
     if let Some(t) = summary(&mut tier_times) {
         println!("{} LLVM tiers compiled: {t}", tier_times.len());
     }
+    if let Some(t) = summary(&mut variant_times) {
+        println!("{} sampling variants compiled: {t}", variant_times.len());
+    }
+}
+
+/// Runs fragment shader `shader` once with the bindings of the module's
+/// docs and returns the compile time of the sampling variant that call
+/// compiled (`None`: the shader reads storage, or its current code
+/// compiled none: no candidate lookups, or not LLVM's code).
+fn sampling_variant(shader: &CompiledShader) -> Option<u64> {
+    let info = shader.info();
+    if info.shader_buffers_used != 0 || info.shader_images_used != 0 {
+        return None;
+    }
+    let code = shader.jit()?;
+    let before = code.variant_count();
+    let templ = ResourceTemplate {
+        target: TextureTarget::Texture2D,
+        format: Format::R8G8B8A8_UNORM,
+        width0: 4,
+        height0: 4,
+        depth0: 1,
+        array_size: 1,
+        ..Default::default()
+    };
+    let layout = ResourceLayout::new(&templ)?;
+    let data = vec![128u8; layout.size];
+    let view = SamplerViewDesc::of_resource(&templ);
+    let sampler = SamplerState {
+        wrap_s: TexWrap::ClampToEdge,
+        wrap_t: TexWrap::ClampToEdge,
+        min_img_filter: TexFilter::Linear,
+        mag_img_filter: TexFilter::Linear,
+        ..SamplerState::default()
+    };
+    let views = 128 - info.sampler_views_used.leading_zeros() as usize;
+    let samplers = 32 - info.samplers_used.leading_zeros() as usize;
+    let consts = 32 - info.const_buffers_used.leading_zeros() as usize;
+    let textures: Vec<Option<BoundTexture>> = (0..views)
+        .map(|_| {
+            Some(BoundTexture {
+                view: &view,
+                layout: &layout,
+                resource_format: templ.format,
+                data: &data,
+            })
+        })
+        .collect();
+    let smps: Vec<Option<&SamplerState>> = (0..samplers).map(|_| Some(&sampler)).collect();
+    let zeros = vec![0u8; 4096];
+    let constants: Vec<&[u8]> = (0..consts).map(|_| zeros.as_slice()).collect();
+    let res = ShaderResources {
+        constants: &constants,
+        textures: &textures,
+        samplers: &smps,
+        ..Default::default()
+    };
+    const GROUPS: usize = 8;
+    let rows = |slots: usize| vec![Lanes::ZERO; slots * 4 * GROUPS];
+    let inputs = rows(info.inputs.len());
+    let frag_coord = rows(1);
+    let mut outputs = rows(info.outputs.len());
+    let all: Lanes = bytemuck::cast(wide::u32x8::splat(!0));
+    let mut mask = vec![all; GROUPS];
+    let mut io = FragmentIo {
+        groups: GROUPS,
+        inputs: &inputs,
+        frag_coord: &frag_coord,
+        mask: &mut mask,
+        outputs: &mut outputs,
+    };
+    shader.run(&res, &mut io);
+    let times = code.variant_compile_ns();
+    (code.variant_count() > before).then(|| times.last().copied())?
 }
 
 /// "p50 .. ms, max .. ms" of compile times in ns (`None`: no times).

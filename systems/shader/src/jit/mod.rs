@@ -496,6 +496,18 @@ impl JitCode {
             .collect()
     }
 
+    /// Nanoseconds each sampling variant compiled so far took, in order
+    /// (its regions and module, as [`Self::compile_ns`]; failed compiles
+    /// left out): what a call that meets a new sampler state pays once.
+    pub fn variant_compile_ns(&self) -> Vec<u64> {
+        self.variants
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+            .filter_map(|(_, code)| code.as_ref().map(|c| c.compile_ns()))
+            .collect()
+    }
+
     /// Nanoseconds the compilation took (the regions and the module).
     pub fn compile_ns(&self) -> u64 {
         self.compile_ns
