@@ -820,9 +820,6 @@ impl E {
                 (lv0, second)
             }
         };
-        // scaled coordinates; a lane out of range sends the group to the
-        // fallback (for LINEAR on both levels: the second's test is the
-        // first's where the levels are equal)
         let zero = self.fsplat(0.0);
         let one = self.fsplat(1.0);
         let out = |ch: &[String; 4], spec: InlineSample| {
@@ -848,6 +845,9 @@ impl E {
             self.fallback_and_join(group, &dvs, (&cx, &cy), &fast_out, [&fast, &slow, &join]);
             return;
         }
+        // scaled coordinates; a lane out of range sends the group to the
+        // fallback (for LINEAR on both levels: the second's test is the
+        // first's where the levels are equal)
         let sc0 = self.scaled2(&lv0, &cx, &cy);
         let guard = if let Some((lv1, _, _)) = &second {
             let sc1 = self.scaled2(lv1, &cx, &cy);
