@@ -26,7 +26,8 @@
 //! (`bilinear_taps_avx2`, `bilinear_fetch_avx2`, `filter_pairs_avx2`,
 //! `channels_f32`), the same operations in the same order, so the same
 //! bits (`jit/llvm/sample.rs`; held to the interpreter by
-//! `tests/jit_texture.rs`).  Groups the kernel leaves (coordinates beyond
+//! `tests/jit_texture.rs`); for NEAREST filters it is
+//! [`QuadSampler::nearest_channels`]'s.  Groups the kernel leaves (coordinates beyond
 //! i32 after scaling, or NaN) call [`inline_fallback`], which is what the
 //! interpreter's fallback runs.
 
