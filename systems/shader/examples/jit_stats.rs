@@ -97,7 +97,7 @@ fn main() {
                         println!(
                             "  LLVM tier: {:.3} ms, switching after {work} op-groups ({} groups)",
                             top.compile_ns() as f64 * 1e-6,
-                            work / c.max(1) as u64
+                            work / shader.tiers().work_per_group().max(1)
                         );
                     }
                     if stage == ShaderType::Fragment

@@ -171,8 +171,13 @@ pub fn run_with(
     };
     // (a variant holds the same ops in regions as its base, so it fits the
     // call's buffers where the base does; checked all the same, as the
-    // unsafe call boundary's contract)
-    let jit = variant.as_deref().filter(|v| v.fits(prog, io)).or(jit);
+    // unsafe call boundary's contract); without one, the code without
+    // inlined lookups, which a deferred tier compiles now if no call has
+    // needed it before
+    let jit = match variant.as_deref().filter(|v| v.fits(prog, io)) {
+        Some(v) => Some(v),
+        None => jit.and_then(|j| j.base(prog)).filter(|j| j.fits(prog, io)),
+    };
     let mut g0 = 0;
     while g0 < total {
         let groups = chunk.min(total - g0);

@@ -460,3 +460,60 @@ fn lookups_of_one_layout_share_their_addressing() {
         assert_eq!(code.variant_lookups(), vec![want], "{what}");
     }
 }
+
+/// The automatic switch to LLVM's tier of a program with lookups a
+/// sampling variant may inline (`JitCode::deferred`) compiles the variant
+/// its calls run and nothing else: the code without inlined lookups only
+/// once a call no variant covers needs it.  Every call gives the
+/// interpreter's bits.
+#[test]
+fn the_switch_compiles_only_what_its_calls_run() {
+    use TexWrap::{ClampToBorder, ClampToEdge as Clamp, MirrorRepeat};
+    let interp = compile(Backend::Interp);
+    let shader = compile(Backend::Jit);
+    let rgba = Format::R8G8B8A8_UNORM;
+    let texs = [texture(rgba, 16, 8, 1, 41), texture(rgba, 8, 8, 1, 42)];
+    let (inline, general) = (
+        [sampler(Clamp, Clamp), sampler(Clamp, Clamp)],
+        [sampler(ClampToBorder, Clamp), sampler(MirrorRepeat, Clamp)],
+    );
+    let texs = [&texs[0], &texs[1]];
+    let tiers = shader.tiers();
+    let base = shader.jit().expect("Cranelift's code");
+    assert_eq!(base.codegen(), ferropipe_shader::Codegen::Cranelift);
+    // as if the shader had run past its break-even work
+    let _ = tiers.for_call(shader.program(), usize::MAX / 2);
+    assert!(!tiers.may_tier_up());
+    let Some(top) = shader
+        .jit()
+        .filter(|c| c.codegen() == ferropipe_shader::Codegen::Llvm)
+    else {
+        assert!(
+            std::env::var_os(ferropipe_shader::REQUIRE_LLVM_ENV).is_none(),
+            "LLVM is required here but gave no code"
+        );
+        eprintln!("no libLLVM on this host: the deferred tier is not tested");
+        return;
+    };
+    assert!(
+        top.is_deferred(),
+        "the switch compiled the code without lookups"
+    );
+    assert_eq!(top.region_count(), 0);
+    for (what, smps, deferred) in [
+        ("inlined", &inline, true),
+        ("again", &inline, true),
+        ("border and mirror", &general, false),
+        ("inlined after", &inline, false),
+    ] {
+        let smps = [&smps[0], &smps[1]];
+        let want = run(&interp, &texs, &smps);
+        let got = run(&shader, &texs, &smps);
+        let diff = want.iter().zip(&got).filter(|(a, b)| a != b).count();
+        assert_eq!(diff, 0, "{what}: {diff} results differ");
+        assert_eq!(top.is_deferred(), deferred, "{what}");
+        assert_eq!(top.variant_lookups(), vec![(3, 0)], "{what}");
+    }
+    // a host's tier-up after the switch has nothing left to compile
+    assert!(shader.tier_up());
+}

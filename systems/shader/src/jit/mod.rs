@@ -48,7 +48,8 @@ mod tier;
 
 pub use llvm::LLVM_ENV;
 pub use tier::{
-    LLVM_COMPILE_NS, LLVM_COMPILE_NS_PER_REGION, LOOKUP_OPS, SAVED_PS_PER_OP_GROUP, TieredCode,
+    LLVM_COMPILE_NS, LLVM_COMPILE_NS_PER_LOOKUP, LLVM_COMPILE_NS_PER_REGION, LOOKUP_OPS,
+    SAVED_PS_PER_OP_GROUP, TieredCode,
 };
 
 use std::collections::BTreeSet;
@@ -200,6 +201,9 @@ struct RegionCtx {
 enum Owner {
     Cranelift(Box<Module>),
     Llvm(llvm::LlvmCode),
+    /// A deferred tier's shell: no code pages of its own, the library
+    /// its variants and base will be compiled with.
+    Library(llvm::Llvm),
 }
 
 /// The Cranelift module that owns a program's code pages.
@@ -291,7 +295,21 @@ pub struct JitCode {
     /// The sampling variants compiled so far, by key (one entry per
     /// candidate); `None`: the compile failed.
     variants: std::sync::Mutex<Vec<Variant>>,
+    /// `Some` for a deferred tier ([`JitCode::deferred`]): this code has
+    /// no regions of its own, only the interface and the sampling
+    /// variants, and [`JitCode::base`] compiles the code without inlined
+    /// lookups at the first call no variant covers.
+    deferred: Option<Deferred>,
     _owner: Owner,
+}
+
+/// The code without inlined lookups of a deferred tier, compiled on
+/// first need.
+struct Deferred {
+    base: std::sync::OnceLock<Option<Arc<JitCode>>>,
+    /// What runs where LLVM fails to compile it: the tier below
+    /// (Cranelift's code), as if the program had never switched.
+    below: Option<Arc<JitCode>>,
 }
 
 impl fmt::Debug for JitCode {
@@ -302,6 +320,7 @@ impl fmt::Debug for JitCode {
             .field("ops_total", &self.ops_total)
             .field("compile_ns", &self.compile_ns)
             .field("codegen", &self.codegen)
+            .field("deferred", &self.deferred.is_some())
             .finish()
     }
 }
@@ -386,8 +405,7 @@ impl JitCode {
         };
         let mut starts = vec![u32::MAX; prog.body.len()];
         let mut regions = Vec::with_capacity(spans.len());
-        let mut needs = IoNeeds::default();
-        let mut ops_compiled = 0;
+        let (needs, ops_compiled) = interface(&prog.body, &spans);
         for (i, (&(s, e), ptr)) in spans.iter().zip(ptrs).enumerate() {
             starts[s] = i as u32;
             // SAFETY: `ptr` is the finalized address of a function
@@ -401,10 +419,6 @@ impl JitCode {
                 end: e as u32,
                 func,
             });
-            ops_compiled += e - s;
-            for op in &prog.body[s..e] {
-                add_needs(&mut needs, op);
-            }
         }
         Ok(Some(JitCode {
             starts,
@@ -418,8 +432,98 @@ impl JitCode {
             candidates: Vec::new(),
             tex_slots: tex_slots.unwrap_or(0),
             variants: std::sync::Mutex::new(Vec::new()),
+            deferred: None,
             _owner: owner,
         }))
+    }
+
+    /// LLVM's tier of `prog` as the automatic switch makes it
+    /// ([`TieredCode`]): for a program with lookups a sampling variant may
+    /// inline, a shell that compiles nothing now, whose calls compile the
+    /// variant of their bindings ([`Self::variant`]) and, only where no
+    /// variant covers a call, the code without inlined lookups
+    /// ([`Self::base`]; `below` runs where that fails); otherwise
+    /// [`Self::compile`].
+    ///
+    /// Why: a textured program's calls run a variant, so compiling its
+    /// code without lookups first doubled the switch's cost for code no
+    /// call ran (textured_mesh: 7.7 ms before its 12.8 ms variant;
+    /// postprocess: ~33 ms before ~92 ms, `jit_stats`).
+    pub(crate) fn deferred(
+        prog: &LaneProgram,
+        below: Option<Arc<JitCode>>,
+    ) -> Result<Option<JitCode>, JitError> {
+        let t0 = Instant::now();
+        let candidates: Vec<u32> = prog
+            .body
+            .iter()
+            .enumerate()
+            .filter(|(_, op)| matches!(op, Op::Texture(t) if inline_shape(t)))
+            .map(|(i, _)| i as u32)
+            .collect();
+        if candidates.is_empty() {
+            return Self::compile(prog, Codegen::Llvm);
+        }
+        prog.verify().map_err(JitError::Verify)?;
+        // the shell promises LLVM's code: a host without libLLVM keeps the
+        // tier below; and it holds the library for the compiles to come
+        let lib = llvm::load()?;
+        let spans = regions(&prog.body, &vec![None; prog.body.len()]);
+        if spans.is_empty() {
+            return Ok(None);
+        }
+        let (needs, ops_compiled) = interface(&prog.body, &spans);
+        Ok(Some(JitCode {
+            starts: vec![u32::MAX; prog.body.len()],
+            regions: Vec::new(),
+            needs,
+            ops_compiled,
+            ops_total: prog.body.len(),
+            compiled_for: program_key(prog),
+            compile_ns: t0.elapsed().as_nanos() as u64,
+            codegen: Codegen::Llvm,
+            candidates,
+            tex_slots: 0,
+            variants: std::sync::Mutex::new(Vec::new()),
+            deferred: Some(Deferred {
+                base: std::sync::OnceLock::new(),
+                below,
+            }),
+            _owner: Owner::Library(lib),
+        }))
+    }
+
+    /// The code a call no sampling variant covers runs: this code, or a
+    /// deferred tier's code without inlined lookups, compiled now if no
+    /// call has needed it yet (a concurrent call waits for it).  `None`:
+    /// neither LLVM nor the tier below has code (the interpreter runs).
+    pub(crate) fn base(&self, prog: &LaneProgram) -> Option<&JitCode> {
+        let Some(d) = &self.deferred else {
+            return Some(self);
+        };
+        d.base
+            .get_or_init(|| {
+                // the rest of the switch, paid by the first call without
+                // a variant: named in the live profiler's flamegraph
+                ferropipe_profiling::scope!("jit_tier_up_base");
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    JitCode::compile_inline(prog, Codegen::Llvm, &[])
+                }))
+                .ok()
+                .and_then(Result::ok)
+                .flatten()
+                .map(Arc::new)
+                .or_else(|| d.below.clone())
+            })
+            .as_deref()
+    }
+
+    /// Whether this is a deferred tier's shell ([`Self::deferred`]) whose
+    /// code without inlined lookups no call has compiled yet.
+    pub fn is_deferred(&self) -> bool {
+        self.deferred
+            .as_ref()
+            .is_some_and(|d| d.base.get().is_none())
     }
 
     /// Body ops whose lookups a sampling variant of this code may inline
@@ -602,6 +706,20 @@ impl JitCode {
         // the call.
         unsafe { (self.regions[r].func)(&ctx) }
     }
+}
+
+/// The interface of regions `spans` of `body`: the call buffers' rows
+/// they need, and how many ops they hold.
+fn interface(body: &[Op], spans: &[(usize, usize)]) -> (IoNeeds, usize) {
+    let mut needs = IoNeeds::default();
+    let mut ops = 0;
+    for &(s, e) in spans {
+        ops += e - s;
+        for op in &body[s..e] {
+            add_needs(&mut needs, op);
+        }
+    }
+    (needs, ops)
 }
 
 /// What identifies the program a [`JitCode`] was compiled from: its id

@@ -55,13 +55,27 @@ pub const SAVED_PS_PER_OP_GROUP: u64 = 280;
 
 /// What LLVM's code saves per 8-lane group on a texture lookup it may
 /// sample inside its region (`JitCode::variant`), in compiled ops (of
-/// [`SAVED_PS_PER_OP_GROUP`] each): postprocess's 15 inlined lookups saved
-/// 17 ms of a 1080p frame of 259,200 groups, 4.4 ns a lookup and group,
-/// ~16 ops.  (textured_mesh's one lookup, in calls of a few groups, saved
-/// more per group; the lower figure switches later, within the rule's 2x.)
-/// Such a program's LLVM tier also compiles twice (the code without
-/// inlined lookups, then the variant): its cost counts twice.
-pub const LOOKUP_OPS: u64 = 16;
+/// [`SAVED_PS_PER_OP_GROUP`] each).  The two perf scenes that inline
+/// spread 4x apart (2026-11-28, one thread, `FERROPIPE_SHADER=cranelift`
+/// against `llvm`, after the ops' share): postprocess's 15 lookups at one
+/// level, in calls of 259,200 groups a frame, save 87 - 131 ops' 78 ns ≈
+/// 3.3 ns a lookup and group (12 ops); textured_mesh's one lookup at
+/// per-quad levels, in ~10,000 calls of ~60 groups a frame (592,588
+/// groups), saves ~10 ms a frame, 15 ns a group (53 ops), the quad
+/// sampler's per-call setup included.  Their geometric mean, 25, is
+/// within 2x of both, so each switches within the rule's 2x of its own
+/// break-even: postprocess after ~2.3 frames (~3.4 at its own 12 ops),
+/// textured_mesh after ~2 (~1.2 at 53).
+pub const LOOKUP_OPS: u64 = 25;
+
+/// LLVM's compile cost per lookup a sampling variant inlines, in ns, on
+/// top of [`LLVM_COMPILE_NS`] and the regions': `jit_stats`' variants
+/// against their programs' code without lookups, postprocess (15
+/// lookups) ~92 against ~33 ms, textured_mesh (1) 12.8 against 7.7 ms:
+/// ~4 ms a lookup.  The automatic switch of such a program compiles the
+/// variant its calls run, not the code without lookups too
+/// ([`JitCode::deferred`]): this is its cost.
+pub const LLVM_COMPILE_NS_PER_LOOKUP: u64 = 4_000_000;
 
 /// A shader's native code under [`Backend::Jit`]'s tiers, or a single
 /// code generator's for the other back ends (which never switch).
@@ -104,10 +118,9 @@ impl TieredCode {
             .iter()
             .filter(|op| matches!(op, Op::Texture(t) if inline_shape(t)))
             .count() as u64;
-        let mut cost_ns = LLVM_COMPILE_NS + LLVM_COMPILE_NS_PER_REGION * regions as u64;
-        if lookups > 0 {
-            cost_ns *= 2;
-        }
+        let cost_ns = LLVM_COMPILE_NS
+            + LLVM_COMPILE_NS_PER_REGION * regions as u64
+            + LLVM_COMPILE_NS_PER_LOOKUP * lookups;
         let ops = base.as_ref().map_or(0, |c| c.coverage().0) as u64;
         // op-groups after which LLVM's code has saved what it costs
         let mut t = TieredCode::with(base, cost_ns.saturating_mul(1000) / SAVED_PS_PER_OP_GROUP);
@@ -147,7 +160,7 @@ impl TieredCode {
             let add = self.per_group.saturating_mul(groups as u64);
             let before = self.work.fetch_add(add, Ordering::Relaxed);
             if before.saturating_add(add) >= self.threshold {
-                self.tier_up(prog);
+                self.switch(prog, false);
             }
         }
         self.current()
@@ -158,11 +171,41 @@ impl TieredCode {
     /// ends, programs past [`LLVM_MAX_REGIONS`]).  Returns whether LLVM's
     /// code runs from now on.
     pub fn tier_up(&self, prog: &LaneProgram) -> bool {
+        // (after an automatic switch, the code without lookups it may
+        // have deferred)
+        self.switch(prog, true)
+            && self
+                .top
+                .get()
+                .and_then(Option::as_ref)
+                .is_some_and(|top| top.base(prog).is_some())
+    }
+
+    /// Makes LLVM's tier, once: the whole code (`whole`, a host's
+    /// [`Self::tier_up`]) or what the switching call needs
+    /// ([`JitCode::deferred`]: a program with candidate lookups compiles
+    /// the variants its calls run, and the code without lookups only for
+    /// a call no variant covers).  Returns whether LLVM's code runs from
+    /// now on.
+    fn switch(&self, prog: &LaneProgram, whole: bool) -> bool {
         if self.threshold != u64::MAX && !self.claimed.swap(true, Ordering::AcqRel) {
-            // the one compile a hot shader pays mid-frame (3-45 ms): named
-            // in the live profiler's flamegraph
+            // the one compile a hot shader pays mid-frame (3-45 ms, and
+            // its first sampling variant's): named in the live profiler's
+            // flamegraph
             ferropipe_profiling::scope!("jit_tier_up");
-            let _ = self.top.set(compile_with(prog, &[Codegen::Llvm]));
+            let top = if whole {
+                compile_with(prog, &[Codegen::Llvm])
+            } else {
+                let below = self.base.clone();
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    JitCode::deferred(prog, below)
+                }))
+                .ok()
+                .and_then(Result::ok)
+                .flatten()
+                .map(Arc::new)
+            };
+            let _ = self.top.set(top);
         }
         matches!(self.top.get(), Some(Some(_)))
     }
@@ -170,6 +213,12 @@ impl TieredCode {
     /// Whether LLVM's code may still replace the current code.
     pub fn may_tier_up(&self) -> bool {
         self.threshold != u64::MAX && self.top.get().is_none()
+    }
+
+    /// The work one group of a call counts (compiled ops, and
+    /// [`LOOKUP_OPS`] per candidate lookup).
+    pub fn work_per_group(&self) -> u64 {
+        self.per_group
     }
 
     /// The work (compiled op-groups) at which [`Self::for_call`] switches

@@ -841,6 +841,16 @@ attributes #0 = { nounwind \"target-cpu\"=\"x86-64-v3\" }
 !0 = !{}
 ";
 
+/// The host's `libLLVM`, loaded: a deferred tier holds it
+/// (`JitCode::deferred`), so that its later compiles do not load it again
+/// (~20 ms of relocations and page faults the process's first time).
+pub(super) use api::Llvm;
+
+/// Loads the host's `libLLVM` ([`Llvm`]).
+pub(super) fn load() -> Result<Llvm, JitError> {
+    api::Llvm::load()
+}
+
 #[cfg(test)]
 /// Whether LLVM's code generator can run here (the host's `libLLVM` 14
 /// loads and has every function it calls); the error says why not.
