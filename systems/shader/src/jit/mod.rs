@@ -699,8 +699,10 @@ impl JitCode {
         // assert.  Its inlined lookups read descriptor slots below
         // `tex_slots` (asserted) and, through each, texels at indices
         // clamped to the descriptor's `max_word` / `max_pair` of its
-        // `words`, which `SamplerCache::inline_plan` made from the call's
-        // bound view (alive for the call); their fallback reads the
+        // `words` or, in a group whose every footprint is interior,
+        // inside a level of its table, whose every texel is inside `words`
+        // (`QuadSampler::fill`); `SamplerCache::inline_plan` made both
+        // from the call's bound view (alive for the call); their fallback reads the
         // descriptor's resources, the call's.  The helpers it calls are
         // `extern "C"` Rust functions that do not unwind.  `ctx` outlives
         // the call.

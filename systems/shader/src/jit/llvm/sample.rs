@@ -466,12 +466,22 @@ impl E {
     }
 
     /// `fetch_pairs_by` for one row: the 8-byte pair at texel index `i`
-    /// (clamped to `max`) of each lane as (left, right) texels; by two
-    /// 4-element `vpgatherdq` where gathers are fast, else by 8 scalar
-    /// loads.
-    fn pair_row(&mut self, words: &str, i: &str, max: &str, gather: bool) -> (String, String) {
+    /// (clamped to `max`; `None`: an interior group's index, which needs
+    /// no clamp, [`Self::bilinear`]) of each lane as (left, right)
+    /// texels; by two 4-element `vpgatherdq` where gathers are fast, else
+    /// by 8 scalar loads.
+    fn pair_row(
+        &mut self,
+        words: &str,
+        i: &str,
+        max: Option<&str>,
+        gather: bool,
+    ) -> (String, String) {
         let b = self.ptr("i8");
-        let i = self.imin_max("umin", i, max);
+        let i = match max {
+            Some(max) => self.imin_max("umin", i, max),
+            None => i.to_string(),
+        };
         // The pairs of lanes 0, 1, 4, 5 in `lo` and of 2, 3, 6, 7 in
         // `hi`: then one in-lane shuffle (`vshufps`) per texel restores
         // the lane order, as `fetch_pairs_by` does.
@@ -664,8 +674,13 @@ impl E {
             let texels: Vec<[String; 4]> = dvs
                 .iter()
                 .map(|dv| {
-                    let (tl, tr) = self.pair_row(&dv.words, &a, &dv.max_pair, gather);
-                    let (bl, br) = self.pair_row(&dv.words, &c, &dv.max_pair, gather);
+                    // (no clamp: both pairs lie inside the level, x0 + 1
+                    // <= last_x and y0 + 1 <= last_y, and every texel of
+                    // a level the table holds is inside `words`,
+                    // `QuadSampler::fill`: postprocess 2 `vpminud` and a
+                    // reload fewer a lookup)
+                    let (tl, tr) = self.pair_row(&dv.words, &a, None, gather);
+                    let (bl, br) = self.pair_row(&dv.words, &c, None, gather);
                     [tl, tr, bl, br]
                 })
                 .collect();
@@ -708,8 +723,8 @@ impl E {
         let from_pair: Vec<[String; 4]> = dvs
             .iter()
             .map(|dv| {
-                let (mut tl, tr) = self.pair_row(&dv.words, &a, &dv.max_pair, gather);
-                let (mut bl, br) = self.pair_row(&dv.words, &c, &dv.max_pair, gather);
+                let (mut tl, tr) = self.pair_row(&dv.words, &a, Some(&dv.max_pair), gather);
+                let (mut bl, br) = self.pair_row(&dv.words, &c, Some(&dv.max_pair), gather);
                 if let Some(right) = &right {
                     tl = self.ins(&format!("select <8 x i1> {right}, {VI} {tr}, {VI} {tl}"));
                     bl = self.ins(&format!("select <8 x i1> {right}, {VI} {br}, {VI} {bl}"));
