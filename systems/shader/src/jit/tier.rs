@@ -74,7 +74,7 @@ pub const LOOKUP_OPS: u64 = 25;
 /// lookups) ~92 against ~33 ms, textured_mesh (1) 12.8 against 7.7 ms:
 /// ~4 ms a lookup.  The automatic switch of such a program compiles the
 /// variant its calls run, not the code without lookups too
-/// ([`JitCode::deferred`]): this is its cost.
+/// (`JitCode::deferred`): this is its cost.
 pub const LLVM_COMPILE_NS_PER_LOOKUP: u64 = 4_000_000;
 
 /// A shader's native code under [`Backend::Jit`]'s tiers, or a single
