@@ -346,13 +346,7 @@ impl JitCode {
         if codegen == Codegen::Llvm
             && let Some(c) = &mut code
         {
-            c.candidates = prog
-                .body
-                .iter()
-                .enumerate()
-                .filter(|(_, op)| matches!(op, Op::Texture(t) if inline_shape(t)))
-                .map(|(i, _)| i as u32)
-                .collect();
+            c.candidates = candidates(prog);
         }
         Ok(code)
     }
@@ -454,13 +448,7 @@ impl JitCode {
         below: Option<Arc<JitCode>>,
     ) -> Result<Option<JitCode>, JitError> {
         let t0 = Instant::now();
-        let candidates: Vec<u32> = prog
-            .body
-            .iter()
-            .enumerate()
-            .filter(|(_, op)| matches!(op, Op::Texture(t) if inline_shape(t)))
-            .map(|(i, _)| i as u32)
-            .collect();
+        let candidates = candidates(prog);
         if candidates.is_empty() {
             return Self::compile(prog, Codegen::Llvm);
         }
@@ -708,6 +696,17 @@ impl JitCode {
         // the call.
         unsafe { (self.regions[r].func)(&ctx) }
     }
+}
+
+/// The body ops of `prog` whose lookups a sampling variant may inline
+/// ([`inline_shape`]).
+fn candidates(prog: &LaneProgram) -> Vec<u32> {
+    prog.body
+        .iter()
+        .enumerate()
+        .filter(|(_, op)| matches!(op, Op::Texture(t) if inline_shape(t)))
+        .map(|(i, _)| i as u32)
+        .collect()
 }
 
 /// The interface of regions `spans` of `body`: the call buffers' rows
