@@ -700,7 +700,7 @@ impl JitCode {
 
 /// The body ops of `prog` whose lookups a sampling variant may inline
 /// ([`inline_shape`]).
-fn candidates(prog: &LaneProgram) -> Vec<u32> {
+pub(super) fn candidates(prog: &LaneProgram) -> Vec<u32> {
     prog.body
         .iter()
         .enumerate()

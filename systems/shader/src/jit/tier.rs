@@ -31,9 +31,8 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use super::{Backend, Codegen, JitCode, LLVM_MAX_REGIONS, compile_with};
-use crate::ir::{LaneProgram, Op};
-use crate::texture::inline_shape;
+use super::{Backend, Codegen, JitCode, LLVM_MAX_REGIONS, candidates, compile_with};
+use crate::ir::LaneProgram;
 
 /// LLVM's fixed compile cost per program, in ns: `jit_stats` over the 43
 /// shaders of the conformance and perf scenes fits ~3.5 ms a program
@@ -58,8 +57,9 @@ pub const SAVED_PS_PER_OP_GROUP: u64 = 280;
 /// [`SAVED_PS_PER_OP_GROUP`] each).  The two perf scenes that inline
 /// spread 4x apart (2026-11-28, one thread, `FERROPIPE_SHADER=cranelift`
 /// against `llvm`, after the ops' share): postprocess's 15 lookups at one
-/// level, in calls of 259,200 groups a frame, save 87 - 131 ops' 78 ns ≈
-/// 3.3 ns a lookup and group (12 ops); textured_mesh's one lookup at
+/// level, in calls of 259,200 groups a frame, save 87 ns a group, less
+/// the 131 ops' 37: 3.4 ns a lookup and group (12 ops); textured_mesh's
+/// one lookup at
 /// per-quad levels, in ~10,000 calls of ~60 groups a frame (592,588
 /// groups), saves ~10 ms a frame, 15 ns a group (53 ops), the quad
 /// sampler's per-call setup included.  Their geometric mean, 25, is
@@ -113,11 +113,7 @@ impl TieredCode {
         if !tiered || base.is_none() || regions > LLVM_MAX_REGIONS {
             return TieredCode::never(base);
         }
-        let lookups = prog
-            .body
-            .iter()
-            .filter(|op| matches!(op, Op::Texture(t) if inline_shape(t)))
-            .count() as u64;
+        let lookups = candidates(prog).len() as u64;
         let cost_ns = LLVM_COMPILE_NS
             + LLVM_COMPILE_NS_PER_REGION * regions as u64
             + LLVM_COMPILE_NS_PER_LOOKUP * lookups;
