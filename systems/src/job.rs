@@ -144,7 +144,7 @@ impl SceneExecution {
 /// closure opens its own puffin scope (`fetch_job`, `shade_job`, ...): a
 /// scope's name is fixed per call site, and the worker threads' rows of the
 /// flamegraph then show which stage each job belongs to.  One scope per job
-/// (a wave is `2 × threads` jobs, at least 4) costs one relaxed atomic load
+/// (a wave is 8 jobs a thread, 4 to 64) costs one relaxed atomic load
 /// each while profiling is off.
 pub(crate) fn for_each_job(
     exec: &ExecutorRef,

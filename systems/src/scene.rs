@@ -38,6 +38,23 @@ use crate::sets::PipelineSet;
 /// keeps every worker busy.
 pub const JOB_PRIMS: u32 = 2048;
 
+/// Jobs per worker in a front-end wave, and the most jobs a wave holds.
+///
+/// Each front-end set runs its system over the whole wave and the next set
+/// starts when the slowest job is done: a wave is five barriers (a rayon
+/// scope each: the workers woken, the caller parked until the last job),
+/// and whatever one worker's jobs take beyond the other's is idle time.
+/// Two jobs a worker (before 2026-11-28) made tiny_tris_1m ~120 waves a
+/// frame and many_draws ~200 context switches a frame; at two threads
+/// 1.6 of 2 CPUs were busy.  Eight a worker: tiny_tris_1m 246 → 218 ms,
+/// many_draws 15.6 → 12.1 ms, textured_mesh 40.1 → 37.4 ms at two
+/// threads (same build, `replay --time`, interleaved runs; 16 a worker
+/// was no better, and one thread neither gains nor loses, 0.96-1.01x).
+/// The cost is memory: each job in flight keeps its scratch (~1 MiB at
+/// 2048 primitives; peak RSS +11-15 MiB at two threads), hence the cap.
+pub(crate) const WAVE_JOBS_PER_THREAD: usize = 8;
+pub(crate) const MAX_WAVE_JOBS: usize = 64;
+
 /// Binned data (set-up primitives, planes, bin entries) after which the
 /// back end runs mid-scene and the bins start over: bounds scene memory
 /// whatever the number of draws, like llvmpipe's `LP_SCENE_MAX_SIZE`.
@@ -367,7 +384,7 @@ fn plan_runs(info: &DrawInfo, ds: &DerivedState, locks: &LockSet<'_>, planner: &
 }
 
 /// The head of the `Fetch` set: plans the next wave of jobs, at most
-/// `2 × threads` (at least 4) of up to [`JOB_PRIMS`] primitives each, from
+/// [`WAVE_JOBS_PER_THREAD`] × threads (4 to [`MAX_WAVE_JOBS`]) of up to [`JOB_PRIMS`] primitives each, from
 /// where the previous wave stopped (draw's `draw_pt_vsplit.c` splits a
 /// draw the same way; llvmpipe's scene is one job).  Fetch then runs the
 /// wave.
@@ -386,7 +403,7 @@ pub(crate) fn plan_wave(
     {
         // Primitive restart reads the index buffers.
         let locks = LockSet::acquire(resources.iter().map(|r| (r, false)));
-        let wave_jobs = (pool.0.threads() * 2).max(4);
+        let wave_jobs = (pool.0.threads() * WAVE_JOBS_PER_THREAD).clamp(4, MAX_WAVE_JOBS);
         exec.meter.out_of_time();
         while exec.wave.len() < wave_jobs && !exec.planned_all && exec.meter.exceeded().is_none() {
             let mut job = exec.spare_jobs.pop().unwrap_or_default();

@@ -465,9 +465,10 @@ mod cases {
         });
         let fb = s.fb.clone();
         let mut cmds = vec![(None, clear([0.1, 0.2, 0.3, 1.0]))];
-        // 16 x 600 triangles: more than one wave of jobs (a wave is at
-        // least 4 jobs of JOB_PRIMS = 2048 primitives).
-        for _ in 0..16 {
+        // 64 x 600 triangles, 19 jobs of JOB_PRIMS = 2048 primitives:
+        // more than one wave at one and two threads (a wave is
+        // WAVE_JOBS_PER_THREAD = 8 jobs a thread).
+        for _ in 0..64 {
             cmds.push((Some(s.block.clone()), draw(PrimType::Triangles, 0, 1800)));
         }
         run(&mut world, &fb, cmds);
