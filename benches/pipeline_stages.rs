@@ -22,7 +22,7 @@
 //! | `setup` | `setup::setup_prims` per job | triangles |
 //! | `bin` | `bin::bin_prims` per job, 64x64 tiles | triangles |
 //! | `raster` | `raster::cover_prim` per (tile, bin entry), tiles walked job by job as `rasterize_tile` does | triangles |
-//! | `fragment_shading` | `fragment::shade_batch` (plane interpolation + FS) per batch of <= 64 groups, batches cut as the tile pass cuts them | covered pixels |
+//! | `fragment_shading` | `fragment::shade_batch` (plane interpolation + FS) per batch of <= 256 groups (`MAX_BATCH_GROUPS`), batches cut as the tile pass cuts them | covered pixels |
 //! | `merge` | `merge::store_batch` per batch: RGBA8 opaque store, and SRC_ALPHA / INV_SRC_ALPHA blend | covered pixels |
 //!
 //! Not timed: the scene planner, resource locking, the tile walk's
@@ -514,7 +514,7 @@ fn pipeline_stages(c: &mut Criterion) {
 
     // ---- Raster coverage ---------------------------------------------------
     // Batches as the tile pass cuts them (raster::raster_entry without early
-    // depth or stipple): per tile, entries job by job, <= 64 groups each.
+    // depth or stipple): per tile, entries job by job, <= MAX_BATCH_GROUPS groups each.
     let mut chunks: Vec<Chunk> = Vec::new();
     let mut coverage = Vec::new();
     let mut batch = FragBatch::default();

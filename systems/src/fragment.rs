@@ -5,7 +5,7 @@
 //!
 //! Raster collects covered groups of consecutive primitives that share a
 //! state block into a [`FragBatch`] (up to [`MAX_BATCH_GROUPS`] groups, i.e.
-//! 512 pixels): one shader call per batch amortises an interpreter's
+//! 2048 pixels): one shader call per batch amortises an interpreter's
 //! dispatch over many small triangles, which is what makes 4-pixel
 //! triangles affordable.  Helper lanes (outside the primitive) are
 //! interpolated and shaded like live ones, so derivatives across a 2x2
@@ -106,7 +106,7 @@ impl FragBatch {
         self.sample_masks.clear();
     }
 
-    /// Whether the batch holds [`MAX_BATCH_GROUPS`] groups (64, 512 pixels) and must be shaded.
+    /// Whether the batch holds [`MAX_BATCH_GROUPS`] groups (256, 2048 pixels) and must be shaded.
     pub fn is_full(&self) -> bool {
         self.groups.len() >= MAX_BATCH_GROUPS
     }

@@ -16,10 +16,24 @@ use ferropipe_components::shader::{ILanes, Lanes, ULanes};
 use ferropipe_components::simd::X86V3;
 use ferropipe_components::state::ViewportState;
 
-/// Groups per fragment batch (8 lanes each: 512 pixels, two 16x16 blocks):
-/// raster fills batches, fragment and merge run them, and the smooth
-/// primitives' coverage (aa_stage.rs) sizes its stack buffer by them.
-pub const MAX_BATCH_GROUPS: usize = 64;
+/// Groups per fragment batch (8 lanes each: 2048 pixels, half a 64x64
+/// tile): raster fills batches, fragment and merge run them, and the
+/// smooth primitives' coverage (aa_stage.rs) sizes its stack buffer by
+/// them.
+///
+/// Each batch pays a fixed cost outside its groups: the shader call's
+/// set-up (bindings, the sampling variant's key and descriptors, the
+/// constants), the interpolation's and the stores' per-state set-up, the
+/// flush itself.  At 64 groups a 1080p full-screen pass made ~4,000 calls
+/// a frame and textured_mesh ~10,000; at 256, paired runs at one thread
+/// against 64 (2026-11-28, same build otherwise): postprocess 0.933x,
+/// pbr_barrels 0.952x, textured_mesh 0.948x, fill_overdraw 0.901x,
+/// tiny_tris_1m 0.978x, many_draws 0.998x.  512 gained nothing more.  The
+/// interpreter still runs a batch in chunks of at most
+/// `ferropipe_shader::exec::MAX_CHUNK_GROUPS` (64), so a large shader's
+/// registers stay in L1/L2 whatever the batch size (chunks of 256 were
+/// no faster).
+pub const MAX_BATCH_GROUPS: usize = 256;
 
 /// Expands an 8-bit mask to all-ones / zero lanes.
 #[inline]
@@ -264,7 +278,7 @@ pub(crate) fn resize_lanes(v: &mut Vec<Lanes>, n: usize) {
 ///
 /// Why not [`resize_lanes`]: a buffer truncated for a small batch is
 /// zero-filled again when the next batch is larger.  The fragment stage's
-/// batches alternate between a few and 64 groups, and re-filling its
+/// batches alternate between a few and 256 groups, and re-filling its
 /// input, output and coordinate rows was ~1,600 instructions per batch
 /// (`memset`, 2.3 % of many_draws' instructions at one thread).
 pub(crate) fn grow_lanes(v: &mut Vec<Lanes>, n: usize) {

@@ -19,7 +19,7 @@
 //! would stream every shaded fragment through memory (16 bytes per pixel
 //! per layer: 33 MB per full-screen layer at 1080p) and add two barriers
 //! per wave.  Instead one tile job runs them back to back on a batch of at
-//! most 512 pixels that stays in L1/L2, which is what llvmpipe's
+//! most 2048 pixels that stays in L1/L2, which is what llvmpipe's
 //! `lp_rast_shade_quads_*` does.  The stages stay separate code with
 //! separate data types ([`Coverage`] → [`FragBatch`] → merge); only the
 //! scheduling is fused.

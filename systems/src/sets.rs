@@ -44,7 +44,7 @@ pub enum PipelineSet {
     Bin,
     /// The back end, one stage: every tile in parallel walks its bin,
     /// computes coverage (16x16 then 4x2 groups in SIMD), runs early
-    /// depth, and shades and merges batches of up to 512 pixels
+    /// depth, and shades and merges batches of up to 2048 pixels
     /// (llvmpipe's `lp_rast.c`, `lp_rast_tri.c`; fragment.rs is
     /// `lp_state_fs.c`'s shading loop, merge.rs `lp_bld_depth.c` and
     /// `lp_bld_blend.c`).  Raster, fragment and merge are fused per batch

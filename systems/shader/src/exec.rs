@@ -47,8 +47,8 @@ use crate::lanemath::{self, as_u, from_u};
 use crate::memory;
 use crate::texture;
 
-/// Largest chunk of groups run at once (512 lanes: a whole fragment batch,
-/// `MAX_BATCH_GROUPS`).  Per-op work that does not depend on the lanes
+/// Largest chunk of groups run at once (512 lanes: a quarter of a full
+/// fragment batch, the pipeline's `MAX_BATCH_GROUPS`).  Per-op work that does not depend on the lanes
 /// (dispatch, a texture op's view and sampler setup) is paid per chunk:
 /// 64 instead of 16 made textured_mesh ~2 % faster at one thread (paired
 /// A/B), and a small program's registers still fit L1 (`CHUNK_BYTES`
