@@ -412,6 +412,52 @@ pub(crate) fn bin_primitives(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tests::Setup;
+    use std::sync::Arc;
+
+    /// Edgeless records over the given pixel boxes (each covers its box).
+    fn prims(boxes: &[(i32, i32, i32, i32)]) -> SetupPrims {
+        let mut out = SetupPrims::default();
+        for &(x0, y0, x1, y1) in boxes {
+            out.prims.push(SetupPrim {
+                kind: ferropipe_components::batch::PrimKind::Triangle,
+                x0,
+                y0,
+                x1,
+                y1,
+                ..Default::default()
+            });
+        }
+        out
+    }
+
+    /// The walk's jumps: a tile's entry that does not follow its previous
+    /// entry's record, each tile's first included; and the choice they
+    /// make between submission order and tile order.
+    #[test]
+    fn jumps_count_the_runs_of_each_tile() {
+        let s = Setup::new(256, 128, None);
+        let states = [DerivedState::new(Arc::new(s.block))];
+        let grid = TileGrid::new(256, 128);
+        let (a, b) = ((0, 0, 8, 8), (70, 0, 78, 8)); // tiles 0 and 1
+        let both = (60, 0, 70, 8); // tiles 0 and 1
+        let mut scratch = BinScratch::default();
+        let mut bins = JobBins::default();
+        let mut jumps = |boxes: &[(i32, i32, i32, i32)]| {
+            bin_prims(&prims(boxes), &states, &grid, &[], &mut scratch, &mut bins)
+        };
+        // A mesh in order: one run per tile.
+        assert_eq!(jumps(&[a, a, a, b, b, b]), 2);
+        // A record in two tiles continues the run of each.
+        assert_eq!(jumps(&[a, a, both, b, b]), 2);
+        // Scattered: every entry starts a run.
+        assert_eq!(jumps(&[a, b, a, b, a, b]), 6);
+        assert_eq!(jumps(&[]), 0);
+        assert!(walks_in_order(6, 2));
+        assert!(walks_in_order(3, 2));
+        assert!(!walks_in_order(6, 6));
+        assert!(!walks_in_order(5, 4));
+    }
 
     #[test]
     fn grid_covers_partial_tiles() {
