@@ -68,7 +68,7 @@ pub struct BinScratch {
 /// Returns the walk's *jumps*: over all tiles, how many times a tile's
 /// next entry is not the record right after its previous one, i.e. the
 /// runs of adjacent records the tile pass reads in submission order
-/// ([`walks_in_order`]).
+/// (`walks_in_order`).
 #[multiversion(
     targets("x86_64+avx2+fma+bmi1+bmi2+lzcnt+popcnt+f16c+movbe"),
     attrs(allow(dead_code))
