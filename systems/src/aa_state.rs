@@ -311,7 +311,7 @@ impl FragmentShader for AaFragmentShader {
 
     fn run(&self, resources: &ShaderResources<'_>, io: &mut FragmentIo<'_>) {
         let n = io.groups;
-        // One batch (`MAX_BATCH_GROUPS`) fits on the stack.
+        // One batch (`MAX_BATCH_GROUPS`, 8 KiB of lanes) fits on the stack.
         let mut cov: SmallVec<[Lanes; crate::lanes::MAX_BATCH_GROUPS]> = SmallVec::with_capacity(n);
         for g in 0..n {
             let c = |k: usize| io.input(self.aa_slot, k)[g];

@@ -48,8 +48,9 @@ use crate::memory;
 use crate::texture;
 
 /// Largest chunk of groups run at once (512 lanes: a quarter of a full
-/// fragment batch, the pipeline's `MAX_BATCH_GROUPS`).  Per-op work that does not depend on the lanes
-/// (dispatch, a texture op's view and sampler setup) is paid per chunk:
+/// fragment batch, the pipeline's `MAX_BATCH_GROUPS`).  Per-op work that
+/// does not depend on the lanes (dispatch, a texture op's view and
+/// sampler setup) is paid per chunk:
 /// 64 instead of 16 made textured_mesh ~2 % faster at one thread (paired
 /// A/B), and a small program's registers still fit L1 (`CHUNK_BYTES`
 /// bounds large ones).
