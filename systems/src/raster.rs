@@ -609,6 +609,10 @@ pub struct TileContext<'a> {
     /// Per state block, its entry of `fs_resources` (a `u32` per block,
     /// not a copy of the resources: many_draws has 10,000 blocks).
     pub fs_resources_of: &'a [u32],
+    /// Per command, whether an active query counts its fragment-shader
+    /// invocations and passed samples (`SceneExecution::counted`); a
+    /// command past the slice is not counted.
+    pub counted: &'a [bool],
     /// Per state block, the first block of its *batch run*: the
     /// consecutive blocks with the very same derived shape and fragment
     /// resources, whose primitives one batch may mix (see
@@ -809,23 +813,32 @@ fn raster_entry(
         }
     }
     // Fragment-shader invocations as llvmpipe counts them: 16 per 4x4 block
-    // the primitive covers, before early depth.
+    // the primitive covers, before early depth.  Only a query reads them
+    // (and the passed samples below), so only a counted command counts
+    // them: ~24 instructions a group otherwise (textured_mesh, callgrind).
     // Four register words, not an array: or-ing into an array in memory
     // and reading it back as one vector was a store-forwarding stall on
     // every primitive (6 % of rasterize_tile on textured_mesh).
-    let (mut b0, mut b1, mut b2, mut b3) = (0u64, 0u64, 0u64, 0u64);
-    for c in coverage.iter() {
-        let b = (((c.y & 63) >> 2) * 16 + ((c.x & 63) >> 2)) as u32;
-        let bit = 1u64 << (b & 63);
-        let word = b >> 6;
-        b0 |= if word == 0 { bit } else { 0 };
-        b1 |= if word == 1 { bit } else { 0 };
-        b2 |= if word == 2 { bit } else { 0 };
-        b3 |= if word == 3 { bit } else { 0 };
-    }
-    let n_blocks = b0.count_ones() + b1.count_ones() + b2.count_ones() + b3.count_ones();
-    if n_blocks > 0 {
-        count(stats, p.command, 16 * n_blocks as u64, 0);
+    let counted = ctx
+        .counted
+        .get(p.command as usize)
+        .copied()
+        .unwrap_or(false);
+    if counted {
+        let (mut b0, mut b1, mut b2, mut b3) = (0u64, 0u64, 0u64, 0u64);
+        for c in coverage.iter() {
+            let b = (((c.y & 63) >> 2) * 16 + ((c.x & 63) >> 2)) as u32;
+            let bit = 1u64 << (b & 63);
+            let word = b >> 6;
+            b0 |= if word == 0 { bit } else { 0 };
+            b1 |= if word == 1 { bit } else { 0 };
+            b2 |= if word == 2 { bit } else { 0 };
+            b3 |= if word == 3 { bit } else { 0 };
+        }
+        let n_blocks = b0.count_ones() + b1.count_ones() + b2.count_ones() + b3.count_ones();
+        if n_blocks > 0 {
+            count(stats, p.command, 16 * n_blocks as u64, 0);
+        }
     }
     // Polygon stipple: a fragment mask after the invocation count, as
     // llvmpipe's stipple (a kill in the shader) counts them.
@@ -892,7 +905,9 @@ fn raster_entry(
             let passed = sample_masks.get(i).map_or(mask.count_ones(), |sm| {
                 sm.iter().map(|m| m.count_ones()).sum()
             });
-            count(stats, p.command, 0, passed as u64);
+            if counted {
+                count(stats, p.command, 0, passed as u64);
+            }
             if mask == 0 {
                 continue;
             }
@@ -901,7 +916,9 @@ fn raster_entry(
                 let z = group_depth(ds, &group, p, planes);
                 mask = depth_stencil_test(&ds.merge, dt, cov.x, cov.y, &z, mask, p.front_facing);
             }
-            count(stats, p.command, 0, mask.count_ones() as u64);
+            if counted {
+                count(stats, p.command, 0, mask.count_ones() as u64);
+            }
             if mask == 0 {
                 continue;
             }
@@ -1415,6 +1432,7 @@ pub(crate) fn rasterize_tiles(
             targets: &targets,
             fs_resources: &fs_resources,
             fs_resources_of: &which,
+            counted: &exec.counted,
             batch_run_of: &runs,
         };
         let n = exec.grid.tiles();
