@@ -815,7 +815,7 @@ fn raster_entry(
     // Fragment-shader invocations as llvmpipe counts them: 16 per 4x4 block
     // the primitive covers, before early depth.  Only a query reads them
     // (and the passed samples below), so only a counted command counts
-    // them: ~24 instructions a group otherwise (textured_mesh, callgrind).
+    // them: ~53 instructions a group otherwise (textured_mesh, callgrind).
     // Four register words, not an array: or-ing into an array in memory
     // and reading it back as one vector was a store-forwarding stall on
     // every primitive (6 % of rasterize_tile on textured_mesh).

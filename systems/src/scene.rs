@@ -53,6 +53,7 @@ pub const JOB_PRIMS: u32 = 2048;
 /// The cost is memory: each job in flight keeps its scratch (~1 MiB at
 /// 2048 primitives; peak RSS +11-15 MiB at two threads), hence the cap.
 pub(crate) const WAVE_JOBS_PER_THREAD: usize = 8;
+/// The most jobs a wave holds ([`WAVE_JOBS_PER_THREAD`]: the memory cap).
 pub(crate) const MAX_WAVE_JOBS: usize = 64;
 
 /// Binned data (set-up primitives, planes, bin entries) after which the
@@ -384,8 +385,8 @@ fn plan_runs(info: &DrawInfo, ds: &DerivedState, locks: &LockSet<'_>, planner: &
 }
 
 /// The head of the `Fetch` set: plans the next wave of jobs, at most
-/// [`WAVE_JOBS_PER_THREAD`] × threads (4 to [`MAX_WAVE_JOBS`]) of up to [`JOB_PRIMS`] primitives each, from
-/// where the previous wave stopped (draw's `draw_pt_vsplit.c` splits a
+/// [`WAVE_JOBS_PER_THREAD`] × threads (4 to [`MAX_WAVE_JOBS`]) of up to
+/// [`JOB_PRIMS`] primitives each, from where the previous wave stopped (draw's `draw_pt_vsplit.c` splits a
 /// draw the same way; llvmpipe's scene is one job).  Fetch then runs the
 /// wave.
 pub(crate) fn plan_wave(
