@@ -386,9 +386,9 @@ fn plan_runs(info: &DrawInfo, ds: &DerivedState, locks: &LockSet<'_>, planner: &
 
 /// The head of the `Fetch` set: plans the next wave of jobs, at most
 /// [`WAVE_JOBS_PER_THREAD`] × threads (4 to [`MAX_WAVE_JOBS`]) of up to
-/// [`JOB_PRIMS`] primitives each, from where the previous wave stopped (draw's `draw_pt_vsplit.c` splits a
-/// draw the same way; llvmpipe's scene is one job).  Fetch then runs the
-/// wave.
+/// [`JOB_PRIMS`] primitives each, from where the previous wave stopped
+/// (draw's `draw_pt_vsplit.c` splits a draw the same way; llvmpipe's
+/// scene is one job).  Fetch then runs the wave.
 pub(crate) fn plan_wave(
     pool: Res<PipelineExecutor>,
     scene: Res<RecordedScene>,
