@@ -501,18 +501,23 @@ fn cover_tiny_lanes<L: EdgeLanes, const C: usize, const R: usize>(
     }
     let xm: [u8; C] =
         std::array::from_fn(|c| span_mask(&X_BELOW, gx0 + 4 * c as i32, region.x0, region.x1));
+    // Every group is written to the next free slot, and the length only
+    // moves past the covered ones (`push_if`): which groups of a 2x2 or 3x3 block a
+    // tiny triangle covers is random, and the `if mask != 0 { push }` this
+    // replaced was the back end's most mispredicted branch (16 % of
+    // tiny_tris_1m's mispredicts in cachegrind's branch model).
+    out.reserve(C * R);
     for (r, least_row) in least.iter().enumerate() {
         let gy = gy0 + 2 * r as i32;
         let ym = span_mask(&Y_BELOW, gy, region.y0, region.y1);
         for (c, l) in least_row.iter().enumerate() {
             let mask = xm[c] & ym & l.positive_bits();
-            if mask != 0 {
-                out.push(Coverage {
-                    x: gx0 + 4 * c as i32,
-                    y: gy,
-                    mask,
-                });
-            }
+            let group = Coverage {
+                x: gx0 + 4 * c as i32,
+                y: gy,
+                mask,
+            };
+            crate::lanes::push_if(out, group, mask != 0);
         }
     }
 }
