@@ -287,24 +287,6 @@ pub(crate) fn grow_lanes(v: &mut Vec<Lanes>, n: usize) {
     }
 }
 
-/// Pushes `value` and keeps it only if `keep`, without a branch on `keep`:
-/// the value is written to the next free slot either way, and the length
-/// moves past it only when kept.  For the raster's data-dependent pushes
-/// (a group some triangle covers, a group early depth passes), whose `if`
-/// mispredicted as often as the data is random.  `T: Copy`, so a value
-/// not kept needs no drop.
-#[inline(always)]
-pub(crate) fn push_if<T: Copy>(v: &mut Vec<T>, value: T, keep: bool) {
-    v.reserve(1);
-    let len = v.len();
-    if let Some(slot) = v.spare_capacity_mut().first_mut() {
-        slot.write(value);
-        // SAFETY: slot `len` was written just above, so the first
-        // `len + 1` slots are initialised whether or not it is kept.
-        unsafe { v.set_len(len + keep as usize) };
-    }
-}
-
 /// A rectangle of pixels, min inclusive, max exclusive.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Rect {
