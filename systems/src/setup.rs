@@ -55,16 +55,19 @@ pub(crate) const MAX_POINT_WIDTH: f32 = 255.0;
 // Smooth points are clamped to the same size (aa_state.rs).
 const _: () = assert!(crate::aa_state::MAX_RADIUS * 2.0 == MAX_POINT_WIDTH);
 
+/// The largest snapped coordinate magnitude, in 1/256 pixel: the guard
+/// band and two pixels ([`snap`] and [`snap_corners`] clamp to it).
+const SNAP_LIMIT: f32 = (GUARD_BAND + 2.0) * FIXED_ONE as f32;
+
 /// Rounds to the nearest integer, ties to even (SSE `cvtps2dq`), clamped to
 /// the guard band so degenerate inputs can never overflow later math.
 #[inline]
 pub fn snap(v: f32) -> i32 {
-    const LIMIT: f32 = (GUARD_BAND + 2.0) * FIXED_ONE as f32;
     let s = (v * FIXED_ONE as f32).round_ties_even();
     if s.is_nan() {
         0
     } else {
-        s.clamp(-LIMIT, LIMIT) as i32
+        s.clamp(-SNAP_LIMIT, SNAP_LIMIT) as i32
     }
 }
 
@@ -80,7 +83,6 @@ pub fn snap(v: f32) -> i32 {
 /// writes whole vertices).
 #[inline(always)]
 fn snap_corners(v: [&[f32]; 3], off: f32) -> ([i32; 3], [i32; 3]) {
-    const LIMIT: f32 = (GUARD_BAND + 2.0) * FIXED_ONE as f32;
     let at = |k: usize, c: usize| v[k].get(c).copied().unwrap_or(0.0);
     let p = Lanes::new([
         at(0, 0),
@@ -96,8 +98,8 @@ fn snap_corners(v: [&[f32]; 3], off: f32) -> ([i32; 3], [i32; 3]) {
     let s = s
         .simd_eq(s)
         .select(s, Lanes::ZERO)
-        .fast_max(Lanes::splat(-LIMIT))
-        .fast_min(Lanes::splat(LIMIT));
+        .fast_max(Lanes::splat(-SNAP_LIMIT))
+        .fast_min(Lanes::splat(SNAP_LIMIT));
     let i = s.fast_round_int().to_array();
     ([i[0], i[2], i[4]], [i[1], i[3], i[5]])
 }
