@@ -50,6 +50,8 @@ use bevy_ecs::prelude::*;
 use crate::job::{FrontJob, PipelineCounters, PipelineExecutor, SceneExecution, for_each_job};
 use crate::sets::PipelineSet;
 
+mod tri_run;
+
 /// Largest point size (llvmpipe's `LP_MAX_POINT_WIDTH`).
 pub(crate) const MAX_POINT_WIDTH: f32 = 255.0;
 // Smooth points are clamped to the same size (aa_state.rs).
@@ -214,6 +216,17 @@ fn ms_grow(ds: &DerivedState, bb: Rect) -> Rect {
 /// culled by facing, of zero area, discarded, outside the scissored
 /// viewport or (lines) entirely in stipple gaps.  One compare per primitive.
 pub fn setup_prims(clipped: &ClippedPrims, states: &[DerivedState], out: &mut SetupPrims) -> u64 {
+    setup_prims_as(clipped, states, out, true)
+}
+
+/// [`setup_prims`], with `lanes` off every triangle through
+/// [`setup_triangle_as`] (the reference `tri_run` is tested against).
+fn setup_prims_as(
+    clipped: &ClippedPrims,
+    states: &[DerivedState],
+    out: &mut SetupPrims,
+    lanes: bool,
+) -> u64 {
     let mut kept = 0u64;
     // The last triangle set up (its fixed-point corners), while it is the
     // last record: candidate for merging with the next into a rectangle.
@@ -233,8 +246,17 @@ pub fn setup_prims(clipped: &ClippedPrims, states: &[DerivedState], out: &mut Se
             prims: Vec::new(),
         },
     };
-    for prim in &clipped.prims {
+    let mut at = 0;
+    while let Some(prim) = clipped.prims.get(at) {
         let ds = &states[prim.state as usize];
+        // Filled triangles of a plain state: up to LANES at once.
+        if lanes && prim.kind == PrimKind::Triangle && tri_run::runs_in_lanes(ds) {
+            let n = tri_run::run_length(&clipped.prims[at..]);
+            kept += tri_run::setup_run(clipped, &clipped.prims[at..at + n], ds, out, &mut last_tri);
+            at += n;
+            continue;
+        }
+        at += 1;
         if ds.setup.rasterizer_discard {
             continue;
         }
@@ -254,25 +276,7 @@ pub fn setup_prims(clipped: &ClippedPrims, states: &[DerivedState], out: &mut Se
                 // Counted here: the merge below may fold this record into
                 // the previous one.
                 kept += (out.prims.len() > before) as u64;
-                last_tri = match (corners, last_tri) {
-                    // (Conservative edges are dilated and multisampled ones
-                    // carry per-sample records: no rectangle merge.)
-                    _ if ds.setup.conservative.is_some() || ds.tiles.ms_offsets.is_some() => None,
-                    // Half of an axis-aligned rectangle has a right angle
-                    // on the axes: a corner sharing x with one vertex and
-                    // y with another.  Random triangles fail this at once
-                    // (the full test cost ~150 instructions per triangle).
-                    (Some(cur), _) if !cur.axis_right_angle() => None,
-                    (Some(cur), Some(prev)) if out.prims.len() == before + 1 => {
-                        if merge_rectangle(out, &prev, &cur, ds) {
-                            None
-                        } else {
-                            Some(cur)
-                        }
-                    }
-                    (Some(cur), _) if out.prims.len() == before + 1 => Some(cur),
-                    _ => None,
-                };
+                last_tri = follow_rectangle(out, corners, last_tri, ds, before);
             }
             PrimKind::Line if ds.setup.line_stipple.is_some() => {
                 if prim.edge_flags & RESET_STIPPLE != 0 {
@@ -506,6 +510,38 @@ impl TriCorners {
         let (x, y) = (&self.x, &self.y);
         (x[0] == x[1] || x[1] == x[2] || x[2] == x[0])
             && (y[0] == y[1] || y[1] == y[2] || y[2] == y[0])
+    }
+}
+
+/// The rectangle-merge candidate after a filled triangle: `corners` are
+/// what [`setup_triangle_as`] returned for it (`Some` when it pushed a
+/// record, at index `before`), `last` the candidate before it.  Merges
+/// the two records when they form a rectangle ([`merge_rectangle`]).
+fn follow_rectangle(
+    out: &mut SetupPrims,
+    corners: Option<TriCorners>,
+    last: Option<TriCorners>,
+    ds: &DerivedState,
+    before: usize,
+) -> Option<TriCorners> {
+    match (corners, last) {
+        // (Conservative edges are dilated and multisampled ones carry
+        // per-sample records: no rectangle merge.)
+        _ if ds.setup.conservative.is_some() || ds.tiles.ms_offsets.is_some() => None,
+        // Half of an axis-aligned rectangle has a right angle on the axes:
+        // a corner sharing x with one vertex and y with another.  Random
+        // triangles fail this at once (the full test cost ~150
+        // instructions per triangle).
+        (Some(cur), _) if !cur.axis_right_angle() => None,
+        (Some(cur), Some(prev)) if out.prims.len() == before + 1 => {
+            if merge_rectangle(out, &prev, &cur, ds) {
+                None
+            } else {
+                Some(cur)
+            }
+        }
+        (Some(cur), _) if out.prims.len() == before + 1 => Some(cur),
+        _ => None,
     }
 }
 
