@@ -1096,54 +1096,26 @@ fn setup_triangle_as(
     ];
     // Gradients from the unsnapped positions, as llvmpipe's setup does (on
     // steep clipped triangles snapping would move depth by ~1/512 px worth
-    // of gradient).  A float area that degenerates where the fixed-point
-    // one does not falls back to the snapped positions.
+    // of gradient).
     let fx = |k: usize| v[k][0] - off;
     let fy = |k: usize| v[k][1] - off;
-    let (mut e1x, mut e1y, mut e2x, mut e2y) =
-        (fx(1) - fx(0), fy(1) - fy(0), fx(2) - fx(0), fy(2) - fy(0));
-    let mut det = e1x * e2y - e2x * e1y;
-    let (mut x0f, mut y0f) = (fx(0), fy(0));
-    if det == 0.0 || !det.is_finite() {
-        let one = 1.0 / FIXED_ONE as f32;
-        let sx = |k: usize| x[k] as f32 * one;
-        let sy = |k: usize| y[k] as f32 * one;
-        (e1x, e1y, e2x, e2y) = (sx(1) - sx(0), sy(1) - sy(0), sx(2) - sx(0), sy(2) - sy(0));
-        let det_fixed = (x[1] - x[0]) as i64 * (y[2] - y[0]) as i64
-            - (x[2] - x[0]) as i64 * (y[1] - y[0]) as i64;
-        det = (det_fixed as f64 / 65536.0) as f32;
-        (x0f, y0f) = (sx(0), sy(0));
-    }
-    let g = GradLanes {
-        rx: Lanes::splat(bbox.x0 as f32 - x0f),
-        ry: Lanes::splat(bbox.y0 as f32 - y0f),
-        e1x: Lanes::splat(e1x),
-        e1y: Lanes::splat(e1y),
-        e2x: Lanes::splat(e2x),
-        e2y: Lanes::splat(e2y),
-        inv_det: Lanes::splat(1.0 / det),
-    };
-    let first_plane = out.planes.len();
-    let plan = &ds.link.tri_planes[usize::from(!(front || smooth))];
-    let tail = |i: u32| {
-        clipped
-            .verts
-            .get(i as usize * clipped.stride..)
-            .unwrap_or(&[])
-    };
-    plan.push_planes(
-        &g,
-        &[tail(vi[0]), tail(vi[1]), tail(vi[2])],
-        tail(prim.provoking),
-        &mut out.planes,
+    let e = [fx(1) - fx(0), fy(1) - fy(0), fx(2) - fx(0), fy(2) - fy(0)];
+    let g = tri_gradients(
+        e,
+        e[0] * e[3] - e[2] * e[1],
+        (fx(0), fy(0)),
+        (&x, &y),
+        (bbox.x0, bbox.y0),
     );
-    // Polygon offset: a constant shift of the depth plane.
-    if let Some(o) = ds.setup.offset_tri.as_ref().filter(|_| !smooth)
-        && let Some(zp) = out.planes.get_mut(first_plane)
-    {
-        let (dzdx, dzdy) = offset_slopes(&v).unwrap_or((zp.dadx, zp.dady));
-        zp.a0 += o.zoffset(dzdx, dzdy, [v[0][2], v[1][2], v[2][2]]);
-    }
+    let first_plane = out.planes.len();
+    push_tri_planes(
+        clipped,
+        &ds.link.tri_planes[usize::from(!(front || smooth))],
+        &g,
+        (vi, prim.provoking),
+        ds.setup.offset_tri.as_ref().filter(|_| !smooth),
+        out,
+    );
     if poly_smooth && let Some(aa) = &ds.link.aa {
         crate::aa_state::polygon_planes(
             aa,
@@ -1158,6 +1130,81 @@ fn setup_triangle_as(
         x: [x[0], x[1], x[2], 0],
         y: [y[0], y[1], y[2], 0],
     })
+}
+
+/// A triangle's gradients for [`PlanePlan::push_planes`]: `e` are the
+/// unsnapped edge vectors `v1 - v0` and `v2 - v0` (x, y, x, y), `det`
+/// their cross product `e1x e2y - e2x e1y` and `origin` is `v0`, all
+/// less the pixel offset; `(x, y)` the snapped
+/// corners, `reference` the record's reference pixel.  A float area that
+/// degenerates (zero or not finite) where the fixed-point one does not
+/// falls back to the snapped positions.
+#[inline(always)]
+fn tri_gradients(
+    e: [f32; 4],
+    det: f32,
+    origin: (f32, f32),
+    (x, y): (&[i32; 3], &[i32; 3]),
+    reference: (i32, i32),
+) -> GradLanes {
+    let [mut e1x, mut e1y, mut e2x, mut e2y] = e;
+    let mut det = det;
+    let (mut x0f, mut y0f) = origin;
+    if det == 0.0 || !det.is_finite() {
+        let one = 1.0 / FIXED_ONE as f32;
+        let sx = |k: usize| x[k] as f32 * one;
+        let sy = |k: usize| y[k] as f32 * one;
+        (e1x, e1y, e2x, e2y) = (sx(1) - sx(0), sy(1) - sy(0), sx(2) - sx(0), sy(2) - sy(0));
+        let det_fixed = (x[1] - x[0]) as i64 * (y[2] - y[0]) as i64
+            - (x[2] - x[0]) as i64 * (y[1] - y[0]) as i64;
+        det = (det_fixed as f64 / 65536.0) as f32;
+        (x0f, y0f) = (sx(0), sy(0));
+    }
+    GradLanes {
+        rx: Lanes::splat(reference.0 as f32 - x0f),
+        ry: Lanes::splat(reference.1 as f32 - y0f),
+        e1x: Lanes::splat(e1x),
+        e1y: Lanes::splat(e1y),
+        e2x: Lanes::splat(e2x),
+        e2y: Lanes::splat(e2y),
+        inv_det: Lanes::splat(1.0 / det),
+    }
+}
+
+/// Pushes the planes of the triangle with corners `vi` (in setup's
+/// counter-clockwise order) and provoking vertex `pv` onto `out`, through
+/// `plan` with gradients `g`; then shifts its depth plane by the polygon
+/// offset `offset`, if any.
+#[inline(always)]
+fn push_tri_planes(
+    clipped: &ClippedPrims,
+    plan: &PlanePlan,
+    g: &GradLanes,
+    (vi, pv): ([u32; 3], u32),
+    offset: Option<&crate::setup_plan::PolygonOffset>,
+    out: &mut SetupPrims,
+) {
+    let first_plane = out.planes.len();
+    let tail = |i: u32| {
+        clipped
+            .verts
+            .get(i as usize * clipped.stride..)
+            .unwrap_or(&[])
+    };
+    plan.push_planes(
+        g,
+        &[tail(vi[0]), tail(vi[1]), tail(vi[2])],
+        tail(pv),
+        &mut out.planes,
+    );
+    // Polygon offset: a constant shift of the depth plane.
+    if let Some(o) = offset
+        && let Some(zp) = out.planes.get_mut(first_plane)
+    {
+        let v = vi.map(|k| vertex(clipped, k));
+        let (dzdx, dzdy) = offset_slopes(&v).unwrap_or((zp.dadx, zp.dady));
+        zp.a0 += o.zoffset(dzdx, dzdy, [v[0][2], v[1][2], v[2][2]]);
+    }
 }
 
 /// The depth slopes polygon offset scales, as llvmpipe's triangle setup

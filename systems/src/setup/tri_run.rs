@@ -26,7 +26,7 @@ use ferropipe_components::enums::Face;
 use ferropipe_components::shader::{ILanes, LANES, Lanes};
 use multiversion::multiversion;
 
-use super::{GradLanes, SNAP_LIMIT, TriCorners, follow_rectangle, offset_slopes, vertex};
+use super::{SNAP_LIMIT, TriCorners, follow_rectangle, push_tri_planes, tri_gradients, vertex};
 use crate::derived::DerivedState;
 
 /// Whether `ds`'s filled triangles may be set up in runs: none of the
@@ -174,7 +174,7 @@ pub(super) fn setup_run(
         inc[e] = (zero - include).to_array();
     }
 
-    // Gradients from the unsnapped positions (setup_triangle_as).
+    // The unsnapped edge vectors (setup_triangle_as's gradients).
     let e1x = fx[1] - fx[0];
     let e1y = fy[1] - fy[0];
     let e2x = fx[2] - fx[0];
@@ -229,49 +229,21 @@ pub(super) fn setup_run(
                 planes: out.planes.len() as u32,
                 ms: 0,
             };
-            let (mut g1x, mut g1y, mut g2x, mut g2y, mut d) =
-                (e1x[l], e1y[l], e2x[l], e2y[l], det[l]);
-            let (mut ox, mut oy) = (x0f[l], y0f[l]);
-            if d == 0.0 || !d.is_finite() {
-                // As setup_triangle_as: the snapped positions.
-                let unit = 1.0 / FIXED_ONE as f32;
-                let sx = |k: usize| cx[k] as f32 * unit;
-                let sy = |k: usize| cy[k] as f32 * unit;
-                (g1x, g1y, g2x, g2y) = (sx(1) - sx(0), sy(1) - sy(0), sx(2) - sx(0), sy(2) - sy(0));
-                let det_fixed = (cx[1] - cx[0]) as i64 * (cy[2] - cy[0]) as i64
-                    - (cx[2] - cx[0]) as i64 * (cy[1] - cy[0]) as i64;
-                d = (det_fixed as f64 / 65536.0) as f32;
-                (ox, oy) = (sx(0), sy(0));
-            }
-            let g = GradLanes {
-                rx: Lanes::splat(sp.x0 as f32 - ox),
-                ry: Lanes::splat(sp.y0 as f32 - oy),
-                e1x: Lanes::splat(g1x),
-                e1y: Lanes::splat(g1y),
-                e2x: Lanes::splat(g2x),
-                e2y: Lanes::splat(g2y),
-                inv_det: Lanes::splat(1.0 / d),
-            };
-            let first_plane = out.planes.len();
-            let tail = |v: u32| {
-                clipped
-                    .verts
-                    .get(v as usize * clipped.stride..)
-                    .unwrap_or(&[])
-            };
-            ds.link.tri_planes[usize::from(!front)].push_planes(
-                &g,
-                &[tail(vi[0]), tail(vi[1]), tail(vi[2])],
-                tail(prim.provoking),
-                &mut out.planes,
+            let g = tri_gradients(
+                [e1x[l], e1y[l], e2x[l], e2y[l]],
+                det[l],
+                (x0f[l], y0f[l]),
+                (&cx, &cy),
+                (sp.x0, sp.y0),
             );
-            if let Some(o) = s.offset_tri.as_ref()
-                && let Some(zp) = out.planes.get_mut(first_plane)
-            {
-                let v = vi.map(|k| vertex(clipped, k));
-                let (dzdx, dzdy) = offset_slopes(&v).unwrap_or((zp.dadx, zp.dady));
-                zp.a0 += o.zoffset(dzdx, dzdy, [v[0][2], v[1][2], v[2][2]]);
-            }
+            push_tri_planes(
+                clipped,
+                &ds.link.tri_planes[usize::from(!front)],
+                &g,
+                (vi, prim.provoking),
+                s.offset_tri.as_ref(),
+                out,
+            );
             out.prims.push(sp);
             Some(TriCorners {
                 x: [cx[0], cx[1], cx[2], 0],
