@@ -901,6 +901,50 @@ fn raster_entry(
         }
         return;
     }
+    // Early depth alone on a single-sampled Z32_FLOAT target (no stencil,
+    // no bounds: tiny_tris_1m, textured_mesh): the state's checks once per
+    // entry instead of once per group, as the loop below makes them.
+    if early
+        && !multisampled
+        && let Some(dt) = &ctx.targets.depth
+        && let Some(rows32) = crate::merge::z32f_rows(&ds.merge, dt)
+    {
+        for cov in coverage.iter() {
+            if cov.mask == 0 {
+                continue;
+            }
+            let group = FragGroup {
+                x: cov.x,
+                y: cov.y,
+                mask: cov.mask,
+                prim: pi,
+            };
+            let z = group_depth(ds, &group, p, planes);
+            let mask = crate::merge::depth_test_z32f_at(
+                &ds.merge,
+                dt,
+                &rows32,
+                cov.x,
+                cov.y,
+                &z,
+                cov.mask,
+                p.front_facing,
+            );
+            if counted {
+                count(stats, p.command, 0, mask.count_ones() as u64);
+            }
+            if mask == 0 {
+                continue;
+            }
+            batch.groups.push(FragGroup { mask, ..group });
+            if batch.is_full() {
+                flush_batch(ctx, batch, stats);
+                batch.state = Some(p.state);
+                pi = batch.push_prim(prim_ref);
+            }
+        }
+        return;
+    }
     for (i, cov) in coverage.iter().enumerate() {
         if cov.mask == 0 {
             continue;
