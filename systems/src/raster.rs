@@ -903,7 +903,10 @@ fn raster_entry(
     }
     // Early depth alone on a single-sampled Z32_FLOAT target (no stencil,
     // no bounds: tiny_tris_1m, textured_mesh): the state's checks once per
-    // entry instead of once per group, as the loop below makes them.
+    // entry instead of once per group, as the loop below makes them.  A
+    // loop of its own: the same hoisted checks inside the general loop
+    // below saved nothing (tiny_tris_1m 6,788 M instructions against
+    // 6,687 M this way), as that loop keeps its many flags in stack slots.
     if early
         && !multisampled
         && let Some(dt) = &ctx.targets.depth
