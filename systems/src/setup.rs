@@ -39,7 +39,7 @@ use ferropipe_components::batch::{
     PrimKind, RESET_STIPPLE, SetupPrim, SetupPrims,
 };
 use ferropipe_components::enums::{Face, PolygonMode, SpriteCoordMode};
-use ferropipe_components::shader::{Interpolation, LANES, Lanes};
+use ferropipe_components::shader::{ILanes, Interpolation, LANES, Lanes};
 use multiversion::multiversion;
 
 use crate::derived::DerivedState;
@@ -96,14 +96,22 @@ fn snap_corners(v: [&[f32]; 3], off: f32) -> ([i32; 3], [i32; 3]) {
         0.0,
         0.0,
     ]);
-    let s = (p - Lanes::splat(off)) * Lanes::splat(FIXED_ONE as f32);
-    let s = s
-        .simd_eq(s)
+    let i = snap_lanes(p - Lanes::splat(off)).to_array();
+    ([i[0], i[2], i[4]], [i[1], i[3], i[5]])
+}
+
+/// [`snap`] in every lane of `v` (window coordinates less the pixel
+/// offset): multiply, NaN to 0, clamp, `cvtps2dq` (round to nearest, ties
+/// to even).  Clamping before rounding gives the same integers, the limit
+/// being one.
+#[inline(always)]
+fn snap_lanes(v: Lanes) -> ILanes {
+    let s = v * Lanes::splat(FIXED_ONE as f32);
+    s.simd_eq(s)
         .select(s, Lanes::ZERO)
         .fast_max(Lanes::splat(-SNAP_LIMIT))
-        .fast_min(Lanes::splat(SNAP_LIMIT));
-    let i = s.fast_round_int().to_array();
-    ([i[0], i[2], i[4]], [i[1], i[3], i[5]])
+        .fast_min(Lanes::splat(SNAP_LIMIT))
+        .fast_round_int()
 }
 
 /// `ceil(c / 256)` for the reduced edge form.

@@ -26,7 +26,7 @@ use ferropipe_components::enums::Face;
 use ferropipe_components::shader::{ILanes, LANES, Lanes};
 use multiversion::multiversion;
 
-use super::{SNAP_LIMIT, TriCorners, follow_rectangle, push_tri_planes, tri_gradients, vertex};
+use super::{TriCorners, follow_rectangle, push_tri_planes, snap_lanes, tri_gradients, vertex};
 use crate::derived::DerivedState;
 
 /// Whether `ds`'s filled triangles may be set up in runs: none of the
@@ -95,17 +95,8 @@ pub(super) fn setup_run(
     }
     let mut fx = px.map(Lanes::new);
     let mut fy = py.map(Lanes::new);
-    // `snap`, lane-wise: the operations of `snap_corners`.
-    let snap = |v: Lanes| -> ILanes {
-        let v = v * Lanes::splat(FIXED_ONE as f32);
-        v.simd_eq(v)
-            .select(v, Lanes::ZERO)
-            .fast_max(Lanes::splat(-SNAP_LIMIT))
-            .fast_min(Lanes::splat(SNAP_LIMIT))
-            .fast_round_int()
-    };
-    let mut x = fx.map(snap);
-    let mut y = fy.map(snap);
+    let mut x = fx.map(snap_lanes);
+    let mut y = fy.map(snap_lanes);
 
     // Twice the signed area, in 64 bits (lane by lane: the products reach
     // 2^46), its sign and culling, as bit masks.
@@ -133,7 +124,8 @@ pub(super) fn setup_run(
     // provoking vertex's position (llvmpipe's rotate_fixed_position_*):
     // corners `i` and `j` swap.
     let (i, j) = if s.flatshade_first { (1, 2) } else { (0, 1) };
-    let keep = int_mask(ccw);
+    // (`ccw` has a bit per lane, 8 at most.)
+    let keep: ILanes = bytemuck::cast(crate::lanes::mask_lanes(ccw as u8));
     let keepf: Lanes = bytemuck::cast(keep);
     (x[i], x[j]) = (keep.select(x[i], x[j]), keep.select(x[j], x[i]));
     (y[i], y[j]) = (keep.select(y[i], y[j]), keep.select(y[j], y[i]));
@@ -256,13 +248,6 @@ pub(super) fn setup_run(
         *last_tri = follow_rectangle(out, corners, *last_tri, ds, before);
     }
     kept
-}
-
-/// Lanes of all ones where `bits` has its bit set, zeros elsewhere.
-#[inline(always)]
-fn int_mask(bits: u32) -> ILanes {
-    const BITS: ILanes = ILanes::new([1, 2, 4, 8, 16, 32, 64, 128]);
-    (ILanes::splat(bits as i32) & BITS).simd_eq(BITS)
 }
 
 #[cfg(test)]
