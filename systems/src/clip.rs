@@ -293,7 +293,20 @@ fn emit_vertices(
     let row = |slot: usize, c: usize, g: usize| b.outputs[(slot * 4 + c) * groups + g];
     let zero = Lanes::ZERO;
     let stride = out.stride;
-    for g in 0..groups.min(n.div_ceil(LANES)) {
+    // Records and masks are appended, not resized and overwritten: a
+    // `resize` and an `extend_from_slice` of a group's run-time length
+    // were a `memset` and a `memcpy` call per 8 vertices, with the group's
+    // six live vectors spilled and reloaded around each (~110 of the ~400
+    // instructions a group in tiny_tris_1m, callgrind 2026-12-06).  Each
+    // group appends its 8 masks (one fixed-size copy; the padding is cut
+    // after the loop) and, for records of at most 16 floats (the
+    // transposed path: strides are 4 + 4k, so every float is written),
+    // each vertex's record in fixed-size pieces with nothing zeroed first.
+    let n_groups = groups.min(n.div_ceil(LANES));
+    let emitted = n.min(n_groups * LANES);
+    let m0 = masks.len();
+    masks.reserve(n_groups * LANES);
+    for g in 0..n_groups {
         let (x, y, z, w) = (
             row(pos_slot, 0, g),
             row(pos_slot, 1, g),
@@ -341,18 +354,14 @@ fn emit_vertices(
         let wx = x * inv_w * Lanes::splat(vp.scale[0]) + Lanes::splat(vp.translate[0]);
         let wy = y * inv_w * Lanes::splat(vp.scale[1]) + Lanes::splat(vp.translate[1]);
         let wz = z * inv_w * Lanes::splat(vp.scale[2]) + Lanes::splat(vp.translate[2]);
-        let m = m.to_array();
         let live = (n - g * LANES).min(LANES);
-        masks.extend_from_slice(&m[..live]);
-        let at = out.verts.len();
-        out.verts.resize(at + live * stride, 0.0);
-        let verts = &mut out.verts[at..at + live * stride];
+        masks.extend_from_slice(&m.to_array());
         // The record's columns as lanes (window position, 1/w, attributes,
         // the smooth-primitive varying, zero padding), transposed 8 columns
         // at a time into the 8 vertices' records: a scalar store per vertex
         // and component cost ~45 instructions per vertex of tiny_tris_1m.
         let mut cols = [Lanes::ZERO; 2 * LANES];
-        if stride <= cols.len() {
+        if stride <= cols.len() && stride.is_multiple_of(4) {
             cols[..4].copy_from_slice(&[wx, wy, wz, inv_w]);
             for (a, &slot) in ds.link.attrs.iter().enumerate() {
                 for c in 0..4 {
@@ -367,30 +376,38 @@ fn emit_vertices(
                 }
             }
             let lo = transpose8(v3, std::array::from_fn(|j| cols[j]));
-            for (l, r) in lo.iter().enumerate().take(live) {
-                let r = r.to_array();
-                let v = &mut verts[l * stride..(l + 1) * stride];
-                // Fixed-size copies (a variable length is a memcpy call).
-                if stride >= LANES {
-                    v[..LANES].copy_from_slice(&r);
-                } else {
-                    v[..4].copy_from_slice(&r[..4]);
-                }
-            }
-            if stride > LANES {
-                let hi = transpose8(v3, std::array::from_fn(|j| cols[LANES + j]));
-                for (l, r) in hi.iter().enumerate().take(live) {
+            let verts = &mut out.verts;
+            // Fixed-size copies (a variable length is a memcpy call): a
+            // whole group of 8-float records as one 256-byte append (one
+            // capacity test instead of eight), else record by record.
+            if stride == LANES && live == LANES {
+                verts.extend_from_slice(&bytemuck::cast::<_, [f32; LANES * LANES]>(lo));
+            } else if stride <= LANES {
+                for r in &lo[..live] {
                     let r = r.to_array();
-                    let v = &mut verts[l * stride + LANES..(l + 1) * stride];
-                    if v.len() == LANES {
-                        v.copy_from_slice(&r);
+                    if stride == LANES {
+                        verts.extend_from_slice(&r);
                     } else {
-                        v[..4].copy_from_slice(&r[..4]);
+                        verts.extend_from_slice(&r[..4]);
+                    }
+                }
+            } else {
+                let hi = transpose8(v3, std::array::from_fn(|j| cols[LANES + j]));
+                for (r, h) in lo[..live].iter().zip(&hi[..live]) {
+                    verts.extend_from_slice(&r.to_array());
+                    let h = h.to_array();
+                    if stride == 2 * LANES {
+                        verts.extend_from_slice(&h);
+                    } else {
+                        verts.extend_from_slice(&h[..4]);
                     }
                 }
             }
             continue;
         }
+        let at = out.verts.len();
+        out.verts.resize(at + live * stride, 0.0);
+        let verts = &mut out.verts[at..at + live * stride];
         let (wx, wy, wz, iw) = (
             wx.to_array(),
             wy.to_array(),
@@ -420,6 +437,7 @@ fn emit_vertices(
             }
         }
     }
+    masks.truncate(m0 + emitted);
 }
 
 /// Transposes 8 lanes of 8: `out[l]` holds lane `l` of each input in
@@ -755,14 +773,43 @@ pub(crate) fn clip_primitives(
 mod tests {
     use std::sync::Arc;
 
+    use ferropipe_components::enums::*;
+    use ferropipe_components::shader::*;
     use ferropipe_components::state::{ClipState, RasterizerState};
 
     use super::*;
     use crate::tests::Setup;
 
+    /// A fragment shader reading `n` generic inputs (perspective), for
+    /// records of 4 + 4n floats.
+    struct InputsFs(ShaderInfo);
+
+    impl FragmentShader for InputsFs {
+        fn info(&self) -> &ShaderInfo {
+            &self.0
+        }
+        fn run(&self, _: &ShaderResources<'_>, _: &mut FragmentIo<'_>) {}
+    }
+
+    fn inputs_fs(n: u8) -> Arc<InputsFs> {
+        let mut info = ShaderInfo {
+            stage: ShaderType::Fragment,
+            ..Default::default()
+        };
+        for i in 0..n {
+            let mut slot = IoSlot::new(Semantic::Generic(i), i as u32);
+            slot.interpolation = Interpolation::Perspective;
+            info.inputs.push(slot);
+        }
+        info.outputs.push(IoSlot::new(Semantic::Color(0), 0));
+        Arc::new(InputsFs(info))
+    }
+
     /// The SIMD vertex pass gives exactly the per-vertex path's clip codes
     /// and window-space vertices: random positions (negative, tiny and
-    /// non-finite w included), two user clip planes, near/far on and off.
+    /// non-finite w included), two user clip planes, near/far on and off,
+    /// records of 4, 8, 12 and 16 floats (0 to 3 linked inputs) and of 20
+    /// (the path that is not transposed), whole and partial groups.
     #[test]
     fn simd_vertex_pass_matches_per_vertex_records() {
         let mut rng = 0x1234_5678u32;
@@ -774,6 +821,11 @@ mod tests {
         };
         for round in 0..40 {
             let mut setup = Setup::new(64, 32, None);
+            let inputs = (round % 5) as u8;
+            let generics: Vec<Semantic> = (0..inputs).map(Semantic::Generic).collect();
+            let pipeline = Arc::make_mut(&mut setup.block.pipeline);
+            pipeline.vs = crate::tests::PassVs::new(&generics);
+            pipeline.fs = inputs_fs(inputs);
             let mut ucp = [[0f32; 4]; 8];
             ucp[0] = [1.0, -0.5, 0.25, 0.1];
             ucp[1] = [-0.3, 0.7, 0.0, 0.9];
@@ -786,6 +838,7 @@ mod tests {
                 ..Default::default()
             });
             let ds = DerivedState::new(Arc::new(setup.block));
+            assert_eq!(ds.stride, 4 + 4 * inputs as usize);
             let pos_slot = ds.shade.pos_slot.unwrap();
             let count = 1 + next() as usize % 20;
             let groups = count.div_ceil(LANES);
