@@ -65,10 +65,16 @@ pub(super) fn run_length(prims: &[ClippedPrim]) -> usize {
 /// [`runs_in_lanes`]) into `out`, with `last_tri` the rectangle-merge
 /// candidate carried across records.  Returns how many of its triangles
 /// produced a record (before merges), as `setup_prims` counts.
+///
+/// Out of line (`inline(never)`): inlined into `setup_prims`' loop, which
+/// a change elsewhere in the crate's code-generation units made LLVM do,
+/// it ran ~27 M more instructions a frame in tiny_tris_1m (callgrind,
+/// 2026-12-06), the larger function's registers spilling.
 #[multiversion(
     targets("x86_64+avx2+fma+bmi1+bmi2+lzcnt+popcnt+f16c+movbe"),
     attrs(allow(dead_code))
 )]
+#[inline(never)]
 pub(super) fn setup_run(
     clipped: &ClippedPrims,
     run: &[ClippedPrim],
