@@ -555,13 +555,8 @@ mod tests {
         let Some(v3) = X86V3::detect() else {
             return;
         };
-        let mut seed = 0x2545_f491_u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut r = crate::tests::xorshift32(0x2545_f491);
+        let mut next = move || (r() as u64) << 32 | r() as u64;
         let grid = TileGrid::new(1920, 1080);
         let (mut partial, mut rejected, mut accepted) = (0, 0, 0);
         for k in 0..20_000 {

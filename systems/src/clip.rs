@@ -812,13 +812,7 @@ mod tests {
     /// (the path that is not transposed), whole and partial groups.
     #[test]
     fn simd_vertex_pass_matches_per_vertex_records() {
-        let mut rng = 0x1234_5678u32;
-        let mut next = move || {
-            rng ^= rng << 13;
-            rng ^= rng >> 17;
-            rng ^= rng << 5;
-            rng
-        };
+        let mut next = crate::tests::xorshift32(0x1234_5678);
         for round in 0..40 {
             let mut setup = Setup::new(64, 32, None);
             let inputs = (round % 5) as u8;

@@ -1172,7 +1172,7 @@ mod tests {
 
     #[test]
     fn unorm16_decode_matches_the_generic_codec() {
-        let mut x = 0x2545_f491u32;
+        let mut next = crate::tests::xorshift32(0x2545_f491);
         for f in [
             Format::R16_UNORM,
             Format::R16G16_UNORM,
@@ -1184,9 +1184,7 @@ mod tests {
                 panic!("{f} is not on the unorm16 path");
             };
             for i in 0..5000u32 {
-                x ^= x << 13;
-                x ^= x >> 17;
-                x ^= x << 5;
+                let x = next();
                 let mut bytes = [0u8; 8];
                 bytes[..4].copy_from_slice(&x.to_le_bytes());
                 bytes[4..].copy_from_slice(&(x ^ i).to_le_bytes());
@@ -1224,13 +1222,7 @@ mod tests {
     fn gathered_words_match_the_generic_codec() {
         // Random buffer bytes; ids in runs of 8 that are in range, then a
         // run that reaches past the end (the gather stops there).
-        let mut x = 0x9e37_79b9u32;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x
-        };
+        let mut next = crate::tests::xorshift32(0x9e37_79b9);
         // Finite floats only: a NaN's payload is not what is compared here.
         let bytes: Vec<u8> = (0..4096)
             .flat_map(|_| ((next() % 2000) as f32 - 1000.0).to_le_bytes())

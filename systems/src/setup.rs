@@ -2124,11 +2124,9 @@ mod tests {
             f32::MIN_POSITIVE,
         ];
         // A deterministic spread over the guard band, ties included.
-        let mut r = 0x9e37_79b9u32;
+        let mut next = crate::tests::xorshift32(0x9e37_79b9);
         for _ in 0..3000 {
-            r ^= r << 13;
-            r ^= r >> 17;
-            r ^= r << 5;
+            let r = next();
             let v = (r as i32 as f32) / 65536.0;
             values.push(v);
             values.push(v.round() + 0.5 / 256.0);

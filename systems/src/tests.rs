@@ -107,6 +107,17 @@ pub fn resource(templ: ResourceTemplate, data: &[u8]) -> ResourceRef {
     })
 }
 
+/// Marsaglia's xorshift32 (shifts 13, 17, 5) from `seed` (not 0): the
+/// tests' random inputs, the same on every run.
+pub fn xorshift32(mut seed: u32) -> impl FnMut() -> u32 {
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        seed
+    }
+}
+
 pub fn f32_bytes(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|f| f.to_le_bytes()).collect()
 }
@@ -426,13 +437,8 @@ mod cases {
     fn scene_pixels_with_budget(threads: usize, budget: Option<usize>) -> (Vec<u8>, u32) {
         let (w, h) = (200, 150);
         // Many overlapping random triangles with blending and depth.
-        let mut rng = 12345u32;
-        let mut rand = || {
-            rng ^= rng << 13;
-            rng ^= rng >> 17;
-            rng ^= rng << 5;
-            (rng % 10000) as f32 / 10000.0
-        };
+        let mut next = super::xorshift32(12345);
+        let mut rand = || (next() % 10000) as f32 / 10000.0;
         let mut pts = Vec::new();
         for _ in 0..600 {
             let (cx, cy) = (rand() * 220.0 - 10.0, rand() * 170.0 - 10.0);
@@ -661,11 +667,9 @@ mod cases {
     /// zero-area triangle draws nothing.
     #[test]
     fn conservative_raster_covers_every_touched_pixel() {
-        let mut rng = 0x1234_5678u32;
+        let mut r = super::xorshift32(0x1234_5678);
         let mut next = move |lo: f64, hi: f64| {
-            rng ^= rng << 13;
-            rng ^= rng >> 17;
-            rng ^= rng << 5;
+            let rng = r();
             // On the 1/256 grid, so snapping is exact.
             let v = lo + (rng % 1_000_000) as f64 / 1_000_000.0 * (hi - lo);
             (v * 256.0).round() / 256.0
@@ -721,11 +725,9 @@ mod cases {
     /// A xorshift generator of values in `[lo, hi)`, on the 1/256 grid
     /// when `grid` (snapping exact) or anywhere.
     fn rng(seed: u32, grid: bool) -> impl FnMut(f64, f64) -> f64 {
-        let mut r = seed;
+        let mut next = super::xorshift32(seed);
         move |lo: f64, hi: f64| {
-            r ^= r << 13;
-            r ^= r >> 17;
-            r ^= r << 5;
+            let r = next();
             let v = lo + (r % 1_000_000) as f64 / 1_000_000.0 * (hi - lo);
             if grid { (v * 256.0).round() / 256.0 } else { v }
         }
@@ -1713,13 +1715,8 @@ mod counters {
     #[test]
     fn counts_do_not_depend_on_thread_count_or_pass_cuts() {
         let (w, h) = (200, 150);
-        let mut rng = 777u32;
-        let mut rand = || {
-            rng ^= rng << 13;
-            rng ^= rng >> 17;
-            rng ^= rng << 5;
-            (rng % 10000) as f32 / 10000.0
-        };
+        let mut next = super::xorshift32(777);
+        let mut rand = || (next() % 10000) as f32 / 10000.0;
         let mut pts = Vec::new();
         for _ in 0..3000 {
             let (cx, cy) = (rand() * 220.0 - 10.0, rand() * 170.0 - 10.0);

@@ -277,13 +277,7 @@ mod tests {
     /// within runs).
     #[test]
     fn the_run_is_the_scalar_setup() {
-        let mut seed = 0x2545_f491u32;
-        let mut rnd = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 17;
-            seed ^= seed << 5;
-            seed
-        };
+        let mut rnd = crate::tests::xorshift32(0x2545_f491);
         let mut states = Vec::new();
         for k in 0..24u32 {
             let mut s = Setup::new(200, 120, Some(Format::Z32_FLOAT));
@@ -354,10 +348,10 @@ mod tests {
         for t in 0..6000u32 {
             // Runs of one state, of varying length; now and then another
             // viewport index (same regions here) or state.
-            if rnd() % 13 == 0 {
+            if rnd().is_multiple_of(13) {
                 state = rnd() % states.len() as u32;
             }
-            let viewport = (rnd() % 29 == 0) as u8;
+            let viewport = rnd().is_multiple_of(29) as u8;
             let v = match t % 10 {
                 // An axis-aligned quad's two halves (merged when planar).
                 0 | 1 => {
