@@ -130,6 +130,11 @@ struct Lv {
     last_x_m1: String,
     last_y: String,
     stride: String,
+    /// The row stride of lanes 0-3 and of lanes 4-7 as `i32` scalars:
+    /// an interior lookup's second row is then the first row's texel
+    /// index from a pointer one row further on ([`E::pair_row`]), so the
+    /// two rows share their eight index extractions.
+    stride_q: [String; 2],
     base: String,
     /// Every lane's `width - 1 > 0` (CLAMP_TO_EDGE's pair fetch applies).
     wide: String,
@@ -169,9 +174,10 @@ impl E {
         ]
         .map(|off| {
             let x = field(self, off);
-            self.splat_i(&x)
+            (self.splat_i(&x), x)
         });
-        let level = self.lv(&width, &height, &stride, &base);
+        let stride_q = [stride.1.clone(), stride.1];
+        let level = self.lv(&width.0, &height.0, (&stride.0, stride_q), &base.0);
         let sizes = offset_of!(TexDesc, size);
         let [size_x, size_y] = [sizes, sizes + 4].map(|off| {
             let x = self.desc_field(&d, off, "float");
@@ -194,8 +200,15 @@ impl E {
         }
     }
 
-    /// [`Lv`] of the per-lane width, height, row stride and base.
-    fn lv(&mut self, width: &str, height: &str, stride: &str, base: &str) -> Lv {
+    /// [`Lv`] of the per-lane width, height, row stride (with its
+    /// [`Lv::stride_q`]) and base.
+    fn lv(
+        &mut self,
+        width: &str,
+        height: &str,
+        (stride, stride_q): (&str, [String; 2]),
+        base: &str,
+    ) -> Lv {
         let scale = |e: &mut E, len: &str| {
             let l8 = e.iop("shl", len, &E::isplat(8));
             e.ins(&format!("sitofp {VI} {l8} to {V}"))
@@ -211,6 +224,7 @@ impl E {
             last_y: self.iop("sub", height, &E::isplat(1)),
             last_x,
             stride: stride.to_string(),
+            stride_q,
             base: base.to_string(),
             wide: self.all8(&gt),
         }
@@ -234,12 +248,13 @@ impl E {
             let bb = self.desc_field(&rb, k, "i32");
             let v = self.ins(&format!("insertelement {VI} undef, i32 {a}, i32 0"));
             let v = self.ins(&format!("insertelement {VI} {v}, i32 {bb}, i32 4"));
-            self.ins(&format!(
+            let v = self.ins(&format!(
                 "shufflevector {VI} {v}, {VI} undef, \
                  <8 x i32> <i32 0, i32 0, i32 0, i32 0, i32 4, i32 4, i32 4, i32 4>"
-            ))
+            ));
+            (v, [a, bb])
         });
-        self.lv(&w, &h, &s, &base)
+        self.lv(&w.0, &h.0, (&s.0, s.1), &base.0)
     }
 
     /// Whether level `l` (an `i32`) is in the table and fits the kernel
@@ -469,15 +484,27 @@ impl E {
     /// (clamped to `max`; `None`: an interior group's index, which needs
     /// no clamp, [`Self::bilinear`]) of each lane as (left, right)
     /// texels; by two 4-element `vpgatherdq` where gathers are fast, else
-    /// by 8 scalar loads.
+    /// by 8 scalar loads.  With `next_row` ([`Lv::stride_q`], scalar
+    /// loads only) the pairs are those one row below index `i`'s: the
+    /// same extracted indices from a pointer a row further on.
     fn pair_row(
         &mut self,
         words: &str,
         i: &str,
         max: Option<&str>,
         gather: bool,
+        next_row: Option<&[String; 2]>,
     ) -> (String, String) {
         let b = self.ptr("i8");
+        // The base pointer of lanes 0-3 and of lanes 4-7.
+        let bases = match next_row {
+            Some(q) => q.clone().map(|s| {
+                let z = self.ins(&format!("zext i32 {s} to i64"));
+                let off = self.ins(&format!("shl i64 {z}, 2"));
+                self.ins(&format!("getelementptr i8, {b} {words}, i64 {off}"))
+            }),
+            None => [words.to_string(), words.to_string()],
+        };
         let i = match max {
             Some(max) => self.imin_max("umin", i, max),
             None => i.to_string(),
@@ -503,7 +530,8 @@ impl E {
                     let e = self.ins(&format!("extractelement {VI} {i}, i32 {l}"));
                     let z = self.ins(&format!("zext i32 {e} to i64"));
                     let off = self.ins(&format!("shl i64 {z}, 2"));
-                    let p = self.ins(&format!("getelementptr i8, {b} {words}, i64 {off}"));
+                    let base = &bases[l as usize / 4];
+                    let p = self.ins(&format!("getelementptr i8, {b} {base}, i64 {off}"));
                     let q = self.cast(&p, "i64");
                     let qp = self.ptr("i64");
                     let x = self.ins(&format!("load i64, {qp} {q}, align 1"));
@@ -679,8 +707,15 @@ impl E {
                     // a level the table holds is inside `words`,
                     // `QuadSampler::fill`: postprocess 2 `vpminud` and a
                     // reload fewer a lookup)
-                    let (tl, tr) = self.pair_row(&dv.words, &a, None, gather);
-                    let (bl, br) = self.pair_row(&dv.words, &c, None, gather);
+                    let (tl, tr) = self.pair_row(&dv.words, &a, None, gather, None);
+                    // (`c` is `a` plus the row stride: with scalar loads
+                    // the second row reuses `a`'s extracted indices,
+                    // postprocess 16 `vpextrd` fewer a lookup.)
+                    let (bl, br) = if gather {
+                        self.pair_row(&dv.words, &c, None, gather, None)
+                    } else {
+                        self.pair_row(&dv.words, &a, None, gather, Some(&lv.stride_q))
+                    };
                     [tl, tr, bl, br]
                 })
                 .collect();
@@ -723,8 +758,8 @@ impl E {
         let from_pair: Vec<[String; 4]> = dvs
             .iter()
             .map(|dv| {
-                let (mut tl, tr) = self.pair_row(&dv.words, &a, Some(&dv.max_pair), gather);
-                let (mut bl, br) = self.pair_row(&dv.words, &c, Some(&dv.max_pair), gather);
+                let (mut tl, tr) = self.pair_row(&dv.words, &a, Some(&dv.max_pair), gather, None);
+                let (mut bl, br) = self.pair_row(&dv.words, &c, Some(&dv.max_pair), gather, None);
                 if let Some(right) = &right {
                     tl = self.ins(&format!("select <8 x i1> {right}, {VI} {tr}, {VI} {tl}"));
                     bl = self.ins(&format!("select <8 x i1> {right}, {VI} {br}, {VI} {bl}"));
