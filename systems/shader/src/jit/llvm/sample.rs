@@ -558,6 +558,68 @@ impl E {
         (left, right)
     }
 
+    /// Whether an interior group's texel indices `a` run on along each
+    /// pixel row (lanes 0, 1, 4, 5 and 2, 3, 6, 7: `a[0] + 0..4` and
+    /// `a[2] + 0..4`) and both quads' rows have one stride (`stride_q`):
+    /// then [`Self::run_pairs`] applies.  A full-screen pass sampling its
+    /// source near one texel per pixel (postprocess) passes on most of
+    /// its lookups.
+    fn consecutive(&mut self, a: &str, stride_q: &[String; 2]) -> String {
+        let first = self.ins(&format!(
+            "shufflevector {VI} {a}, {VI} undef, \
+             <8 x i32> <i32 0, i32 0, i32 2, i32 2, i32 0, i32 0, i32 2, i32 2>"
+        ));
+        let want = self.ins(&format!(
+            "add {VI} {first}, <i32 0, i32 1, i32 0, i32 1, i32 2, i32 3, i32 2, i32 3>"
+        ));
+        let eq = self.icmp_i("eq", a, &want);
+        let all = self.all8(&eq);
+        if stride_q[0] == stride_q[1] {
+            all
+        } else {
+            let same = self.ins(&format!("icmp eq i32 {}, {}", stride_q[0], stride_q[1]));
+            self.ins(&format!("and i1 {all}, {same}"))
+        }
+    }
+
+    /// [`Self::pair_row`]'s four texel vectors (top left, top right,
+    /// bottom left, bottom right) for indices `a` that pass
+    /// [`Self::consecutive`]: each pixel row's left texels are the four
+    /// from its first index on and its right texels the four after that
+    /// one, so eight 16-byte loads and four shuffles replace 32 scalar
+    /// loads and their index extractions.  In bounds: every texel read
+    /// is one of the interior lanes' 2x2 footprints.
+    fn run_pairs(&mut self, words: &str, a: &str, stride: &str) -> [String; 4] {
+        let b = self.ptr("i8");
+        let z = self.ins(&format!("zext i32 {stride} to i64"));
+        let row = self.ins(&format!("shl i64 {z}, 2"));
+        let below = self.ins(&format!("getelementptr i8, {b} {words}, i64 {row}"));
+        let quads = [0, 2].map(|l| {
+            let e = self.ins(&format!("extractelement {VI} {a}, i32 {l}"));
+            let z = self.ins(&format!("zext i32 {e} to i64"));
+            self.ins(&format!("shl i64 {z}, 2"))
+        });
+        let load4 = |e: &mut E, base: &str, off: &str, plus: i64| {
+            let p = e.ins(&format!("getelementptr i8, {b} {base}, i64 {off}"));
+            let p = e.ins(&format!("getelementptr i8, {b} {p}, i64 {plus}"));
+            let vp = e.ptr("<4 x i32>");
+            let q = e.cast(&p, "<4 x i32>");
+            e.ins(&format!("load <4 x i32>, {vp} {q}, align 4"))
+        };
+        let mut out = Vec::with_capacity(4);
+        for base in [words.to_string(), below] {
+            for plus in [0, 4] {
+                let x = load4(self, &base, &quads[0], plus);
+                let y = load4(self, &base, &quads[1], plus);
+                out.push(self.ins(&format!(
+                    "shufflevector <4 x i32> {x}, <4 x i32> {y}, \
+                     <8 x i32> <i32 0, i32 1, i32 4, i32 5, i32 2, i32 3, i32 6, i32 7>"
+                )));
+            }
+        }
+        [0, 1, 2, 3].map(|k| out[k].clone())
+    }
+
     /// `gather_clamped`: the texel at index `min(row + x, max)` of each
     /// lane (one `vpgatherdd`).
     fn gather_word(&mut self, words: &str, row: &str, x: &str, max: &str) -> String {
@@ -699,6 +761,20 @@ impl E {
             let r1 = self.iop("add", &r0, &lv.stride);
             let a = self.iop("add", &r0, &vx);
             let c = self.iop("add", &r1, &vx);
+            let run = (!gather).then(|| {
+                let ok = self.consecutive(&a, &lv.stride_q);
+                let (fast, scalar) = (self.label("c"), self.label("n"));
+                self.line(&format!("br i1 {ok}, label %{fast}, label %{scalar}"));
+                self.open(&fast);
+                let t: Vec<[String; 4]> = dvs
+                    .iter()
+                    .map(|dv| self.run_pairs(&dv.words, &a, &lv.stride_q[0]))
+                    .collect();
+                let join = self.label("k");
+                self.line(&format!("br label %{join}"));
+                self.open(&scalar);
+                (fast, scalar, join, t)
+            });
             let texels: Vec<[String; 4]> = dvs
                 .iter()
                 .map(|dv| {
@@ -719,6 +795,26 @@ impl E {
                     [tl, tr, bl, br]
                 })
                 .collect();
+            let (inner, texels) = match run {
+                Some((fast, scalar, join, t)) => {
+                    self.line(&format!("br label %{join}"));
+                    self.open(&join);
+                    let texels = t
+                        .iter()
+                        .zip(&texels)
+                        .map(|(f, n)| {
+                            [0, 1, 2, 3].map(|k| {
+                                self.ins(&format!(
+                                    "phi {VI} [{}, %{fast}], [{}, %{scalar}]",
+                                    f[k], n[k]
+                                ))
+                            })
+                        })
+                        .collect();
+                    (join, texels)
+                }
+                None => (inner, texels),
+            };
             self.line(&format!("br label %{filt}"));
             from_inner = Some((inner, texels));
             self.open(&edges);
@@ -1095,7 +1191,7 @@ mod tests {
     use ferropipe_components::format::Format;
     use ferropipe_components::resource::{ResourceLayout, ResourceTemplate};
     use ferropipe_components::shader::{
-        BoundTexture, FragmentIo, FragmentShader, Lanes, ShaderResources,
+        BoundTexture, FRAG_LANE_X, FRAG_LANE_Y, FragmentIo, FragmentShader, Lanes, ShaderResources,
     };
     use ferropipe_components::state::SamplerState;
     use ferropipe_components::view::SamplerViewDesc;
@@ -1159,16 +1255,34 @@ fn fs_main(@builtin(position) p: vec4<f32>) -> @location(0) vec4<f32> {
             samplers: &samplers,
             ..Default::default()
         };
-        const GROUPS: usize = 32;
-        // inside and past the edges, the last column (REPEAT's four
-        // gathers), and one NaN (the fallback)
+        const GROUPS: usize = 48;
+        // Groups 0-31: inside and past the edges, the last column
+        // (REPEAT's four gathers), and one NaN (the fallback).  Groups
+        // 32-47: one texel a pixel, as a full-screen pass samples, so the
+        // interior lookups' indices run on along each pixel row
+        // (`run_pairs`), every third group with one lane a texel off
+        // (the scalar loads after the check).
         let fc: Vec<Lanes> = (0..4 * GROUPS)
             .map(|r| {
+                // (`frag_coord` is `[component][group]`)
+                let (g, c) = (r % GROUPS, r / GROUPS);
                 f32x8::new(std::array::from_fn(|l| {
+                    if g >= 32 {
+                        let k = g - 32;
+                        let (x0, y0) = ((k % 4) as f32, ((k / 4) % 2) as f32);
+                        let (lx, ly) = (FRAG_LANE_X[l] as f32, FRAG_LANE_Y[l] as f32);
+                        let off = if k % 3 == 2 && l == 5 { -1.0 } else { 0.0 };
+                        return match c {
+                            0 => (x0 + lx + off + 0.8) / 8.0,
+                            1 => (y0 + ly + 0.7) / 4.0,
+                            2 => (x0 + lx + 1.05) / 8.0,
+                            _ => (y0 + ly + 1.4) / 4.0,
+                        };
+                    }
                     let i = (r * 8 + l) as f32;
                     match (r * 8 + l) % 13 {
                         0 => 0.9375,
-                        1 if r == 40 => f32::NAN,
+                        1 if r == 8 => f32::NAN,
                         _ => (i * 0.173).fract() * 1.6 - 0.3,
                     }
                 }))
