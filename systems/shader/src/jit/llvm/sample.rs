@@ -786,7 +786,7 @@ impl E {
                     let (tl, tr) = self.pair_row(&dv.words, &a, None, gather, None);
                     // (`c` is `a` plus the row stride: with scalar loads
                     // the second row reuses `a`'s extracted indices,
-                    // postprocess 16 `vpextrd` fewer a lookup.)
+                    // postprocess 8 index extractions fewer a lookup.)
                     let (bl, br) = if gather {
                         self.pair_row(&dv.words, &c, None, gather, None)
                     } else {
