@@ -586,7 +586,7 @@ impl E {
     /// bottom left, bottom right) for indices `a` that pass
     /// [`Self::consecutive`]: each pixel row's left texels are the four
     /// from its first index on and its right texels the four after that
-    /// one, so eight 16-byte loads and four shuffles replace 32 scalar
+    /// one, so eight 16-byte loads and four shuffles replace 16 scalar
     /// loads and their index extractions.  In bounds: every texel read
     /// is one of the interior lanes' 2x2 footprints.
     fn run_pairs(&mut self, words: &str, a: &str, stride: &str) -> [String; 4] {
