@@ -758,9 +758,7 @@ impl E {
             self.open(&inner);
             let m0 = self.iop("mul", &vy, &lv.stride);
             let r0 = self.iop("add", &lv.base, &m0);
-            let r1 = self.iop("add", &r0, &lv.stride);
             let a = self.iop("add", &r0, &vx);
-            let c = self.iop("add", &r1, &vx);
             let run = (!gather).then(|| {
                 let ok = self.consecutive(&a, &lv.stride_q);
                 let (fast, scalar) = (self.label("c"), self.label("n"));
@@ -784,10 +782,11 @@ impl E {
                     // `QuadSampler::fill`: postprocess 2 `vpminud` and a
                     // reload fewer a lookup)
                     let (tl, tr) = self.pair_row(&dv.words, &a, None, gather, None);
-                    // (`c` is `a` plus the row stride: with scalar loads
-                    // the second row reuses `a`'s extracted indices,
+                    // (The second row is `a` plus the row stride: with
+                    // scalar loads it reuses `a`'s extracted indices,
                     // postprocess 8 index extractions fewer a lookup.)
                     let (bl, br) = if gather {
+                        let c = self.iop("add", &a, &lv.stride);
                         self.pair_row(&dv.words, &c, None, gather, None)
                     } else {
                         self.pair_row(&dv.words, &a, None, gather, Some(&lv.stride_q))
