@@ -499,8 +499,7 @@ impl E {
         // The base pointer of lanes 0-3 and of lanes 4-7.
         let bases = match next_row {
             Some(q) => q.clone().map(|s| {
-                let z = self.ins(&format!("zext i32 {s} to i64"));
-                let off = self.ins(&format!("shl i64 {z}, 2"));
+                let off = self.texel_offset(&s);
                 self.ins(&format!("getelementptr i8, {b} {words}, i64 {off}"))
             }),
             None => [words.to_string(), words.to_string()],
@@ -528,8 +527,7 @@ impl E {
                 let mut v = "undef".to_string();
                 for (k, l) in lanes.into_iter().enumerate() {
                     let e = self.ins(&format!("extractelement {VI} {i}, i32 {l}"));
-                    let z = self.ins(&format!("zext i32 {e} to i64"));
-                    let off = self.ins(&format!("shl i64 {z}, 2"));
+                    let off = self.texel_offset(&e);
                     let base = &bases[l as usize / 4];
                     let p = self.ins(&format!("getelementptr i8, {b} {base}, i64 {off}"));
                     let q = self.cast(&p, "i64");
@@ -574,6 +572,8 @@ impl E {
         ));
         let eq = self.icmp_i("eq", a, &want);
         let all = self.all8(&eq);
+        // (One value for both quads, `desc_vals`' single level: nothing
+        // to compare at run time.)
         if stride_q[0] == stride_q[1] {
             all
         } else {
@@ -591,13 +591,11 @@ impl E {
     /// is one of the interior lanes' 2x2 footprints.
     fn run_pairs(&mut self, words: &str, a: &str, stride: &str) -> [String; 4] {
         let b = self.ptr("i8");
-        let z = self.ins(&format!("zext i32 {stride} to i64"));
-        let row = self.ins(&format!("shl i64 {z}, 2"));
+        let row = self.texel_offset(stride);
         let below = self.ins(&format!("getelementptr i8, {b} {words}, i64 {row}"));
         let quads = [0, 2].map(|l| {
             let e = self.ins(&format!("extractelement {VI} {a}, i32 {l}"));
-            let z = self.ins(&format!("zext i32 {e} to i64"));
-            self.ins(&format!("shl i64 {z}, 2"))
+            self.texel_offset(&e)
         });
         let load4 = |e: &mut E, base: &str, off: &str, plus: i64| {
             let p = e.ins(&format!("getelementptr i8, {b} {base}, i64 {off}"));
@@ -606,18 +604,24 @@ impl E {
             let q = e.cast(&p, "<4 x i32>");
             e.ins(&format!("load <4 x i32>, {vp} {q}, align 4"))
         };
-        let mut out = Vec::with_capacity(4);
-        for base in [words.to_string(), below] {
-            for plus in [0, 4] {
+        let [[tl, tr], [bl, br]] = [words.to_string(), below].map(|base| {
+            [0, 4].map(|plus| {
                 let x = load4(self, &base, &quads[0], plus);
                 let y = load4(self, &base, &quads[1], plus);
-                out.push(self.ins(&format!(
+                self.ins(&format!(
                     "shufflevector <4 x i32> {x}, <4 x i32> {y}, \
                      <8 x i32> <i32 0, i32 1, i32 4, i32 5, i32 2, i32 3, i32 6, i32 7>"
-                )));
-            }
-        }
-        [0, 1, 2, 3].map(|k| out[k].clone())
+                ))
+            })
+        });
+        [tl, tr, bl, br]
+    }
+
+    /// The byte offset (`i64`) of texel index `i` (an `i32`, 4-byte
+    /// texels) from a level's `words`.
+    fn texel_offset(&mut self, i: &str) -> String {
+        let z = self.ins(&format!("zext i32 {i} to i64"));
+        self.ins(&format!("shl i64 {z}, 2"))
     }
 
     /// `gather_clamped`: the texel at index `min(row + x, max)` of each
