@@ -140,6 +140,14 @@ fn cover_prim_at(
     let gy0 = r.y0 & !1;
     // Partial edges relative to the tile origin.
     let (ox, oy) = (tile.x0 & !63, tile.y0 & !63);
+    let tiny = r.x1 - gx0 <= 12 && r.y1 - gy0 <= 6;
+    #[cfg(target_arch = "x86_64")]
+    if tiny
+        && let Some(t) = v3
+        && cover_tiny_avx2(t, p, edge_mask, (ox, oy, gx0, gy0), &r, out)
+    {
+        return;
+    }
     let mut edges = [LocalEdge {
         a: 0,
         b: 0,
@@ -166,7 +174,7 @@ fn cover_prim_at(
         n += 1;
     }
     let edges = &edges[..n];
-    if n > 0 && r.x1 - gx0 <= 12 && r.y1 - gy0 <= 6 {
+    if n > 0 && tiny {
         let at = (ox, oy, gx0, gy0);
         if r.x1 - gx0 <= 8 && r.y1 - gy0 <= 4 {
             cover_tiny::<2, 2>(v3, edges, at, &r, out);
@@ -499,6 +507,18 @@ fn cover_tiny_lanes<L: EdgeLanes, const C: usize, const R: usize>(
             row = row.add(step_y);
         }
     }
+    push_tiny_block(&least, (gx0, gy0), region, out);
+}
+
+/// Appends the covered groups of a [`cover_tiny`] block from each group's
+/// least edge value (`least[row][column]`), in row order.
+#[inline(always)]
+fn push_tiny_block<L: EdgeLanes, const C: usize, const R: usize>(
+    least: &[[L; C]; R],
+    (gx0, gy0): (i32, i32),
+    region: &Rect,
+    out: &mut Vec<Coverage>,
+) {
     let xm: [u8; C] =
         std::array::from_fn(|c| span_mask(&X_BELOW, gx0 + 4 * c as i32, region.x0, region.x1));
     // Every group is written to the next free slot, and the length only
@@ -531,6 +551,127 @@ fn cover_tiny_lanes<L: EdgeLanes, const C: usize, const R: usize>(
     // them, one per group, so none is skipped), and the first `n` spare
     // slots hold the covered groups, in order.
     unsafe { out.set_len(start + n) };
+}
+
+/// [`cover_prim_at`]'s inline block (a region of at most 3x3 groups) with
+/// the record's edges in AVX2 registers from the start: its four edges'
+/// narrowing to the tile origin in 64-bit lanes (`vpmuldq`, the clamp as
+/// compares and blends), their values at the block's first group in one
+/// 4-lane register, and each edge's group values from those.  Edges
+/// `edge_mask` leaves out (or past `num_edges`) hold `i32::MAX` with zero
+/// steps, so they never lower a group's least value, which is what
+/// skipping them does.  Returns `false`, having pushed nothing, when no
+/// edge is left to evaluate ([`cover_full`]'s case).
+///
+/// Why: tiny_tris_1m's ~4-pixel triangles nearly all take this block,
+/// and building the [`LocalEdge`] array edge by edge (a branch on each
+/// mask bit, scalar 64-bit multiplies and clamps, each edge's offsets
+/// stored and reloaded) was ~480 instructions a call (callgrind).  The
+/// same wrapped `i32` arithmetic as [`edge_lanes`] (sums regrouped, which
+/// wrapping addition allows), so the same groups and masks as
+/// [`cover_tiny_lanes`] (test `tiny_avx2_coverage_is_the_lanes_coverage`).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn cover_tiny_avx2(
+    t: X86V3,
+    p: &SetupPrim,
+    edge_mask: u8,
+    (ox, oy, gx0, gy0): (i32, i32, i32, i32),
+    region: &Rect,
+    out: &mut Vec<Coverage>,
+) -> bool {
+    use core::arch::x86_64::*;
+    let live = edge_mask & ((1u32 << (p.num_edges as usize).min(MAX_EDGES)) - 1) as u8;
+    if live == 0 {
+        return false;
+    }
+    const _: () = assert!(MAX_EDGES == 4);
+    // SAFETY: the token proves AVX2; the loads read the record's own `a`
+    // and `b` (16 bytes each) and `c` (32 bytes) arrays.
+    let (base, a, b) = unsafe {
+        let a = _mm_loadu_si128(p.a.as_ptr().cast());
+        let b = _mm_loadu_si128(p.b.as_ptr().cast());
+        let c = _mm256_loadu_si256(p.c.as_ptr().cast());
+        // c + a * ox + b * oy, exact in 64 bits (`vpmuldq` multiplies the
+        // signed low halves), then clamped to [i32::MIN / 2, i32::MAX / 2].
+        let c = _mm256_add_epi64(
+            _mm256_add_epi64(
+                c,
+                _mm256_mul_epi32(_mm256_cvtepi32_epi64(a), _mm256_set1_epi64x(ox as i64)),
+            ),
+            _mm256_mul_epi32(_mm256_cvtepi32_epi64(b), _mm256_set1_epi64x(oy as i64)),
+        );
+        let lo = _mm256_set1_epi64x(i32::MIN as i64 / 2);
+        let hi = _mm256_set1_epi64x(i32::MAX as i64 / 2);
+        let c = _mm256_blendv_epi8(c, lo, _mm256_cmpgt_epi64(lo, c));
+        let c = _mm256_blendv_epi8(c, hi, _mm256_cmpgt_epi64(c, hi));
+        let c = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(
+            c,
+            _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6),
+        ));
+        // At the block's first group, wrapping as the walk's sums.
+        let base = _mm_add_epi32(
+            _mm_add_epi32(c, _mm_mullo_epi32(a, _mm_set1_epi32(gx0 - ox))),
+            _mm_mullo_epi32(b, _mm_set1_epi32(gy0 - oy)),
+        );
+        let bits = _mm_setr_epi32(1, 2, 4, 8);
+        let on = _mm_cmpeq_epi32(_mm_and_si128(_mm_set1_epi32(live as i32), bits), bits);
+        (
+            _mm_blendv_epi8(_mm_set1_epi32(i32::MAX), base, on),
+            _mm_and_si128(a, on),
+            _mm_and_si128(b, on),
+        )
+    };
+    if region.x1 - gx0 <= 8 && region.y1 - gy0 <= 4 {
+        let least = tiny_least::<2, 2>(t, base, a, b);
+        push_tiny_block(&least, (gx0, gy0), region, out);
+    } else {
+        let least = tiny_least::<3, 3>(t, base, a, b);
+        push_tiny_block(&least, (gx0, gy0), region, out);
+    }
+    true
+}
+
+/// The least of the four edges' values in every group of a `C` x `R`
+/// block, from their values at its first group (`base`) and their steps
+/// (`a`, `b`), as [`cover_tiny_lanes`] computes them.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn tiny_least<const C: usize, const R: usize>(
+    t: X86V3,
+    base: core::arch::x86_64::__m128i,
+    a: core::arch::x86_64::__m128i,
+    b: core::arch::x86_64::__m128i,
+) -> [[Avx2Edges; C]; R] {
+    use core::arch::x86_64::*;
+    let mut least = [[Avx2Edges::of(t, ILanes::splat(i32::MAX)); C]; R];
+    let (lx, ly) = (Avx2Edges::of(t, lane_xi()), Avx2Edges::of(t, lane_yi()));
+    for e in 0..MAX_EDGES as i32 {
+        // SAFETY: the token proves AVX2 (`Avx2Edges` values exist only
+        // where one did).
+        let (v, sx, sy) = unsafe {
+            let pick = |v: __m128i| {
+                _mm256_permutevar8x32_epi32(_mm256_castsi128_si256(v), _mm256_set1_epi32(e))
+            };
+            let (ae, be) = (pick(a), pick(b));
+            let off = _mm256_add_epi32(_mm256_mullo_epi32(ae, lx.0), _mm256_mullo_epi32(be, ly.0));
+            (
+                _mm256_add_epi32(pick(base), off),
+                Avx2Edges(_mm256_slli_epi32::<2>(ae)),
+                Avx2Edges(_mm256_slli_epi32::<1>(be)),
+            )
+        };
+        let mut row = Avx2Edges(v);
+        for least_row in least.iter_mut() {
+            let mut v = row;
+            for l in least_row.iter_mut() {
+                *l = l.min(v);
+                v = v.add(sx);
+            }
+            row = row.add(sy);
+        }
+    }
+    least
 }
 
 /// [`cover_lanes`] without edges (a tile or 16x16 block wholly inside the
@@ -1759,6 +1900,68 @@ mod tests {
                 }
                 Ok(())
             })
+            .unwrap();
+    }
+
+    /// The AVX2 inline block (`cover_tiny_avx2`) makes the portable lanes'
+    /// groups and masks for any record whose region is at most 3x3 groups:
+    /// slivers whose edges' steps and values are far from the region (the
+    /// 64-bit narrowing and its clamp), up to four edges, any subset of
+    /// them evaluated, tiles anywhere.
+    #[test]
+    fn tiny_avx2_coverage_is_the_lanes_coverage() {
+        use proptest::prelude::*;
+        let Some(v3) = X86V3::detect() else {
+            return;
+        };
+        // Steps up to 2^22 keep the walk's `i32` sums inside `i32` (the
+        // portable path adds without wrapping in a debug build).
+        let step = -(1i32 << 22)..(1i32 << 22);
+        let strategy = (
+            (
+                prop::array::uniform4(step.clone()),
+                prop::array::uniform4(step),
+                prop::array::uniform4(-(1i64 << 40)..(1i64 << 40)),
+            ),
+            (1u8..=4, 0u8..16),
+            (0i32..30, 0i32..16),
+            (0i32..64, 0i32..64, 1i32..13, 1i32..7),
+        );
+        let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
+            cases: 4000,
+            ..ProptestConfig::default()
+        });
+        runner
+            .run(
+                &strategy,
+                |((a, b, c), (num_edges, edge_mask), (tx, ty), (x0, y0, w, h))| {
+                    let tile = Rect {
+                        x0: tx * 64,
+                        y0: ty * 64,
+                        x1: tx * 64 + 64,
+                        y1: ty * 64 + 64,
+                    };
+                    // Small values near the region for some records, so
+                    // that some groups are covered.
+                    let c = if x0 % 2 == 0 { c.map(|v| v >> 24) } else { c };
+                    let p = SetupPrim {
+                        a,
+                        b,
+                        c,
+                        num_edges,
+                        x0: tile.x0 + x0,
+                        y0: tile.y0 + y0,
+                        x1: tile.x0 + x0 + w,
+                        y1: tile.y0 + y0 + h,
+                        ..Default::default()
+                    };
+                    let (mut want, mut got) = (Vec::new(), Vec::new());
+                    cover_prim_at(None, &p, edge_mask, &tile, &mut want);
+                    cover_prim_at(Some(v3), &p, edge_mask, &tile, &mut got);
+                    prop_assert_eq!(got, want);
+                    Ok(())
+                },
+            )
             .unwrap();
     }
 
