@@ -208,6 +208,14 @@ pub(crate) fn sample_depth(
 /// depth range with `depth_clamp`.
 #[inline]
 pub(crate) fn clamp_depth(ds: &DerivedState, viewport: u8, z: Lanes) -> Lanes {
+    // On x86 `fast_max` / `fast_min` (`maxps` / `minps`) with a bound that
+    // is not NaN are `max` and `min` bit for bit (a NaN `z` gives 0, as
+    // `max` does), without the bound's NaN test that `max` adds (two
+    // compares and blends on every early-depth group).  Elsewhere
+    // `fast_max` may propagate a NaN `z` (NEON's `vmaxq`).
+    #[cfg(target_arch = "x86_64")]
+    let z = z.fast_max(Lanes::ZERO).fast_min(Lanes::ONE);
+    #[cfg(not(target_arch = "x86_64"))]
     let z = z.max(Lanes::ZERO).min(Lanes::ONE);
     if ds.merge.depth_clamp {
         let (lo, hi) = ds.tiles.depth_range[viewport as usize];

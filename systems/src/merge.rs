@@ -745,7 +745,7 @@ pub(crate) fn depth_stencil_test(
     front: bool,
 ) -> u8 {
     match z32f_rows(plan, target) {
-        Some(rows32) => depth_test_z32f_at(plan, target, &rows32, gx, gy, z, mask, front),
+        Some(rows32) => depth_test_z32f_at(None, plan, target, &rows32, gx, gy, z, mask, front),
         None => depth_stencil_test_general(plan, target, gx, gy, z, mask, front),
     }
 }
@@ -772,6 +772,7 @@ pub(crate) fn z32f_rows(plan: &MergePlan, target: &DepthTarget) -> Option<GroupR
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn depth_test_z32f_at(
+    v3: Option<X86V3>,
     plan: &MergePlan,
     target: &DepthTarget,
     rows32: &GroupRows32,
@@ -782,7 +783,7 @@ pub(crate) fn depth_test_z32f_at(
     front: bool,
 ) -> u8 {
     match rows32.at(gx, gy) {
-        Some(rows) => depth_test_z32f(plan, target, rows, z, mask),
+        Some(rows) => depth_test_z32f(v3, plan, target, rows, z, mask),
         None => depth_stencil_test_general(plan, target, gx, gy, z, mask, front),
     }
 }
@@ -881,6 +882,7 @@ fn depth_stencil_test_general(
 /// stencil or bounds test (the common case: one compare, one blend).
 #[inline]
 fn depth_test_z32f(
+    v3: Option<X86V3>,
     plan: &MergePlan,
     target: &DepthTarget,
     rows: (usize, usize),
@@ -891,8 +893,7 @@ fn depth_test_z32f(
         return mask;
     };
     // SAFETY: rows from GroupRows32::at; tile jobs own disjoint pixels.
-    let old_bits = unsafe { target.mem.load_group32(rows) };
-    let old = Lanes::new(old_bits.map(f32::from_bits));
+    let old: Lanes = bytemuck::cast(unsafe { target.mem.load_group32_at(v3, rows) });
     let z = *z;
     let pass = match func {
         Func::Never => Lanes::ZERO,
@@ -912,11 +913,7 @@ fn depth_test_z32f(
         let m = crate::lanes::mask_lanes(pass);
         let new = m.select(z, old);
         // SAFETY: as above.
-        unsafe {
-            target
-                .mem
-                .store_group32(rows, new.to_array().map(f32::to_bits))
-        };
+        unsafe { target.mem.store_group32_at(v3, rows, bytemuck::cast(new)) };
     }
     pass
 }

@@ -930,6 +930,14 @@ fn raster_entry(
     batch: &mut FragBatch,
     stats: &mut Vec<TileCount>,
 ) {
+    // SAFETY: the expression is true only in the x86-64-v3 clone (run
+    // where the CPU has those features) or in a build that requires them.
+    let v3 = unsafe {
+        X86V3::in_clone(multiversion::target::target_cfg_f!(all(
+            target_feature = "avx2",
+            target_feature = "fma"
+        )))
+    };
     let job = &ctx.jobs[j as usize];
     let Some(p) = job.prims.prims.get(e.prim as usize) else {
         return;
@@ -1065,6 +1073,7 @@ fn raster_entry(
             };
             let z = group_depth(ds, &group, p, planes);
             let mask = crate::merge::depth_test_z32f_at(
+                v3,
                 &ds.merge,
                 dt,
                 &rows32,
