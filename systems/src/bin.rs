@@ -85,27 +85,15 @@ fn classify_edges(v3: Option<X86V3>, p: &SetupPrim, n_edges: usize, r: &Rect) ->
 /// positive), of the second that it accepts some (its greatest is).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn v3_classify(_: X86V3, p: &SetupPrim, r: &Rect) -> (u8, u8) {
+fn v3_classify(v3: X86V3, p: &SetupPrim, r: &Rect) -> (u8, u8) {
     use core::arch::x86_64::*;
-    // SAFETY: the token proves AVX2; the loads read the record's own
-    // `a` and `b` (16 bytes each) and `c` (32 bytes) arrays.
+    // The steps sign-extended to 64 bits, and the values at the corner.
+    let (a, b, v) = lanes::v3_lanes::record_edges_at(v3, p, r.x0, r.y0);
+    // SAFETY: the token proves AVX2.
     unsafe {
-        // The steps sign-extended to 64 bits (`vpmuldq` reads each lane's
-        // low half as signed).
-        let a = _mm256_cvtepi32_epi64(_mm_loadu_si128(p.a.as_ptr().cast()));
-        let b = _mm256_cvtepi32_epi64(_mm_loadu_si128(p.b.as_ptr().cast()));
-        let c = _mm256_loadu_si256(p.c.as_ptr().cast());
         let zero = _mm256_setzero_si256();
-        let (x0, y0) = (
-            _mm256_set1_epi64x(r.x0 as i64),
-            _mm256_set1_epi64x(r.y0 as i64),
-        );
         let sx = _mm256_set1_epi64x((r.x1 - r.x0 - 1) as i64);
         let sy = _mm256_set1_epi64x((r.y1 - r.y0 - 1) as i64);
-        let v = _mm256_add_epi64(
-            _mm256_add_epi64(c, _mm256_mul_epi32(a, x0)),
-            _mm256_mul_epi32(b, y0),
-        );
         // (max(a, 0) and min(a, 0) as selects on a's sign: AVX2 has no
         // 64-bit min/max)
         let (an, bn) = (_mm256_cmpgt_epi64(zero, a), _mm256_cmpgt_epi64(zero, b));

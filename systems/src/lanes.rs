@@ -153,9 +153,36 @@ pub(crate) fn mul_i_at(v3: Option<X86V3>, a: ILanes, b: ILanes) -> ILanes {
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod v3_lanes {
     use core::arch::x86_64::*;
-    use ferropipe_components::batch::Plane;
+    use ferropipe_components::batch::{MAX_EDGES, Plane, SetupPrim};
     use ferropipe_components::shader::{ILanes, Lanes, ULanes};
     use ferropipe_components::simd::X86V3;
+
+    /// A record's four edges in 64-bit lanes: their steps `a` and `b`
+    /// sign-extended, and their values at pixel `(x, y)`, `c + a x + b y`,
+    /// exact as the scalar `i64` sums (`vpmuldq` multiplies the signed low
+    /// halves).  Binning classifies from these at a tile's corner, and the
+    /// tiny coverage block narrows them at the tile's origin.
+    #[inline(always)]
+    pub(crate) fn record_edges_at(
+        _: X86V3,
+        p: &SetupPrim,
+        x: i32,
+        y: i32,
+    ) -> (__m256i, __m256i, __m256i) {
+        const _: () = assert!(MAX_EDGES == 4);
+        // SAFETY: the token proves AVX2; the loads read the record's own
+        // `a` and `b` (16 bytes each) and `c` (32 bytes) arrays.
+        unsafe {
+            let a = _mm256_cvtepi32_epi64(_mm_loadu_si128(p.a.as_ptr().cast()));
+            let b = _mm256_cvtepi32_epi64(_mm_loadu_si128(p.b.as_ptr().cast()));
+            let c = _mm256_loadu_si256(p.c.as_ptr().cast());
+            let v = _mm256_add_epi64(
+                _mm256_add_epi64(c, _mm256_mul_epi32(a, _mm256_set1_epi64x(x as i64))),
+                _mm256_mul_epi32(b, _mm256_set1_epi64x(y as i64)),
+            );
+            (a, b, v)
+        }
+    }
 
     /// [`super::mask_lanes`].
     #[inline(always)]

@@ -585,22 +585,14 @@ fn cover_tiny_avx2(
     if live == 0 {
         return false;
     }
-    const _: () = assert!(MAX_EDGES == 4);
+    // c + a * ox + b * oy, exact in 64 bits, then clamped to
+    // [i32::MIN / 2, i32::MAX / 2].
+    let (_, _, c) = crate::lanes::v3_lanes::record_edges_at(t, p, ox, oy);
     // SAFETY: the token proves AVX2; the loads read the record's own `a`
-    // and `b` (16 bytes each) and `c` (32 bytes) arrays.
+    // and `b` arrays (16 bytes each).
     let (base, a, b) = unsafe {
         let a = _mm_loadu_si128(p.a.as_ptr().cast());
         let b = _mm_loadu_si128(p.b.as_ptr().cast());
-        let c = _mm256_loadu_si256(p.c.as_ptr().cast());
-        // c + a * ox + b * oy, exact in 64 bits (`vpmuldq` multiplies the
-        // signed low halves), then clamped to [i32::MIN / 2, i32::MAX / 2].
-        let c = _mm256_add_epi64(
-            _mm256_add_epi64(
-                c,
-                _mm256_mul_epi32(_mm256_cvtepi32_epi64(a), _mm256_set1_epi64x(ox as i64)),
-            ),
-            _mm256_mul_epi32(_mm256_cvtepi32_epi64(b), _mm256_set1_epi64x(oy as i64)),
-        );
         let lo = _mm256_set1_epi64x(i32::MIN as i64 / 2);
         let hi = _mm256_set1_epi64x(i32::MAX as i64 / 2);
         let c = _mm256_blendv_epi8(c, lo, _mm256_cmpgt_epi64(lo, c));
