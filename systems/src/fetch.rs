@@ -455,7 +455,48 @@ pub fn assemble_part(
             p += take;
         }
     }
-    let shared = if unshared {
+    // An indexed triangle list, the common mesh: every primitive's
+    // elements are `3p .. 3p + 3` with the provoking vertex at the same
+    // position and all edge flags (`Topology::prim_vertices`), so the
+    // shape is read off the first primitive, and the indices are read and
+    // looked up in one loop without a call per vertex (the general loop
+    // below asked the topology per triangle and called the lookup and the
+    // index read per vertex: ~86 instructions a vertex index of
+    // textured_mesh, callgrind, 2026-12-07).  The same vertex ids, dedup
+    // lookups and segment breaks in the same order: the same segments.
+    let indexed_list = match index {
+        Some(ix) if !unshared && topo.mode == PrimType::Triangles => Some(ix),
+        _ => None,
+    };
+    if let Some(ix) = indexed_list {
+        let (elems, pv_elem, edge_flags) = topo.prim(part.first_prim, n);
+        let pv_at = (0..3).rev().find(|&k| elems[k] == pv_elem).unwrap_or(0);
+        let bias = info.index_bias as i64;
+        for p in part.first_prim..part.first_prim + part.num_prims {
+            if out[seg_idx].vids.len() + verts_per + 1 > SEGMENT_MAX_VERTS {
+                seg_idx = next_segment(out, used, part, topo.kind);
+                dedup.clear();
+            }
+            let seg = &mut out[seg_idx];
+            let first = base_elem + 3 * p as u64;
+            let mut local = [0u16; 3];
+            for (k, slot) in local.iter_mut().enumerate() {
+                let vid = read_index(ix.bytes, ix.offset, ix.size, first + k as u64) as i64 + bias;
+                let next = seg.vids.len() as u16;
+                let (s, inserted) = dedup.get_or_insert(vid, next);
+                if inserted {
+                    seg.vids.push(vid);
+                }
+                *slot = s;
+            }
+            seg.prims.push(AssembledPrim {
+                v: local,
+                provoking: local[pv_at],
+                edge_flags,
+            });
+        }
+    }
+    let shared = if unshared || indexed_list.is_some() {
         0..0
     } else {
         part.first_prim..part.first_prim + part.num_prims
@@ -1102,6 +1143,84 @@ mod tests {
         let tsa = Topology::new(PrimType::TriangleStripAdjacency, false);
         assert_eq!(tsa.prims_in_run(8), 2);
         assert_eq!(tsa.prim(1, 8).0, [4, 2, 6]);
+    }
+
+    /// Indexed triangle lists (their own loop in `assemble_part`): every
+    /// primitive's local vertices name its three indices plus the bias,
+    /// the provoking vertex is the first or the last, each segment holds
+    /// its vertices once and at most `SEGMENT_MAX_VERTS` of them, and the
+    /// primitives come in order, for every index size, a part starting
+    /// mid-run, and indices past the buffer (read as 0).
+    #[test]
+    fn indexed_triangle_lists_assemble_their_indices() {
+        let mut seed = 12345u32;
+        let mut rnd = move |m: u32| {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed % m
+        };
+        for size in [1u32, 2, 4] {
+            for first in [false, true] {
+                let n_idx = 1200u32;
+                let idx: Vec<u32> = (0..n_idx)
+                    .map(|_| rnd(if size == 1 { 200 } else { 600 }))
+                    .collect();
+                let mut bytes: Vec<u8> = idx
+                    .iter()
+                    .flat_map(|&v| v.to_le_bytes()[..size as usize].to_vec())
+                    .collect();
+                // the last 30 indices lie past the buffer
+                bytes.truncate(bytes.len() - 30 * size as usize);
+                let info = DrawInfo {
+                    mode: PrimType::Triangles,
+                    start: 3,
+                    count: n_idx - 3,
+                    indexed: true,
+                    index_bias: -7,
+                    ..DrawInfo::default()
+                };
+                let part = JobPart {
+                    run_len: n_idx - 3,
+                    first_prim: 5,
+                    num_prims: 390,
+                    ..JobPart::default()
+                };
+                let topo = Topology::new(PrimType::Triangles, first);
+                let ix = IndexSource {
+                    bytes: &bytes,
+                    offset: 0,
+                    size,
+                };
+                let (mut dedup, mut out, mut used) = (VertexDedup::default(), Vec::new(), 0);
+                assemble_part(part, &info, topo, Some(ix), &mut dedup, &mut out, &mut used);
+                let mut p = part.first_prim;
+                for seg in &out[..used] {
+                    assert!(seg.vids.len() <= SEGMENT_MAX_VERTS);
+                    let mut seen = seg.vids.clone();
+                    seen.sort_unstable();
+                    seen.dedup();
+                    assert_eq!(seen.len(), seg.vids.len(), "a vertex twice in a segment");
+                    for ap in &seg.prims {
+                        for k in 0..3 {
+                            let e = (info.start + 3 * p + k as u32) as usize;
+                            let want = if e < n_idx as usize - 30 {
+                                idx[e] as i64
+                            } else {
+                                0
+                            } - 7;
+                            assert_eq!(seg.vids[ap.v[k] as usize], want, "prim {p} vertex {k}");
+                        }
+                        assert_eq!(ap.provoking, ap.v[if first { 0 } else { 2 }]);
+                        assert_eq!(ap.edge_flags, EDGE_FLAGS_ALL);
+                        p += 1;
+                    }
+                }
+                assert_eq!(p, part.first_prim + part.num_prims);
+                // (8-bit indices name at most 256 vertices: one segment)
+                assert!(size == 1 || used > 1, "the part spans several segments");
+            }
+        }
     }
 
     #[test]
