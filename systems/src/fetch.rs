@@ -444,11 +444,8 @@ pub fn assemble_part(
             // first primitive, not asked per primitive (the general
             // topology walk per triangle was ~50 of its ~95 instructions
             // here in tiny_tris_1m).
-            let (elems, pv_elem, edge_flags) = topo.prim(p, n);
-            let pv_at = (0..verts_per)
-                .rev()
-                .find(|&k| elems[k] == pv_elem)
-                .map_or(0, |k| k as u16);
+            let (pv_at, edge_flags) = list_shape(topo, p, n);
+            let pv_at = pv_at as u16;
             seg.prims.extend((0..take).map(|i| {
                 let at = first + (i * vp) as u16;
                 let mut v = [0u16; 3];
@@ -478,8 +475,7 @@ pub fn assemble_part(
         _ => None,
     };
     if let Some(ix) = indexed_list {
-        let (elems, pv_elem, edge_flags) = topo.prim(part.first_prim, n);
-        let pv_at = (0..3).rev().find(|&k| elems[k] == pv_elem).unwrap_or(0);
+        let (pv_at, edge_flags) = list_shape(topo, part.first_prim, n);
         let bias = info.index_bias as i64;
         for p in part.first_prim..part.first_prim + part.num_prims {
             if out[seg_idx].vids.len() + verts_per + 1 > SEGMENT_MAX_VERTS {
@@ -491,12 +487,7 @@ pub fn assemble_part(
             let mut local = [0u16; 3];
             for (k, slot) in local.iter_mut().enumerate() {
                 let vid = read_index(ix.bytes, ix.offset, ix.size, first + k as u64) as i64 + bias;
-                let next = seg.vids.len() as u16;
-                let (s, inserted) = dedup.get_or_insert(vid, next);
-                if inserted {
-                    seg.vids.push(vid);
-                }
-                *slot = s;
+                *slot = local_slot(seg, dedup, vid);
             }
             seg.prims.push(AssembledPrim {
                 v: local,
@@ -519,15 +510,7 @@ pub fn assemble_part(
             dedup.clear();
         }
         let seg = &mut out[seg_idx];
-        let mut slot_of = |e: u32| {
-            let vid = vid_of(e);
-            let next = seg.vids.len() as u16;
-            let (slot, inserted) = dedup.get_or_insert(vid, next);
-            if inserted {
-                seg.vids.push(vid);
-            }
-            slot
-        };
+        let mut slot_of = |e: u32| local_slot(seg, dedup, vid_of(e));
         let mut local = [0u16; 3];
         let mut provoking = None;
         for k in 0..verts_per {
@@ -549,6 +532,32 @@ pub fn assemble_part(
     if out[seg_idx].prims.is_empty() {
         *used -= 1;
     }
+}
+
+/// The position of a list's provoking vertex in each primitive and its
+/// edge flags, read off primitive `p` of a run of `n` elements: in a
+/// list every primitive has the same shape (`Topology::prim_vertices`).
+#[inline]
+fn list_shape(topo: Topology, p: u32, n: u32) -> (usize, u8) {
+    let (elems, pv_elem, edge_flags) = topo.prim(p, n);
+    let verts_per = topo.kind.vertices();
+    let pv_at = (0..verts_per)
+        .rev()
+        .find(|&k| elems[k] == pv_elem)
+        .unwrap_or(0);
+    (pv_at, edge_flags)
+}
+
+/// The local slot of vertex `vid` in `seg`, appending it to the segment's
+/// vertices the first time `dedup` sees it.
+#[inline(always)]
+fn local_slot(seg: &mut Segment, dedup: &mut VertexDedup, vid: i64) -> u16 {
+    let next = seg.vids.len() as u16;
+    let (slot, inserted) = dedup.get_or_insert(vid, next);
+    if inserted {
+        seg.vids.push(vid);
+    }
+    slot
 }
 
 fn next_segment(out: &mut Vec<Segment>, used: &mut usize, part: JobPart, kind: PrimKind) -> usize {
