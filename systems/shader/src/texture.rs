@@ -76,7 +76,7 @@ mod inline;
 mod soa;
 
 pub use inline::{
-    InlineLod, InlineSample, TexDesc, inline_fallback, inline_shape, same_coordinates,
+    InlineLod, InlineSample, LevelCol, TexDesc, inline_fallback, inline_shape, same_coordinates,
 };
 
 /// `PIPE_MAX_TEXTURE_LEVELS` (llvmpipe applies `max_lod` only below it - 1).

@@ -273,6 +273,17 @@ fn cases() -> Vec<Case> {
             3,
         ),
         (
+            // (`TexDesc::cols` holds 16 entries, picked by two permutes:
+            // levels 8-10 are the second's)
+            "mip filters NEAREST and LINEAR on 11- and 10-level chains (table entries past 8)",
+            [
+                texture(rgba, 1024, 2, 11, 31),
+                texture(rgba, 512, 4, 10, 32),
+            ],
+            [mip_nearest, mip_linear],
+            3,
+        ),
+        (
             "NEAREST filters, REPEAT; bilinear",
             [t(rgba, 8, 8, 15), t(rgba, 8, 8, 16)],
             [nearest, sampler(Repeat, Repeat)],

@@ -261,9 +261,52 @@ impl Llvm {
                 }
                 ptrs.push(addr as usize as *const u8);
             }
+            if let Some(dir) = std::env::var_os(DUMP_ENV) {
+                for (n, &p) in names.iter().zip(&ptrs) {
+                    dump_code(std::path::Path::new(&dir), n, p);
+                }
+            }
             Ok((code, ptrs))
         }
     }
+}
+
+/// Set to a directory to have each compiled function's machine code
+/// written there as `PID-ADDRESS-NAME.bin` (from its first byte to the
+/// end of its mapping, at most 64 KiB), a developer's aid: `perf record`
+/// cannot name or annotate JIT code, and `benches/jit_annotate.py`
+/// puts its samples on the disassembled instructions with this.  That is
+/// how the level lookup's latency chain (docs/performance.md, "Where the
+/// time goes", 2026-12-07 fifth session) was found.
+pub const DUMP_ENV: &str = "FERROPIPE_JIT_DUMP";
+
+/// [`DUMP_ENV`]'s file for function `name` at `p` (errors are ignored:
+/// a developer's aid must not fail a compile).
+fn dump_code(dir: &std::path::Path, name: &str, p: *const u8) {
+    let addr = p as usize;
+    let Ok(maps) = std::fs::read_to_string("/proc/self/maps") else {
+        return;
+    };
+    // the readable mapping holding `addr`: `START-END PERMS ...`
+    let end = maps.lines().find_map(|l| {
+        let mut f = l.split_whitespace();
+        let (a, b) = f.next()?.split_once('-')?;
+        let (a, b) = (
+            usize::from_str_radix(a, 16).ok()?,
+            usize::from_str_radix(b, 16).ok()?,
+        );
+        let readable = f.next()?.starts_with('r');
+        (readable && a <= addr && addr < b).then_some(b)
+    });
+    let Some(end) = end else { return };
+    let len = (end - addr).min(1 << 16);
+    // SAFETY: `addr..addr + len` lies inside one readable mapping of this
+    // process (`/proc/self/maps` above): the JIT's code pages, which stay
+    // mapped and unchanged while the `LlvmCode` that owns them lives (the
+    // caller holds it).
+    let bytes = unsafe { std::slice::from_raw_parts(p, len) };
+    let file = dir.join(format!("{}-{addr:x}-{name}.bin", std::process::id()));
+    let _ = std::fs::write(file, bytes);
 }
 
 /// A program's LLVM code: the `LLJIT` that owns its pages (read-execute

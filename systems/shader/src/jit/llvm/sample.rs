@@ -23,7 +23,9 @@ use std::fmt::Write as _;
 use super::{E, V, VI};
 use crate::ir::TexOp;
 use crate::jit::InlineHow;
-use crate::texture::{InlineLod, InlineSample, TexDesc, inline_fallback, same_coordinates};
+use crate::texture::{
+    InlineLod, InlineSample, LevelCol, TABLE_LEVELS, TexDesc, inline_fallback, same_coordinates,
+};
 
 /// The intrinsics the generated lookups call, and `@tex_fallback`, the
 /// trampoline to [`inline_fallback`] (`p`: the byte pointer type, `vp`
@@ -55,6 +57,7 @@ pub(super) fn decls(p: &str, vp: &str) -> String {
         "declare <4 x i64> @llvm.x86.avx2.gather.d.q.256(<4 x i64>, {p}, <4 x i32>, <4 x i64>, i8)
 declare <8 x i32> @llvm.x86.avx2.gather.d.d.256(<8 x i32>, {p}, <8 x i32>, <8 x i32>, i8)
 declare <16 x i16> @llvm.x86.avx2.pmul.hr.sw(<16 x i16>, <16 x i16>)
+declare <8 x i32> @llvm.x86.avx2.permd(<8 x i32>, <8 x i32>)
 define internal preserve_allcc void @tex_fallback({p} %d, {vp} %b) #1 {{
 entry:
   %fp = inttoptr i64 {addr} to {fty}
@@ -111,8 +114,8 @@ pub(super) struct DescVals {
     size_y: String,
     first: String,
     last: String,
+    /// The view's first level in every lane (`TexDesc::cols`' entry 0).
     table_first: String,
-    fits: String,
 }
 
 /// One level layout per quad (lanes 0-3 and 4-7), as the Rust kernel's
@@ -177,7 +180,7 @@ impl E {
             (self.splat_i(&x), x)
         });
         let stride_q = [stride.1.clone(), stride.1];
-        let level = self.lv(&width.0, &height.0, (&stride.0, stride_q), &base.0);
+        let level = self.lv(&width.0, &height.0, (&stride.0, stride_q), &base.0, None);
         let sizes = offset_of!(TexDesc, size);
         let [size_x, size_y] = [sizes, sizes + 4].map(|off| {
             let x = self.desc_field(&d, off, "float");
@@ -194,32 +197,39 @@ impl E {
             size_y,
             first: self.splat_i(&first),
             last: self.splat_i(&last),
-            table_first: field(self, offset_of!(TexDesc, table_first)),
-            fits: field(self, offset_of!(TexDesc, fits)),
+            table_first: {
+                let x = field(self, offset_of!(TexDesc, table_first));
+                self.splat_i(&x)
+            },
             d,
         }
     }
 
     /// [`Lv`] of the per-lane width, height, row stride (with its
-    /// [`Lv::stride_q`]) and base.
+    /// [`Lv::stride_q`]) and base; `scaled`: [`Lv::width_f`] and
+    /// [`Lv::height_f`] where the caller has them (`TexDesc::cols`),
+    /// else they are computed.
     fn lv(
         &mut self,
         width: &str,
         height: &str,
         (stride, stride_q): (&str, [String; 2]),
         base: &str,
+        scaled: Option<[String; 2]>,
     ) -> Lv {
-        let scale = |e: &mut E, len: &str| {
-            let l8 = e.iop("shl", len, &E::isplat(8));
-            e.ins(&format!("sitofp {VI} {l8} to {V}"))
-        };
+        let [width_f, height_f] = scaled.unwrap_or_else(|| {
+            [width, height].map(|len| {
+                let l8 = self.iop("shl", len, &E::isplat(8));
+                self.ins(&format!("sitofp {VI} {l8} to {V}"))
+            })
+        });
         let last_x = self.iop("sub", width, &E::isplat(1));
         let gt = self.icmp_i("sgt", &last_x, "zeroinitializer");
         Lv {
             width: width.to_string(),
             height: height.to_string(),
-            width_f: scale(self, width),
-            height_f: scale(self, height),
+            width_f,
+            height_f,
             last_x_m1: self.iop("sub", width, &E::isplat(2)),
             last_y: self.iop("sub", height, &E::isplat(1)),
             last_x,
@@ -230,46 +240,65 @@ impl E {
         }
     }
 
-    /// The [`Lv`] of table levels `la` (lanes 0-3) and `lb` (lanes 4-7),
-    /// which [`Self::level_fits`] holds for.
-    fn lv_of(&mut self, dv: &DescVals, la: &str, lb: &str) -> Lv {
+    /// Column `col` of `TexDesc::cols` at each lane's table index `idx`
+    /// (`level - table_first`, in `0..TABLE_LEVELS` where it matters):
+    /// `vpermd` of entries 0-7 and of 8-15 (it reads the index's low three
+    /// bits), blended on `idx > 7`.  The loads do not depend on the level,
+    /// so only the permutes and the blend sit between the level and its
+    /// layout.
+    fn level_col(&mut self, dv: &DescVals, idx: &str, col: LevelCol) -> String {
         use std::mem::offset_of;
+        const _: () = assert!(TABLE_LEVELS == 16);
         let b = self.ptr("i8");
-        let row = |e: &mut E, l: &str| {
-            let i = e.ins(&format!("sub i32 {l}, {}", dv.table_first));
-            let i = e.ins(&format!("zext i32 {i} to i64"));
-            let off = e.ins(&format!("shl i64 {i}, 4"));
-            let off = e.ins(&format!("add i64 {off}, {}", offset_of!(TexDesc, table)));
-            e.ins(&format!("getelementptr i8, {b} {}, i64 {off}", dv.d))
+        let vp = self.ptr(VI);
+        let half = |e: &mut E, k: usize| {
+            let off = offset_of!(TexDesc, cols) + (col as usize * TABLE_LEVELS + 8 * k) * 4;
+            let p = e.ins(&format!("getelementptr i8, {b} {}, i64 {off}", dv.d));
+            let q = e.cast(&p, VI);
+            let v = e.ins(&format!("load {VI}, {vp} {q}, align 4, !invariant.load !0"));
+            e.ins(&format!(
+                "call {VI} @llvm.x86.avx2.permd({VI} {v}, {VI} {idx})"
+            ))
         };
-        let (ra, rb) = (row(self, la), row(self, lb));
-        let [w, h, s, base] = [0, 4, 8, 12].map(|k| {
-            let a = self.desc_field(&ra, k, "i32");
-            let bb = self.desc_field(&rb, k, "i32");
-            let v = self.ins(&format!("insertelement {VI} undef, i32 {a}, i32 0"));
-            let v = self.ins(&format!("insertelement {VI} {v}, i32 {bb}, i32 4"));
-            let v = self.ins(&format!(
-                "shufflevector {VI} {v}, {VI} undef, \
-                 <8 x i32> <i32 0, i32 0, i32 0, i32 0, i32 4, i32 4, i32 4, i32 4>"
-            ));
-            (v, [a, bb])
-        });
-        self.lv(&w.0, &h.0, (&s.0, s.1), &base.0)
+        let lo = half(self, 0);
+        let hi = half(self, 1);
+        let upper = self.icmp_i("sgt", idx, &E::isplat(7));
+        self.ins(&format!("select <8 x i1> {upper}, {VI} {hi}, {VI} {lo}"))
     }
 
-    /// Whether level `l` (an `i32`) is in the table and fits the kernel
-    /// (`QuadSampler::entry`): an `i1`.
-    fn level_fits(&mut self, dv: &DescVals, l: &str) -> String {
-        let i = self.ins(&format!("sub i32 {l}, {}", dv.table_first));
-        let inside = self.ins(&format!(
-            "icmp ult i32 {i}, {}",
-            crate::texture::TABLE_LEVELS
-        ));
-        let sh = self.ins(&format!("select i1 {inside}, i32 {i}, i32 0"));
-        let bit = self.ins(&format!("lshr i32 {}, {sh}", dv.fits));
-        let bit = self.ins(&format!("and i32 {bit}, 1"));
-        let set = self.ins(&format!("icmp ne i32 {bit}, 0"));
-        self.ins(&format!("and i1 {inside}, {set}"))
+    /// Each lane's table index of levels `l` (`<8 x i32>`).
+    fn table_index(&mut self, dv: &DescVals, l: &str) -> String {
+        self.iop("sub", l, &dv.table_first)
+    }
+
+    /// The [`Lv`] of the levels whose table indices are `idx`, which
+    /// [`Self::level_fits`] holds for.
+    fn lv_of(&mut self, dv: &DescVals, idx: &str) -> Lv {
+        let [w, h, s, base] = [
+            LevelCol::Width,
+            LevelCol::Height,
+            LevelCol::RowStride,
+            LevelCol::Base,
+        ]
+        .map(|c| self.level_col(dv, idx, c));
+        let stride_q = [0, 4].map(|k| self.ins(&format!("extractelement {VI} {s}, i32 {k}")));
+        // (`sitofp(len << 8)`'s values, from the table: one conversion
+        // fewer on the way from the level to the scaled coordinates)
+        let scaled = [LevelCol::WidthX256, LevelCol::HeightX256].map(|c| {
+            let v = self.level_col(dv, idx, c);
+            self.ins(&format!("bitcast {VI} {v} to {V}"))
+        });
+        self.lv(&w, &h, (&s, stride_q), &base, Some(scaled))
+    }
+
+    /// Whether every lane's table index `idx` is in the table and its
+    /// level fits the kernel (`QuadSampler::entry`): an `i1`.
+    fn level_fits(&mut self, dv: &DescVals, idx: &str) -> String {
+        let inside = self.icmp_i("ult", idx, &E::isplat(TABLE_LEVELS as i32));
+        let f = self.level_col(dv, idx, LevelCol::Fits);
+        let set = self.icmp_i("ne", &f, "zeroinitializer");
+        let ok = self.ins(&format!("and <8 x i1> {inside}, {set}"));
+        self.all8(&ok)
     }
 
     /// `avx2_lanes::rho2_quads`: each quad's `rho^2` in its four lanes.
@@ -936,34 +965,27 @@ impl E {
                     let [number, l0, l1, w] = self.linear_lods(dv, &rho2);
                     (Some((number, w)), [l0, l1])
                 };
-                let lanes = |e: &mut E, l: &str| {
-                    [0, 4].map(|k| e.ins(&format!("extractelement {VI} {l}, i32 {k}")))
-                };
-                let [la0, lb0] = lanes(self, &levels[0]);
-                let mut fit = self.level_fits(dv, &la0);
-                let f = self.level_fits(dv, &lb0);
-                fit = self.ins(&format!("and i1 {fit}, {f}"));
+                let idx0 = self.table_index(dv, &levels[0]);
+                let mut fit = self.level_fits(dv, &idx0);
                 let mut second = None;
                 if let Some((number, w)) = ok {
-                    let [la1, lb1] = lanes(self, &levels[1]);
-                    for l in [&la1, &lb1] {
-                        let f = self.level_fits(dv, l);
-                        fit = self.ins(&format!("and i1 {fit}, {f}"));
-                    }
+                    let idx1 = self.table_index(dv, &levels[1]);
+                    let f = self.level_fits(dv, &idx1);
+                    fit = self.ins(&format!("and i1 {fit}, {f}"));
                     fit = self.ins(&format!("and i1 {fit}, {number}"));
-                    let da = self.ins(&format!("icmp ne i32 {la1}, {la0}"));
-                    let db = self.ins(&format!("icmp ne i32 {lb1}, {lb0}"));
-                    let differ = self.ins(&format!("or i1 {da}, {db}"));
-                    second = Some((la1, lb1, w, differ));
+                    let ne = self.icmp_i("ne", &idx1, &idx0);
+                    let bits = self.ins(&format!("bitcast <8 x i1> {ne} to i8"));
+                    let differ = self.ins(&format!("icmp ne i8 {bits}, 0"));
+                    second = Some((idx1, w, differ));
                 }
                 let levels = self.label("l");
                 self.line(&format!(
                     "br i1 {fit}, label %{levels}, label %{slow}, !prof !1"
                 ));
                 self.open(&levels);
-                let lv0 = self.lv_of(dv, &la0, &lb0);
-                let second = second.map(|(la1, lb1, w, differ)| {
-                    let lv1 = self.lv_of(dv, &la1, &lb1);
+                let lv0 = self.lv_of(dv, &idx0);
+                let second = second.map(|(idx1, w, differ)| {
+                    let lv1 = self.lv_of(dv, &idx1);
                     (lv1, w, differ)
                 });
                 (lv0, second)
