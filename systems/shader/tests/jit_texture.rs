@@ -15,7 +15,9 @@ use ferropipe_components::enums::*;
 use ferropipe_components::format::Format;
 use ferropipe_components::resource::{ResourceLayout, ResourceTemplate};
 use ferropipe_components::shader::FragmentShader;
-use ferropipe_components::shader::{BoundTexture, FragmentIo, Lanes, ShaderResources};
+use ferropipe_components::shader::{
+    BoundTexture, FRAG_LANE_X, FRAG_LANE_Y, FragmentIo, Lanes, ShaderResources,
+};
 use ferropipe_components::state::SamplerState;
 use ferropipe_components::view::SamplerViewDesc;
 use ferropipe_shader::{Backend, CompiledShader, Language, compile_with_backend};
@@ -97,7 +99,27 @@ fn sampler(wrap_s: TexWrap, wrap_t: TexWrap) -> SamplerState {
 /// first path), and the next group in [0.5, 1), so that some lanes' left
 /// column is the last one and the rest are interior (the edge paths);
 /// the other groups mix everything.
+///
+/// Groups 48-63 are smooth, as a primitive's are: four runs of four
+/// groups, each run at one scale, so the groups of a run choose the same
+/// levels (the generated code's carried layouts) and the runs differ;
+/// group 53 has a NaN lane (the fallback, between two groups of a run).
 fn coord(i: usize, k: usize) -> f32 {
+    let (g, l) = (i / 8, i % 8);
+    if g >= 48 {
+        if g == 53 && l == 3 {
+            return f32::NAN;
+        }
+        let (lx, ly) = (FRAG_LANE_X[l] as f32, FRAG_LANE_Y[l] as f32);
+        let d = [1.0 / 8.0, 1.0 / 64.0, 1.0 / 16.0, 1.0 / 3.0][(g / 4) % 4];
+        let step = (g % 4) as f32 * 0.02;
+        return match k {
+            0 => 0.3 + step + lx * d,
+            1 => 0.45 + ly * d,
+            2 => 0.6 + step + lx * d * 2.0,
+            _ => 0.2 + ly * d * 0.5,
+        };
+    }
     let mut x = (i as u32 * 4 + k as u32).wrapping_mul(2_246_822_519) ^ 0x9e37_79b9;
     x ^= x >> 15;
     let u = (x % 10_000) as f32 / 10_000.0;

@@ -125,6 +125,10 @@ struct E {
     typed: bool,
     /// The region's texture descriptors, by slot (`sample.rs`).
     desc: HashMap<u8, sample::DescVals>,
+    /// Values carried from one group to the next by the group loop's
+    /// header phis: `(name, type, initial value, value at the latch)`
+    /// (`sample.rs`' level layouts).
+    carry: Vec<(String, String, String, String)>,
 }
 
 fn hexf(x: f32) -> String {
@@ -786,6 +790,7 @@ impl E {
         self.line("br label %loop");
         let _ = writeln!(self.out, "loop:");
         self.line("%g = phi i64 [0, %entry], [%g1, %latch]");
+        self.line(CARRY_MARK);
         self.line("%off = mul i64 %g, 32");
         let mut k = 0;
         while k < ops.len() {
@@ -815,6 +820,17 @@ impl E {
                 self.line(&format!("store {V} {v}, {vp} {q}, align 16"));
             }
         }
+        // the header phis of the values carried between groups
+        let phis: String = std::mem::take(&mut self.carry)
+            .into_iter()
+            .map(|(name, ty, init, next)| {
+                format!("  {name} = phi {ty} [{init}, %entry], [{next}, %latch]\n")
+            })
+            .collect();
+        let mark = format!("  {CARRY_MARK}\n");
+        if let Some(at) = self.out.rfind(&mark) {
+            self.out.replace_range(at..at + mark.len(), &phis);
+        }
         // (the loop's last block: inlined lookups branch inside the body)
         self.line("br label %latch");
         let _ = writeln!(self.out, "latch:");
@@ -824,6 +840,10 @@ impl E {
         let _ = writeln!(self.out, "exit:\n  ret void\n}}\n");
     }
 }
+
+/// Where the group loop's header phis of carried values go, replaced once
+/// the body is written ([`E::carry`]).
+const CARRY_MARK: &str = "; carried values";
 
 const DECLS: &str = "
 declare <8 x float> @llvm.fabs.v8f32(<8 x float>)
@@ -878,6 +898,7 @@ pub(super) fn compile(
         io_base: HashMap::new(),
         typed: llvm.major() == 14,
         desc: HashMap::new(),
+        carry: Vec::new(),
     };
     let mut names = Vec::with_capacity(regions.len());
     for (i, (ops, live, inline)) in regions.iter().enumerate() {

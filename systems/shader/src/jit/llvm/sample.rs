@@ -143,6 +143,59 @@ struct Lv {
     wide: String,
 }
 
+impl Lv {
+    /// The LLVM type of each value [`Lv::values`] lists.
+    const TYPES: [&'static str; 12] = [VI, VI, V, V, VI, VI, VI, VI, "i32", "i32", VI, "i1"];
+
+    /// The layout's values, in [`Lv::TYPES`]' order.
+    fn values(&self) -> [String; 12] {
+        [
+            self.width.clone(),
+            self.height.clone(),
+            self.width_f.clone(),
+            self.height_f.clone(),
+            self.last_x.clone(),
+            self.last_x_m1.clone(),
+            self.last_y.clone(),
+            self.stride.clone(),
+            self.stride_q[0].clone(),
+            self.stride_q[1].clone(),
+            self.base.clone(),
+            self.wide.clone(),
+        ]
+    }
+
+    fn from_values(v: [String; 12]) -> Lv {
+        let [
+            width,
+            height,
+            width_f,
+            height_f,
+            last_x,
+            last_x_m1,
+            last_y,
+            stride,
+            sa,
+            sb,
+            base,
+            wide,
+        ] = v;
+        Lv {
+            width,
+            height,
+            width_f,
+            height_f,
+            last_x,
+            last_x_m1,
+            last_y,
+            stride,
+            stride_q: [sa, sb],
+            base,
+            wide,
+        }
+    }
+}
+
 /// One lookup's scaled coordinates (`avx2_lanes::scaled` on each axis).
 struct Scaled {
     /// The coordinates times the level's size (x256), whose range test
@@ -390,6 +443,27 @@ impl E {
             "select <8 x i1> {single}, {VI} zeroinitializer, {VI} {w}"
         ));
         [number, level0, level1, w]
+    }
+
+    /// A value carried from one group to the next ([`E::carry`]): the
+    /// header phi's name, of type `ty`, `init` before the first group;
+    /// [`Self::carry_next`] gives its value at the latch.
+    fn carried(&mut self, ty: &str, init: &str) -> String {
+        self.n += 1;
+        let name = format!("%c{}", self.n);
+        self.carry.push((
+            name.clone(),
+            ty.to_string(),
+            init.to_string(),
+            String::new(),
+        ));
+        name
+    }
+
+    fn carry_next(&mut self, name: &str, next: String) {
+        if let Some(c) = self.carry.iter_mut().find(|c| c.0 == name) {
+            c.3 = next;
+        }
     }
 
     /// A fresh label.
@@ -951,6 +1025,9 @@ impl E {
             .collect();
         let dv = &dvs[0];
         let (fast, slow, join) = (self.label("f"), self.label("s"), self.label("j"));
+        // carried values: (header phi, type, this group's value on the
+        // fast path)
+        let mut carry: Vec<(String, String, String)> = Vec::new();
         // the level of each quad (and for LINEAR the second one and the
         // weight); a quad choosing a level the kernel cannot read sends
         // the group to the fallback
@@ -967,6 +1044,7 @@ impl E {
                 };
                 let idx0 = self.table_index(dv, &levels[0]);
                 let mut fit = self.level_fits(dv, &idx0);
+                let mut idxs = vec![idx0.clone()];
                 let mut second = None;
                 if let Some((number, w)) = ok {
                     let idx1 = self.table_index(dv, &levels[1]);
@@ -976,16 +1054,85 @@ impl E {
                     let ne = self.icmp_i("ne", &idx1, &idx0);
                     let bits = self.ins(&format!("bitcast <8 x i1> {ne} to i8"));
                     let differ = self.ins(&format!("icmp ne i8 {bits}, 0"));
-                    second = Some((idx1, w, differ));
+                    idxs.push(idx1);
+                    second = Some((w, differ));
                 }
-                let levels = self.label("l");
+                // The previous group's levels and layouts, carried: where
+                // this group's levels are the same (most groups of a
+                // primitive), its layouts are the carried ones, and the
+                // level's chain (rho, level, table) feeds only the
+                // comparison's branch, not the texel addresses.  Computing
+                // the layout per group cost textured_mesh ~10 % of its time
+                // (docs/performance.md, "Where the time goes", 2026-12-07
+                // fifth session).  i32::MIN is no table index.
+                let c_idx: Vec<String> = idxs
+                    .iter()
+                    .map(|_| self.carried(VI, &E::isplat(i32::MIN)))
+                    .collect();
+                let c_lv: Vec<[String; 12]> = idxs
+                    .iter()
+                    .map(|_| {
+                        Lv::TYPES.map(|ty| {
+                            let init = match ty {
+                                "i32" => "0",
+                                "i1" => "false",
+                                _ => "zeroinitializer",
+                            };
+                            self.carried(ty, init)
+                        })
+                    })
+                    .collect();
+                let mut same = "true".to_string();
+                for (i, c) in idxs.iter().zip(&c_idx) {
+                    let eq = self.icmp_i("eq", i, c);
+                    let all = self.all8(&eq);
+                    same = self.ins(&format!("and i1 {same}, {all}"));
+                }
+                let (reuse, check, compute, have) = (
+                    self.label("u"),
+                    self.label("k"),
+                    self.label("m"),
+                    self.label("h"),
+                );
+                self.line(&format!("br i1 {same}, label %{reuse}, label %{check}"));
+                self.open(&check);
                 self.line(&format!(
-                    "br i1 {fit}, label %{levels}, label %{slow}, !prof !1"
+                    "br i1 {fit}, label %{compute}, label %{slow}, !prof !1"
                 ));
-                self.open(&levels);
-                let lv0 = self.lv_of(dv, &idx0);
-                let second = second.map(|(idx1, w, differ)| {
-                    let lv1 = self.lv_of(dv, &idx1);
+                self.open(&compute);
+                let fresh: Vec<[String; 12]> =
+                    idxs.iter().map(|i| self.lv_of(dv, i).values()).collect();
+                self.line(&format!("br label %{have}"));
+                self.open(&reuse);
+                self.line(&format!("br label %{have}"));
+                self.open(&have);
+                let lvs: Vec<Lv> = fresh
+                    .iter()
+                    .zip(&c_lv)
+                    .map(|(f, c)| {
+                        let v: [String; 12] = std::array::from_fn(|k| {
+                            self.ins(&format!(
+                                "phi {} [{}, %{compute}], [{}, %{reuse}]",
+                                Lv::TYPES[k],
+                                f[k],
+                                c[k]
+                            ))
+                        });
+                        Lv::from_values(v)
+                    })
+                    .collect();
+                // (after the lookup's join: this group's values where its
+                // fast path ran, else the carried ones)
+                for ((i, c), (lv, cl)) in idxs.iter().zip(&c_idx).zip(lvs.iter().zip(&c_lv)) {
+                    carry.push((c.clone(), VI.to_string(), i.clone()));
+                    for ((ty, v), name) in Lv::TYPES.iter().zip(lv.values()).zip(cl) {
+                        carry.push((name.clone(), ty.to_string(), v));
+                    }
+                }
+                let mut lvs = lvs.into_iter();
+                let lv0 = lvs.next().expect("one level at least");
+                let second = second.map(|(w, differ)| {
+                    let lv1 = lvs.next().expect("LINEAR's second level");
                     (lv1, w, differ)
                 });
                 (lv0, second)
@@ -1014,6 +1161,7 @@ impl E {
                 .collect();
             self.line(&format!("br label %{join}"));
             self.fallback_and_join(group, &dvs, (&cx, &cy), &fast_out, [&fast, &slow, &join]);
+            self.carry_join(&carry, &fast, &slow);
             return;
         }
         // scaled coordinates; a lane out of range sends the group to the
@@ -1083,6 +1231,7 @@ impl E {
             .collect();
         self.line(&format!("br label %{join}"));
         self.fallback_and_join(group, &dvs, (&cx, &cy), &fast_out, [&end, &slow, &join]);
+        self.carry_join(&carry, &end, &slow);
     }
 
     /// `soa::nearest_index` on one axis: the texel index of coordinate
@@ -1149,6 +1298,16 @@ impl E {
                 })
             })
             .collect()
+    }
+
+    /// At a lookup's join (after its result phis): each carried value
+    /// for the next group, this group's where its fast path ended in
+    /// block `end`, the carried one where it took the fallback `slow`.
+    fn carry_join(&mut self, carry: &[(String, String, String)], end: &str, slow: &str) {
+        for (name, ty, v) in carry {
+            let next = self.ins(&format!("phi {ty} [{v}, %{end}], [{name}, %{slow}]"));
+            self.carry_next(name, next);
+        }
     }
 
     /// The fallback block `slow` (the interpreter's lookup per
