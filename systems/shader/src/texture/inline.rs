@@ -146,10 +146,13 @@ pub struct TexDesc {
     /// `vpermd` (entries 0-7 and 8-15) and a blend, straight from the
     /// vector of per-quad levels.  Rows (width, height, stride, base
     /// together) took each quad's level out to a scalar, loaded the row
-    /// and built the vectors back: ~20 cycles between the level and the
-    /// scaled coordinates, on every group's critical path.  Cutting that
-    /// chain took textured_mesh 42.4 → 37.5 ms (one thread, Zen 5):
-    /// lookups at per-quad levels are latency-bound.
+    /// and built the vectors back, ~35 instructions a group: the
+    /// permutes took textured_mesh to ~0.965x of its time (one thread,
+    /// Zen 5).  Most groups of a primitive then skip even these: the
+    /// generated code carries the previous group's layouts and reuses
+    /// them where the levels are the same (~0.885x more;
+    /// docs/performance.md, "Where the time goes", 2026-12-07 fifth
+    /// session).
     pub cols: [[i32; TABLE_LEVELS]; LevelCol::COUNT],
     /// The call's resources and the op's slots, for [`inline_fallback`].
     pub res: *const ShaderResources<'static>,
