@@ -386,7 +386,8 @@ fn plan_runs(info: &DrawInfo, ds: &DerivedState, locks: &LockSet<'_>, planner: &
 
 /// The head of the `Fetch` set: plans the next wave of jobs, at most
 /// [`WAVE_JOBS_PER_THREAD`] × threads (4 to [`MAX_WAVE_JOBS`]) of up to
-/// [`JOB_PRIMS`] primitives each, from where the previous wave stopped
+/// [`JOB_PRIMS`] primitives each, plus the clear jobs among them, from
+/// where the previous wave stopped
 /// (draw's `draw_pt_vsplit.c` splits a draw the same way; llvmpipe's
 /// scene is one job).  Fetch then runs the wave.
 pub(crate) fn plan_wave(
@@ -405,8 +406,19 @@ pub(crate) fn plan_wave(
         // Primitive restart reads the index buffers.
         let locks = LockSet::acquire(resources.iter().map(|r| (r, false)));
         let wave_jobs = (pool.0.threads() * WAVE_JOBS_PER_THREAD).clamp(4, MAX_WAVE_JOBS);
+        // Clear jobs do not count against the wave: they cost the front
+        // end nothing, and counted, a frame's leading clear pushed the
+        // last of its draw's jobs into a wave of its own, run on one
+        // thread while the others wait (textured_mesh at two threads: 64
+        // draw jobs in waves of 16, then a 65th wave of one, ~0.25 ms of
+        // a 19 ms frame).  The memory cap still bounds the whole wave.
+        let mut drawing = exec.wave.iter().filter(|j| j.clear.is_none()).count();
         exec.meter.out_of_time();
-        while exec.wave.len() < wave_jobs && !exec.planned_all && exec.meter.exceeded().is_none() {
+        while drawing < wave_jobs
+            && exec.wave.len() < 2 * MAX_WAVE_JOBS
+            && !exec.planned_all
+            && exec.meter.exceeded().is_none()
+        {
             let mut job = exec.spare_jobs.pop().unwrap_or_default();
             job.reset();
             if plan_job(
@@ -418,6 +430,7 @@ pub(crate) fn plan_wave(
                 &mut exec.meter,
                 &mut job,
             ) {
+                drawing += usize::from(job.clear.is_none());
                 exec.wave.push(job);
             } else {
                 exec.spare_jobs.push(job);
