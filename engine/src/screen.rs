@@ -27,10 +27,11 @@ use crate::error::{ConfigError, Error, ResourceError, Result};
 /// How a screen is set up.
 #[derive(Clone, Default)]
 pub struct ScreenConfig {
-    /// Worker threads for the tile-parallel back end and the parallel front
-    /// end; 0 means `FERROPIPE_NUM_THREADS` if set (llvmpipe's
-    /// `LP_NUM_THREADS`), else the number of CPUs.  Ignored when
-    /// `executor` is given.
+    /// Threads for the tile-parallel back end and the parallel front end:
+    /// the thread that flushes takes part, beside `threads - 1` pool
+    /// workers (`PoolExecutor`); 0 means `FERROPIPE_NUM_THREADS` if set
+    /// (llvmpipe's `LP_NUM_THREADS`), else the number of CPUs.  Ignored
+    /// when `executor` is given.
     pub threads: usize,
     /// A host-provided executor (the host owns the threads).
     pub executor: Option<ExecutorRef>,
