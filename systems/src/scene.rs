@@ -53,7 +53,9 @@ pub const JOB_PRIMS: u32 = 2048;
 /// The cost is memory: each job in flight keeps its scratch (~1 MiB at
 /// 2048 primitives; peak RSS +11-15 MiB at two threads), hence the cap.
 pub(crate) const WAVE_JOBS_PER_THREAD: usize = 8;
-/// The most jobs a wave holds ([`WAVE_JOBS_PER_THREAD`]: the memory cap).
+/// The most draw jobs a wave holds ([`WAVE_JOBS_PER_THREAD`]: the memory
+/// cap); clear jobs, which hold no front-end scratch, ride along, up to
+/// twice this many jobs in all.
 pub(crate) const MAX_WAVE_JOBS: usize = 64;
 
 /// Binned data (set-up primitives, planes, bin entries) after which the
