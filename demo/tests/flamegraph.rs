@@ -1,6 +1,7 @@
 //! The flamegraph accounts for the whole frame (issue 18's polish list):
-//! the worker threads show a scope for every front-end job and tile, and
-//! the main thread the clears and the MSAA resolve.  Read from puffin's
+//! every front-end job and tile has a scope on the thread that ran it,
+//! the pool's worker runs some of them, and the main thread shows the
+//! clears and the MSAA resolve.  Read from puffin's
 //! own frame data, as the demo's panel and `puffin_viewer` see it.
 //!
 //! Its own test binary: puffin's scope switch and profiler are global to
@@ -62,8 +63,20 @@ fn profile_frame(
     threads
 }
 
+/// The jobs a frame's waves and tile pass run, each under its own scope.
+const JOBS: [&str; 7] = [
+    "fetch_job",
+    "shade_job",
+    "clip_job",
+    "setup_job",
+    "bin_job",
+    "rasterize_tile",
+    // The frame's clear, recorded into the scene, runs per tile.
+    "clear_tile",
+];
+
 #[test]
-fn worker_threads_show_front_end_jobs_and_the_main_thread_resolve_and_clears() {
+fn every_job_has_a_scope_workers_run_jobs_and_the_main_thread_resolves_and_clears() {
     let view = puffin::GlobalFrameView::default();
     ferropipe_profiling::set_enabled(true);
     let mut renderer = Renderer::new(2).expect("screen");
@@ -81,27 +94,35 @@ fn worker_threads_show_front_end_jobs_and_the_main_thread_resolve_and_clears() {
         threads: 2,
         ..RenderSettings::default()
     };
-    let threads = profile_frame(&view, &mut renderer, &plain);
-    let workers: BTreeSet<String> = threads
-        .iter()
-        .filter(|(name, _)| name.starts_with("ferropipe-worker"))
-        .flat_map(|(_, s)| s.iter().cloned())
-        .collect();
-    for job in [
-        "fetch_job",
-        "shade_job",
-        "clip_job",
-        "setup_job",
-        "bin_job",
-        "rasterize_tile",
-        // The frame's clear, recorded into the scene, runs per tile.
-        "clear_tile",
-    ] {
-        assert!(
-            workers.contains(job),
-            "no {job} scope on a worker thread: {threads:#?}"
+    // The calling thread runs its share of every call's jobs and takes a
+    // sleeping worker's share when it finishes first (pool.rs), so which
+    // thread records a given job is the scheduler's choice: on a loaded
+    // 2-core CI machine a frame's worker ran every stage but `shade_job`.
+    // What must hold is that each job has a scope on some thread, and
+    // that the worker runs jobs at all, on one of a few frames.
+    let mut worker_jobs = BTreeSet::new();
+    let mut threads = BTreeMap::new();
+    for _ in 0..5 {
+        threads = profile_frame(&view, &mut renderer, &plain);
+        let all: BTreeSet<String> = threads.values().flatten().cloned().collect();
+        for job in JOBS {
+            assert!(all.contains(job), "no {job} scope: {threads:#?}");
+        }
+        worker_jobs.extend(
+            threads
+                .iter()
+                .filter(|(name, _)| name.starts_with("ferropipe-worker"))
+                .flat_map(|(_, s)| s.iter().cloned())
+                .filter(|scope| JOBS.contains(&scope.as_str())),
         );
+        if !worker_jobs.is_empty() {
+            break;
+        }
     }
+    assert!(
+        !worker_jobs.is_empty(),
+        "no job ran on a worker thread in five frames: {threads:#?}"
+    );
     let all: BTreeSet<String> = threads.values().flatten().cloned().collect();
     for system in [
         "render_frame",
