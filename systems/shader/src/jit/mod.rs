@@ -342,7 +342,7 @@ impl JitCode {
     /// Compiles the regions of `prog` with `codegen`.  `Ok(None)` when no
     /// op of the body is supported (nothing to gain).
     pub fn compile(prog: &LaneProgram, codegen: Codegen) -> Result<Option<JitCode>, JitError> {
-        let mut code = Self::compile_inline(prog, codegen, &[])?;
+        let mut code = Self::compile_inline(prog, codegen, &[], llvm::wide())?;
         if codegen == Codegen::Llvm
             && let Some(c) = &mut code
         {
@@ -352,11 +352,13 @@ impl JitCode {
     }
 
     /// [`Self::compile`] with the lookups of `inline` (`(body op, how)`,
-    /// LLVM only) inside the regions.
+    /// LLVM only) inside the regions; `wide`: LLVM's regions without
+    /// lookups run 16 lanes ([`llvm::wide`]).
     fn compile_inline(
         prog: &LaneProgram,
         codegen: Codegen,
         inline: &[(u32, InlineHow)],
+        wide: bool,
     ) -> Result<Option<JitCode>, JitError> {
         let t0 = Instant::now();
         prog.verify().map_err(JitError::Verify)?;
@@ -370,9 +372,13 @@ impl JitCode {
             }
         }
         let tex_slots = how.iter().flatten().map(|h| h.slot as usize + 1).max();
-        let spans = regions(&prog.body, &how);
+        let wide = wide && codegen == Codegen::Llvm;
+        let mut spans = regions(&prog.body, &how);
         if spans.is_empty() {
             return Ok(None);
+        }
+        if wide {
+            spans = split_after_lookups(&spans, &how);
         }
         let live = codegen::live_in(prog);
         let none = Vec::new();
@@ -393,7 +399,7 @@ impl JitCode {
                     .map(|&(s, e)| (&prog.body[s..e], live_out(e).as_slice(), &how[s..e]))
                     .collect();
                 let disasm = std::env::var_os(codegen::DISASM_ENV).is_some();
-                let (code, ptrs) = llvm::compile(prog.num_uniform as usize, &rs, disasm)?;
+                let (code, ptrs) = llvm::compile(prog.num_uniform as usize, &rs, wide, disasm)?;
                 (Owner::Llvm(code), ptrs)
             }
         };
@@ -495,7 +501,7 @@ impl JitCode {
                 // a variant: named in the live profiler's flamegraph
                 ferropipe_profiling::scope!("jit_tier_up_base");
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    JitCode::compile_inline(prog, Codegen::Llvm, &[])
+                    JitCode::compile_inline(prog, Codegen::Llvm, &[], llvm::wide())
                 }))
                 .ok()
                 .and_then(Result::ok)
@@ -552,7 +558,7 @@ impl JitCode {
             .filter_map(|(&op, k)| k.map(|h| (op, h)))
             .collect();
         let code = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            JitCode::compile_inline(prog, self.codegen, &inline)
+            JitCode::compile_inline(prog, self.codegen, &inline, llvm::wide())
         }))
         .ok()
         .and_then(Result::ok)
@@ -837,6 +843,30 @@ fn regions(body: &[Op], inline: &[InlineTex]) -> Vec<(usize, usize)> {
     out
 }
 
+/// Ops after a region's last inlined lookup from which they get a region
+/// of their own when regions without lookups run 16 lanes
+/// ([`llvm::wide`]).  The split costs a store and a load per value live
+/// across it (pbr_barrels: its lighting region loads 18 rows a step,
+/// inputs included, against ~1,000 instructions of arithmetic).
+const WIDE_TAIL_OPS: usize = 24;
+
+/// `spans` with each region that inlines lookups and has at least
+/// [`WIDE_TAIL_OPS`] ops after its last one cut after it: the lookups'
+/// code is 8 lanes wide (`llvm/sample.rs`), the tail can then run 16.
+fn split_after_lookups(spans: &[(usize, usize)], inline: &[InlineTex]) -> Vec<(usize, usize)> {
+    let mut out = Vec::with_capacity(spans.len() + 1);
+    for &(s, e) in spans {
+        match (s..e).rev().find(|&i| inline[i].is_some()) {
+            Some(last) if e - (last + 1) >= WIDE_TAIL_OPS => {
+                out.push((s, last + 1));
+                out.push((last + 1, e));
+            }
+            _ => out.push((s, e)),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     //! One program per op of every family the JIT compiles, on edge values
@@ -998,13 +1028,23 @@ mod tests {
         v
     }
 
+    /// The lane widths of LLVM's regions to test: 8, and 16 where the CPU
+    /// runs them ([`llvm::wide`]).
+    fn widths(g: Codegen) -> Vec<bool> {
+        let mut v = vec![false];
+        if g == Codegen::Llvm && llvm::cpu_wide() {
+            v.push(true);
+        }
+        v
+    }
+
     fn check(op: Op) {
         for g in codegens() {
-            for uniform_b in [false, true] {
+            for (wide, uniform_b) in widths(g).into_iter().flat_map(|w| [(w, false), (w, true)]) {
                 let interp = program(op.clone(), uniform_b);
                 let mut jit = interp.clone();
                 jit.id += 1;
-                let code = JitCode::compile(&jit, g)
+                let code = JitCode::compile_inline(&jit, g, &[], wide)
                     .unwrap_or_else(|e| panic!("{g:?}: {e}"))
                     .expect("compiled");
                 assert_eq!(code.codegen(), g);
@@ -1014,7 +1054,7 @@ mod tests {
                 for (i, (x, y)) in a.iter().zip(&b).enumerate() {
                     assert_eq!(
                         x, y,
-                        "{g:?}: {op:?} (uniform b: {uniform_b}), output row {i}"
+                        "{g:?} (16 lanes: {wide}): {op:?} (uniform b: {uniform_b}), output row {i}"
                     );
                 }
             }

@@ -10,6 +10,15 @@
 //! 1,132 instructions a group under Cranelift; with LLVM the scene runs in
 //! 0.78x the time (docs/shaders.md, "The JIT").
 //!
+//! Where the CPU has AVX-512 ([`wide`]), a region that inlines no lookup
+//! is one step wider: a value is `<16 x float>`, two groups (a register's
+//! groups lie next to each other in the file), the loop steps by two and
+//! masks the upper half of an odd chunk's last step.  pbr_barrels' ~800
+//! ops of lighting after its three lookups get a region of their own
+//! (`split_after_lookups`) and ~850 instructions do two groups' work:
+//! the scene in ~0.82x the time at one thread (docs/performance.md,
+//! "Where the time goes", seventh session).
+//!
 //! Byte identity: each op is the IEEE operation `lanemath` performs, as in
 //! `codegen.rs` (no fast-math flags, so LLVM contracts nothing; `fma` where
 //! `lanemath` calls `mul_add`; WGSL `min`/`max` as `select(fcmp olt)`,
@@ -129,6 +138,9 @@ struct E {
     /// header phis: `(name, type, initial value, value at the latch)`
     /// (`sample.rs`' level layouts).
     carry: Vec<(String, String, String, String)>,
+    /// The region being written runs 16 lanes (two groups) a vector,
+    /// 512-bit AVX-512 code ([`wide`]); else 8, 256-bit AVX2 code.
+    w16: bool,
 }
 
 fn hexf(x: f32) -> String {
@@ -136,6 +148,37 @@ fn hexf(x: f32) -> String {
 }
 
 impl E {
+    /// The region's float vector type.
+    fn v(&self) -> &'static str {
+        if self.w16 { "<16 x float>" } else { V }
+    }
+    /// The region's integer vector type.
+    fn vi(&self) -> &'static str {
+        if self.w16 { "<16 x i32>" } else { VI }
+    }
+    /// The region's lane mask type.
+    fn m1(&self) -> &'static str {
+        if self.w16 { "<16 x i1>" } else { "<8 x i1>" }
+    }
+    /// The overload suffix of a float vector intrinsic.
+    fn fs(&self) -> &'static str {
+        if self.w16 { "v16f32" } else { "v8f32" }
+    }
+    /// The overload suffix of an integer vector intrinsic.
+    fn is(&self) -> &'static str {
+        if self.w16 { "v16i32" } else { "v8i32" }
+    }
+    /// `base` overloaded on the region's vector of `elem` (`f32`, `i32`).
+    fn nm(&self, base: &str, elem: &str) -> String {
+        let n = if self.w16 { 16 } else { 8 };
+        format!("{base}.v{n}{elem}")
+    }
+    /// `x` of type `ty` in each lane of the region's vector, a constant.
+    fn splat(&self, ty: &str, x: &str) -> String {
+        let n = if self.w16 { 16 } else { 8 };
+        let one = format!("{ty} {x}");
+        format!("<{}>", vec![one; n].join(", "))
+    }
     fn t(&mut self) -> String {
         self.n += 1;
         format!("%t{}", self.n)
@@ -149,17 +192,21 @@ impl E {
         let _ = writeln!(self.out, "  {s}");
     }
     fn i(&mut self, v: &str) -> String {
-        self.ins(&format!("bitcast {V} {v} to {VI}"))
+        let (vt, vit) = (self.v(), self.vi());
+        self.ins(&format!("bitcast {vt} {v} to {vit}"))
     }
     fn f(&mut self, v: &str) -> String {
-        self.ins(&format!("bitcast {VI} {v} to {V}"))
+        let (vt, vit) = (self.v(), self.vi());
+        self.ins(&format!("bitcast {vit} {v} to {vt}"))
     }
     fn fsplat(&self, x: f32) -> String {
-        let c = hexf(x);
-        format!(
-            "<float {c}, float {c}, float {c}, float {c}, float {c}, float {c}, float {c}, float {c}>"
-        )
+        self.splat("float", &hexf(x))
     }
+    /// `x` in each lane of the region's integer vector.
+    fn isp(&self, x: i32) -> String {
+        self.splat("i32", &x.to_string())
+    }
+    /// `x` in each of 8 lanes (the inlined lookups' vectors).
     fn isplat(x: i32) -> String {
         format!("<i32 {x}, i32 {x}, i32 {x}, i32 {x}, i32 {x}, i32 {x}, i32 {x}, i32 {x}>")
     }
@@ -181,16 +228,56 @@ impl E {
             p.to_string()
         }
     }
-    /// The current group's row at byte pointer `base`.
+    /// The current group's row at byte pointer `base` (in a 16-lane
+    /// region, the rows of groups `g` and `g + 1`, which lie next to each
+    /// other in the register file and the call's rows).
     fn addr(&mut self, base: &str) -> String {
         let b = self.ptr("i8");
         let p = self.ins(&format!("getelementptr i8, {b} {base}, i64 %off"));
-        self.cast(&p, V)
+        let vt = self.v();
+        self.cast(&p, vt)
     }
+    /// Loads a row at `p` ([`Self::addr`]).  A 16-lane region loads under
+    /// the loop's lane mask `%km`: in a chunk of odd groups the last
+    /// iteration's upper half is past the row (the next register's first
+    /// group, or past the file), and a masked-off lane neither reads nor
+    /// faults.
     fn load(&mut self, p: &str, inv: bool) -> String {
+        let vt = self.v();
+        let vp = self.ptr(vt);
+        if self.w16 {
+            let (mt, name) = (self.m1(), self.masked("load"));
+            return self.ins(&format!(
+                "call {vt} @{name}({vp} {p}, i32 16, {mt} %km, {vt} zeroinitializer)"
+            ));
+        }
         let md = if inv { ", !invariant.load !0" } else { "" };
-        let vp = self.ptr(V);
-        self.ins(&format!("load {V}, {vp} {p}, align 16{md}"))
+        self.ins(&format!("load {vt}, {vp} {p}, align 16{md}"))
+    }
+    /// Stores `v` to a row at `p`, under `%km` in a 16-lane region (as
+    /// [`Self::load`]: the upper half of an odd chunk's last iteration
+    /// must not reach the next register's first group).
+    fn store(&mut self, v: &str, p: &str) {
+        let vt = self.v();
+        let vp = self.ptr(vt);
+        if self.w16 {
+            let (mt, name) = (self.m1(), self.masked("store"));
+            self.line(&format!(
+                "call void @{name}({vt} {v}, {vp} {p}, i32 16, {mt} %km)"
+            ));
+        } else {
+            self.line(&format!("store {vt} {v}, {vp} {p}, align 16"));
+        }
+    }
+    /// The name of LLVM's masked `load` or `store` of a 16-lane float
+    /// vector (the pointer's overload differs with typed pointers).
+    fn masked(&self, what: &str) -> &'static str {
+        match (what, self.typed) {
+            ("load", true) => "llvm.masked.load.v16f32.p0v16f32",
+            ("load", false) => "llvm.masked.load.v16f32.p0",
+            (_, true) => "llvm.masked.store.v16f32.p0v16f32",
+            (_, false) => "llvm.masked.store.v16f32.p0",
+        }
     }
     fn get(&mut self, r: Reg) -> String {
         if let Some(v) = self.cache.get(&r.0) {
@@ -203,7 +290,18 @@ impl E {
                 r.index() * 32
             ));
             let q = self.cast(&p, V);
-            self.load(&q, true)
+            let vp = self.ptr(V);
+            let u = self.ins(&format!("load {V}, {vp} {q}, align 16, !invariant.load !0"));
+            if self.w16 {
+                // the same 8 lanes for both groups
+                let both: Vec<String> = (0..16).map(|k| format!("i32 {}", k % 8)).collect();
+                self.ins(&format!(
+                    "shufflevector {V} {u}, {V} undef, <16 x i32> <{}>",
+                    both.join(", ")
+                ))
+            } else {
+                u
+            }
         } else {
             let base = self.vbase[&r.0].clone();
             let q = self.addr(&base);
@@ -221,76 +319,108 @@ impl E {
         let a: Vec<String> = args.iter().map(|a| format!("{ty} {a}")).collect();
         self.ins(&format!("call {ty} @{name}({})", a.join(", ")))
     }
+    /// `vroundps` with immediate `imm` (AVX-512: `vrndscaleps` at scale
+    /// 0, whose low four immediate bits mean the same).
     fn round(&mut self, a: &str, imm: i32) -> String {
+        let vt = self.v();
+        if self.w16 {
+            return self.ins(&format!(
+                "call {vt} @llvm.x86.avx512.mask.rndscale.ps.512({vt} {a}, i32 {imm}, {vt} {a}, i16 -1, i32 4)"
+            ));
+        }
         self.ins(&format!(
-            "call {V} @llvm.x86.avx.round.ps.256({V} {a}, i32 {imm})"
+            "call {vt} @llvm.x86.avx.round.ps.256({vt} {a}, i32 {imm})"
+        ))
+    }
+    /// `cvt(t)ps2dq`: float to i32 rounding by MXCSR (`t`: truncating),
+    /// `0x8000_0000` for NaN and out of range, as x86 converts.
+    fn cvt_ps2dq(&mut self, a: &str, truncate: bool) -> String {
+        let (vt, vit) = (self.v(), self.vi());
+        let t = if truncate { "t" } else { "" };
+        if self.w16 {
+            return self.ins(&format!(
+                "call {vit} @llvm.x86.avx512.mask.cvt{t}ps2dq.512({vt} {a}, {vit} zeroinitializer, i16 -1, i32 4)"
+            ));
+        }
+        self.ins(&format!(
+            "call {vit} @llvm.x86.avx.cvt{t}.ps2dq.256({vt} {a})"
         ))
     }
     fn fcmp(&mut self, cc: &str, a: &str, b: &str) -> String {
-        let m = self.ins(&format!("fcmp {cc} {V} {a}, {b}"));
-        let s = self.ins(&format!("sext <8 x i1> {m} to {VI}"));
+        let (vt, vit, mt) = (self.v(), self.vi(), self.m1());
+        let m = self.ins(&format!("fcmp {cc} {vt} {a}, {b}"));
+        let s = self.ins(&format!("sext {mt} {m} to {vit}"));
         self.f(&s)
     }
     fn icmp(&mut self, cc: &str, a: &str, b: &str) -> String {
+        let (vit, mt) = (self.vi(), self.m1());
         let (a, b) = (self.i(a), self.i(b));
-        let m = self.ins(&format!("icmp {cc} {VI} {a}, {b}"));
-        let s = self.ins(&format!("sext <8 x i1> {m} to {VI}"));
+        let m = self.ins(&format!("icmp {cc} {vit} {a}, {b}"));
+        let s = self.ins(&format!("sext {mt} {m} to {vit}"));
         self.f(&s)
     }
     fn int2(&mut self, op: &str, a: &str, b: &str) -> String {
+        let vit = self.vi();
         let (a, b) = (self.i(a), self.i(b));
-        let r = self.ins(&format!("{op} {VI} {a}, {b}"));
+        let r = self.ins(&format!("{op} {vit} {a}, {b}"));
         self.f(&r)
     }
     fn intr2(&mut self, name: &str, a: &str, b: &str) -> String {
+        let vit = self.vi();
         let (a, b) = (self.i(a), self.i(b));
-        let r = self.ins(&format!("call {VI} @{name}({VI} {a}, {VI} {b})"));
+        let r = self.ins(&format!("call {vit} @{name}({vit} {a}, {vit} {b})"));
         self.f(&r)
     }
     fn fsel(&mut self, m1: &str, x: &str, y: &str) -> String {
-        self.ins(&format!("select <8 x i1> {m1}, {V} {x}, {V} {y}"))
+        let (vt, mt) = (self.v(), self.m1());
+        self.ins(&format!("select {mt} {m1}, {vt} {x}, {vt} {y}"))
     }
     fn fmin(&mut self, a: &str, b: &str) -> String {
-        let m = self.ins(&format!("fcmp olt {V} {b}, {a}"));
+        let vt = self.v();
+        let m = self.ins(&format!("fcmp olt {vt} {b}, {a}"));
         self.fsel(&m, b, a)
     }
     fn fmax(&mut self, a: &str, b: &str) -> String {
-        let m = self.ins(&format!("fcmp olt {V} {a}, {b}"));
+        let vt = self.v();
+        let m = self.ins(&format!("fcmp olt {vt} {a}, {b}"));
         self.fsel(&m, b, a)
     }
     /// `m ? x : y` by the sign bit of `m`.
     fn blend(&mut self, m: &str, x: &str, y: &str) -> String {
+        let vit = self.vi();
         let mi = self.i(m);
-        let c = self.ins(&format!("icmp slt {VI} {mi}, zeroinitializer"));
+        let c = self.ins(&format!("icmp slt {vit} {mi}, zeroinitializer"));
         self.fsel(&c, x, y)
     }
     fn and_bits(&mut self, m: &str, bits: f32) -> String {
+        let vit = self.vi();
         let mi = self.i(m);
         let r = self.ins(&format!(
-            "and {VI} {mi}, {}",
-            Self::isplat(bits.to_bits() as i32)
+            "and {vit} {mi}, {}",
+            self.isp(bits.to_bits() as i32)
         ));
         self.f(&r)
     }
 
     fn un(&mut self, f: UnOp, a: &str) -> String {
+        let (vt, vit, mt, is) = (self.v(), self.vi(), self.m1(), self.is());
         use UnOp::*;
         match f {
-            FNeg => self.ins(&format!("fneg {V} {a}")),
-            FAbs => self.call1("llvm.fabs.v8f32", V, &[a]),
+            FNeg => self.ins(&format!("fneg {vt} {a}")),
+            FAbs => self.call1(&self.nm("llvm.fabs", "f32"), vt, &[a]),
             FFloor => self.round(a, 9),
             FCeil => self.round(a, 10),
             FTrunc => self.round(a, 11),
             FRound => self.round(a, 8),
             FFract => {
                 let fl = self.round(a, 9);
-                self.ins(&format!("fsub {V} {a}, {fl}"))
+                self.ins(&format!("fsub {vt} {a}, {fl}"))
             }
-            FSqrt => self.call1("llvm.sqrt.v8f32", V, &[a]),
+            FSqrt => self.call1(&self.nm("llvm.sqrt", "f32"), vt, &[a]),
             FInvSqrt => {
-                let s = self.call1("llvm.sqrt.v8f32", V, &[a]);
+                let s = self.call1(&self.nm("llvm.sqrt", "f32"), vt, &[a]);
                 let one = self.fsplat(1.0);
-                self.ins(&format!("fdiv {V} {one}, {s}"))
+                self.ins(&format!("fdiv {vt} {one}, {s}"))
             }
             FSign => {
                 let z = self.fsplat(0.0);
@@ -308,49 +438,49 @@ impl E {
             }
             FIsNan => self.fcmp("une", a, a),
             FIsInf => {
-                let x = self.call1("llvm.fabs.v8f32", V, &[a]);
+                let x = self.call1(&self.nm("llvm.fabs", "f32"), vt, &[a]);
                 let inf = self.fsplat(f32::INFINITY);
                 self.fcmp("oeq", &x, &inf)
             }
             F2S => {
-                let t = self.ins(&format!("call {VI} @llvm.x86.avx.cvtt.ps2dq.256({V} {a})"));
-                let big = self.ins(&format!("fcmp oge {V} {a}, {}", self.fsplat(2147483648.0)));
+                let t = self.cvt_ps2dq(a, true);
+                let big = self.ins(&format!("fcmp oge {vt} {a}, {}", self.fsplat(2147483648.0)));
                 let t = self.ins(&format!(
-                    "select <8 x i1> {big}, {VI} {}, {VI} {t}",
-                    Self::isplat(i32::MAX)
+                    "select {mt} {big}, {vit} {}, {vit} {t}",
+                    self.isp(i32::MAX)
                 ));
-                let nan = self.ins(&format!("fcmp uno {V} {a}, {a}"));
+                let nan = self.ins(&format!("fcmp uno {vt} {a}, {a}"));
                 let t = self.ins(&format!(
-                    "select <8 x i1> {nan}, {VI} zeroinitializer, {VI} {t}"
+                    "select {mt} {nan}, {vit} zeroinitializer, {vit} {t}"
                 ));
                 self.f(&t)
             }
             S2F => {
                 let x = self.i(a);
-                self.ins(&format!("sitofp {VI} {x} to {V}"))
+                self.ins(&format!("sitofp {vit} {x} to {vt}"))
             }
             INeg => {
                 let x = self.i(a);
-                let r = self.ins(&format!("sub {VI} zeroinitializer, {x}"));
+                let r = self.ins(&format!("sub {vit} zeroinitializer, {x}"));
                 self.f(&r)
             }
             SAbs => {
                 let x = self.i(a);
-                let r = self.ins(&format!("call {VI} @llvm.abs.v8i32({VI} {x}, i1 false)"));
+                let r = self.ins(&format!("call {vit} @llvm.abs.{is}({vit} {x}, i1 false)"));
                 self.f(&r)
             }
             Not => {
                 let x = self.i(a);
-                let r = self.ins(&format!("xor {VI} {x}, {}", Self::isplat(-1)));
+                let r = self.ins(&format!("xor {vit} {x}, {}", self.isp(-1)));
                 self.f(&r)
             }
             SSign => {
                 let x = self.i(a);
-                let gt = self.ins(&format!("icmp sgt {VI} {x}, zeroinitializer"));
-                let lt = self.ins(&format!("icmp slt {VI} {x}, zeroinitializer"));
-                let gt = self.ins(&format!("zext <8 x i1> {gt} to {VI}"));
-                let lt = self.ins(&format!("sext <8 x i1> {lt} to {VI}"));
-                let r = self.ins(&format!("or {VI} {gt}, {lt}"));
+                let gt = self.ins(&format!("icmp sgt {vit} {x}, zeroinitializer"));
+                let lt = self.ins(&format!("icmp slt {vit} {x}, zeroinitializer"));
+                let gt = self.ins(&format!("zext {mt} {gt} to {vit}"));
+                let lt = self.ins(&format!("sext {mt} {lt} to {vit}"));
+                let r = self.ins(&format!("or {vit} {gt}, {lt}"));
                 self.f(&r)
             }
             _ => unreachable!(),
@@ -358,17 +488,18 @@ impl E {
     }
 
     fn bin(&mut self, f: BinOp, a: &str, b: &str) -> String {
+        let (vt, vit) = (self.v(), self.vi());
         use BinOp::*;
         match f {
-            FAdd => self.ins(&format!("fadd {V} {a}, {b}")),
-            FSub => self.ins(&format!("fsub {V} {a}, {b}")),
-            FMul => self.ins(&format!("fmul {V} {a}, {b}")),
-            FDiv => self.ins(&format!("fdiv {V} {a}, {b}")),
+            FAdd => self.ins(&format!("fadd {vt} {a}, {b}")),
+            FSub => self.ins(&format!("fsub {vt} {a}, {b}")),
+            FMul => self.ins(&format!("fmul {vt} {a}, {b}")),
+            FDiv => self.ins(&format!("fdiv {vt} {a}, {b}")),
             FRem => {
-                let q = self.ins(&format!("fdiv {V} {a}, {b}"));
+                let q = self.ins(&format!("fdiv {vt} {a}, {b}"));
                 let t = self.round(&q, 11);
-                let p = self.ins(&format!("fmul {V} {b}, {t}"));
-                self.ins(&format!("fsub {V} {a}, {p}"))
+                let p = self.ins(&format!("fmul {vt} {b}, {t}"));
+                self.ins(&format!("fsub {vt} {a}, {p}"))
             }
             FMin => self.fmin(a, b),
             FMax => self.fmax(a, b),
@@ -400,28 +531,29 @@ impl E {
             Xor => self.int2("xor", a, b),
             AndNot => {
                 let (x, y) = (self.i(a), self.i(b));
-                let ny = self.ins(&format!("xor {VI} {y}, {}", Self::isplat(-1)));
-                let r = self.ins(&format!("and {VI} {x}, {ny}"));
+                let ny = self.ins(&format!("xor {vit} {y}, {}", self.isp(-1)));
+                let r = self.ins(&format!("and {vit} {x}, {ny}"));
                 self.f(&r)
             }
-            SMin => self.intr2("llvm.smin.v8i32", a, b),
-            SMax => self.intr2("llvm.smax.v8i32", a, b),
-            UMin => self.intr2("llvm.umin.v8i32", a, b),
-            UMax => self.intr2("llvm.umax.v8i32", a, b),
+            SMin => self.intr2(&self.nm("llvm.smin", "i32"), a, b),
+            SMax => self.intr2(&self.nm("llvm.smax", "i32"), a, b),
+            UMin => self.intr2(&self.nm("llvm.umin", "i32"), a, b),
+            UMax => self.intr2(&self.nm("llvm.umax", "i32"), a, b),
             _ => unreachable!(),
         }
     }
 
     fn tri(&mut self, f: TriOp, a: &str, b: &str, c: &str) -> String {
+        let (vt, fs) = (self.v(), self.fs());
         use TriOp::*;
         match f {
             FFma => self.ins(&format!(
-                "call {V} @llvm.fma.v8f32({V} {a}, {V} {b}, {V} {c})"
+                "call {vt} @llvm.fma.{fs}({vt} {a}, {vt} {b}, {vt} {c})"
             )),
             FMix => {
-                let d = self.ins(&format!("fsub {V} {b}, {a}"));
+                let d = self.ins(&format!("fsub {vt} {b}, {a}"));
                 self.ins(&format!(
-                    "call {V} @llvm.fma.v8f32({V} {d}, {V} {c}, {V} {a})"
+                    "call {vt} @llvm.fma.{fs}({vt} {d}, {vt} {c}, {vt} {a})"
                 ))
             }
             FClamp => {
@@ -429,12 +561,12 @@ impl E {
                 self.fmin(&t, c)
             }
             SClamp => {
-                let t = self.intr2("llvm.smax.v8i32", a, b);
-                self.intr2("llvm.smin.v8i32", &t, c)
+                let t = self.intr2(&self.nm("llvm.smax", "i32"), a, b);
+                self.intr2(&self.nm("llvm.smin", "i32"), &t, c)
             }
             UClamp => {
-                let t = self.intr2("llvm.umax.v8i32", a, b);
-                self.intr2("llvm.umin.v8i32", &t, c)
+                let t = self.intr2(&self.nm("llvm.umax", "i32"), a, b);
+                self.intr2(&self.nm("llvm.umin", "i32"), &t, c)
             }
             Select => self.blend(a, b, c),
             _ => unreachable!(),
@@ -451,7 +583,40 @@ impl E {
 
     /// Calls `h` on `args` through the stack buffer (`helpers`' calling
     /// convention); returns `results` values.
+    ///
+    /// The helpers take one group (8 lanes): a 16-lane region calls `h`
+    /// on each half and joins the results.
     fn call_helper(&mut self, h: Helper, args: &[String], results: usize) -> Vec<String> {
+        if self.w16 {
+            let half = |e: &mut E, a: &String, from: usize| {
+                let sel: Vec<String> = (from..from + 8).map(|k| format!("i32 {k}")).collect();
+                let vt = e.v();
+                e.ins(&format!(
+                    "shufflevector {vt} {a}, {vt} undef, <8 x i32> <{}>",
+                    sel.join(", ")
+                ))
+            };
+            let lo: Vec<String> = args.iter().map(|a| half(self, a, 0)).collect();
+            let hi: Vec<String> = args.iter().map(|a| half(self, a, 8)).collect();
+            let lo = self.call_helper8(h, &lo, results);
+            let hi = self.call_helper8(h, &hi, results);
+            let all: Vec<String> = (0..16).map(|k| format!("i32 {k}")).collect();
+            return lo
+                .iter()
+                .zip(&hi)
+                .map(|(l, u)| {
+                    self.ins(&format!(
+                        "shufflevector {V} {l}, {V} {u}, <16 x i32> <{}>",
+                        all.join(", ")
+                    ))
+                })
+                .collect();
+        }
+        self.call_helper8(h, args, results)
+    }
+
+    /// [`Self::call_helper`] on 8-lane values.
+    fn call_helper8(&mut self, h: Helper, args: &[String], results: usize) -> Vec<String> {
         let vp = self.ptr(V);
         for (i, a) in args.iter().enumerate() {
             let p = self.buf(i);
@@ -471,88 +636,91 @@ impl E {
 
     /// `pow(x, y)` inline: `lanemath::pow_avx2`, step for step.
     fn pow_inline(&mut self, x: &str, y: &str) -> String {
+        let vt = self.v();
         let l = self.log2(x);
-        let p = self.ins(&format!("fmul {V} {y}, {l}"));
+        let p = self.ins(&format!("fmul {vt} {y}, {l}"));
         self.exp2(&p)
     }
 
     fn fma(&mut self, a: &str, b: &str, c: &str) -> String {
+        let (vt, fs) = (self.v(), self.fs());
         self.ins(&format!(
-            "call {V} @llvm.fma.v8f32({V} {a}, {V} {b}, {V} {c})"
+            "call {vt} @llvm.fma.{fs}({vt} {a}, {vt} {b}, {vt} {c})"
         ))
     }
 
     fn sel_cmp(&mut self, cc: &str, a: &str, b: &str, t: &str, f: &str) -> String {
-        let m = self.ins(&format!("fcmp {cc} {V} {a}, {b}"));
+        let vt = self.v();
+        let m = self.ins(&format!("fcmp {cc} {vt} {a}, {b}"));
         self.fsel(&m, t, f)
     }
 
     fn log2(&mut self, x: &str) -> String {
-        let k = |i: usize| {
-            let c = hexf(f32::from_bits(POW_LOG2_SERIES[i]));
-            format!(
-                "<float {c}, float {c}, float {c}, float {c}, float {c}, float {c}, float {c}, float {c}>"
-            )
-        };
+        let (vt, vit, mt) = (self.v(), self.vi(), self.m1());
+        let ks: Vec<String> = POW_LOG2_SERIES
+            .iter()
+            .map(|&b| self.fsplat(f32::from_bits(b)))
+            .collect();
+        let k = |i: usize| ks[i].clone();
         let minpos = self.fsplat(f32::MIN_POSITIVE);
-        let sub = self.ins(&format!("fcmp olt {V} {x}, {minpos}"));
-        let sc = self.ins(&format!("fmul {V} {x}, {}", self.fsplat(8_388_608.0)));
+        let sub = self.ins(&format!("fcmp olt {vt} {x}, {minpos}"));
+        let sc = self.ins(&format!("fmul {vt} {x}, {}", self.fsplat(8_388_608.0)));
         let xs = self.fsel(&sub, &sc, x);
         let bits = self.i(&xs);
-        let sh = self.ins(&format!("ashr {VI} {bits}, {}", Self::isplat(23)));
-        let e = self.ins(&format!("and {VI} {sh}, {}", Self::isplat(0xff)));
-        let e = self.ins(&format!("sub {VI} {e}, {}", Self::isplat(127)));
-        let subi = self.ins(&format!("sext <8 x i1> {sub} to {VI}"));
-        let s23 = self.ins(&format!("and {VI} {subi}, {}", Self::isplat(23)));
-        let e = self.ins(&format!("sub {VI} {e}, {s23}"));
-        let mb = self.ins(&format!("and {VI} {bits}, {}", Self::isplat(0x007f_ffff)));
-        let mb = self.ins(&format!("or {VI} {mb}, {}", Self::isplat(0x3f80_0000)));
+        let sh = self.ins(&format!("ashr {vit} {bits}, {}", self.isp(23)));
+        let e = self.ins(&format!("and {vit} {sh}, {}", self.isp(0xff)));
+        let e = self.ins(&format!("sub {vit} {e}, {}", self.isp(127)));
+        let subi = self.ins(&format!("sext {mt} {sub} to {vit}"));
+        let s23 = self.ins(&format!("and {vit} {subi}, {}", self.isp(23)));
+        let e = self.ins(&format!("sub {vit} {e}, {s23}"));
+        let mb = self.ins(&format!("and {vit} {bits}, {}", self.isp(0x007f_ffff)));
+        let mb = self.ins(&format!("or {vit} {mb}, {}", self.isp(0x3f80_0000)));
         let m = self.f(&mb);
         let big = self.ins(&format!(
-            "fcmp ogt {V} {m}, {}",
+            "fcmp ogt {vt} {m}, {}",
             self.fsplat(std::f32::consts::SQRT_2)
         ));
-        let mh = self.ins(&format!("fmul {V} {m}, {}", self.fsplat(0.5)));
+        let mh = self.ins(&format!("fmul {vt} {m}, {}", self.fsplat(0.5)));
         let m = self.fsel(&big, &mh, &m);
-        let bigi = self.ins(&format!("sext <8 x i1> {big} to {VI}"));
-        let e = self.ins(&format!("sub {VI} {e}, {bigi}"));
+        let bigi = self.ins(&format!("sext {mt} {big} to {vit}"));
+        let e = self.ins(&format!("sub {vit} {e}, {bigi}"));
         let one = self.fsplat(1.0);
-        let num = self.ins(&format!("fsub {V} {m}, {one}"));
-        let den = self.ins(&format!("fadd {V} {m}, {one}"));
-        let t = self.ins(&format!("fdiv {V} {num}, {den}"));
-        let t2 = self.ins(&format!("fmul {V} {t}, {t}"));
+        let num = self.ins(&format!("fsub {vt} {m}, {one}"));
+        let den = self.ins(&format!("fadd {vt} {m}, {one}"));
+        let t = self.ins(&format!("fdiv {vt} {num}, {den}"));
+        let t2 = self.ins(&format!("fmul {vt} {t}, {t}"));
         let p = self.fma(&t2, &k(4), &k(3));
         let p = self.fma(&p, &t2, &k(2));
         let p = self.fma(&p, &t2, &k(1));
         let p = self.fma(&p, &t2, &k(0));
-        let ef = self.ins(&format!("sitofp {VI} {e} to {V}"));
+        let ef = self.ins(&format!("sitofp {vit} {e} to {vt}"));
         let r = self.fma(&t, &p, &ef);
         let z = self.fsplat(0.0);
         let ninf = self.fsplat(f32::NEG_INFINITY);
         let r = self.sel_cmp("oeq", x, &z, &ninf, &r);
         let inf = self.fsplat(f32::INFINITY);
         let r = self.sel_cmp("oeq", x, &inf, &inf, &r);
-        let lt = self.ins(&format!("fcmp olt {V} {x}, {z}"));
-        let nn = self.ins(&format!("fcmp une {V} {x}, {x}"));
-        let bad = self.ins(&format!("or <8 x i1> {lt}, {nn}"));
+        let lt = self.ins(&format!("fcmp olt {vt} {x}, {z}"));
+        let nn = self.ins(&format!("fcmp une {vt} {x}, {x}"));
+        let bad = self.ins(&format!("or {mt} {lt}, {nn}"));
         let nan = self.fsplat(f32::NAN);
         self.fsel(&bad, &nan, &r)
     }
 
     fn exp2(&mut self, y: &str) -> String {
-        let k = |i: usize| {
-            let c = hexf(f32::from_bits(POW_EXP2_TAYLOR[i]));
-            format!(
-                "<float {c}, float {c}, float {c}, float {c}, float {c}, float {c}, float {c}, float {c}>"
-            )
-        };
+        let (vt, vit) = (self.v(), self.vi());
+        let ks: Vec<String> = POW_EXP2_TAYLOR
+            .iter()
+            .map(|&b| self.fsplat(f32::from_bits(b)))
+            .collect();
+        let k = |i: usize| ks[i].clone();
         let lo = self.fsplat(POW_EXP2_RANGE.0);
         let hi = self.fsplat(POW_EXP2_RANGE.1);
         let yc = self.sel_cmp("ogt", y, &lo, y, &lo);
         let yc = self.sel_cmp("olt", &yc, &hi, &yc, &hi);
-        let h = self.ins(&format!("fadd {V} {yc}, {}", self.fsplat(0.5)));
+        let h = self.ins(&format!("fadd {vt} {yc}, {}", self.fsplat(0.5)));
         let i = self.round(&h, 9);
-        let f = self.ins(&format!("fsub {V} {yc}, {i}"));
+        let f = self.ins(&format!("fsub {vt} {yc}, {i}"));
         let p = self.fma(&f, &k(6), &k(5));
         let p = self.fma(&p, &f, &k(4));
         let p = self.fma(&p, &f, &k(3));
@@ -561,22 +729,23 @@ impl E {
         let p = self.fma(&p, &f, &k(0));
         let one = self.fsplat(1.0);
         let p = self.fma(&p, &f, &one);
-        let ii = self.ins(&format!("call {VI} @llvm.x86.avx.cvt.ps2dq.256({V} {i})"));
-        let i1 = self.ins(&format!("ashr {VI} {ii}, {}", Self::isplat(1)));
-        let i2 = self.ins(&format!("sub {VI} {ii}, {i1}"));
-        let s1 = self.ins(&format!("add {VI} {i1}, {}", Self::isplat(127)));
-        let s1 = self.ins(&format!("shl {VI} {s1}, {}", Self::isplat(23)));
+        let ii = self.cvt_ps2dq(&i, false);
+        let i1 = self.ins(&format!("ashr {vit} {ii}, {}", self.isp(1)));
+        let i2 = self.ins(&format!("sub {vit} {ii}, {i1}"));
+        let s1 = self.ins(&format!("add {vit} {i1}, {}", self.isp(127)));
+        let s1 = self.ins(&format!("shl {vit} {s1}, {}", self.isp(23)));
         let s1 = self.f(&s1);
-        let s2 = self.ins(&format!("add {VI} {i2}, {}", Self::isplat(127)));
-        let s2 = self.ins(&format!("shl {VI} {s2}, {}", Self::isplat(23)));
+        let s2 = self.ins(&format!("add {vit} {i2}, {}", self.isp(127)));
+        let s2 = self.ins(&format!("shl {vit} {s2}, {}", self.isp(23)));
         let s2 = self.f(&s2);
-        let r = self.ins(&format!("fmul {V} {p}, {s1}"));
-        let r = self.ins(&format!("fmul {V} {r}, {s2}"));
+        let r = self.ins(&format!("fmul {vt} {p}, {s1}"));
+        let r = self.ins(&format!("fmul {vt} {r}, {s2}"));
         let nan = self.fsplat(f32::NAN);
         self.sel_cmp("une", y, y, &nan, &r)
     }
 
     fn op(&mut self, op: &Op) {
+        let (vit, mt, is) = (self.vi(), self.m1(), self.is());
         match op {
             Op::Mov { d, a } => {
                 let v = self.get(*a);
@@ -659,21 +828,20 @@ impl E {
                 let v = self.get(*a);
                 let base = self.io_base[&IoRow::Out(*slot)].clone();
                 let q = self.addr(&base);
-                let vp = self.ptr(V);
-                self.line(&format!("store {V} {v}, {vp} {q}, align 16"));
+                self.store(&v, &q);
             }
             Op::Extract { d, index, srcs } => {
                 // d = srcs[min(index, n - 1)] (unsigned), as `exec::extract`
                 let idx = self.get(*index);
                 let ii = self.i(&idx);
-                let last = Self::isplat(srcs.len() as i32 - 1);
+                let last = self.isp(srcs.len() as i32 - 1);
                 let c = self.ins(&format!(
-                    "call {VI} @llvm.umin.v8i32({VI} {ii}, {VI} {last})"
+                    "call {vit} @llvm.umin.{is}({vit} {ii}, {vit} {last})"
                 ));
                 let mut r = self.get(srcs[0]);
                 for (k, src) in srcs.iter().enumerate().skip(1) {
                     let x = self.get(*src);
-                    let hit = self.ins(&format!("icmp eq {VI} {c}, {}", Self::isplat(k as i32)));
+                    let hit = self.ins(&format!("icmp eq {vit} {c}, {}", self.isp(k as i32)));
                     r = self.fsel(&hit, &x, &r);
                 }
                 self.set(*d, r);
@@ -692,20 +860,20 @@ impl E {
                 let exec = if *masked {
                     let e = self.get(EXEC);
                     let ei = self.i(&e);
-                    Some(self.ins(&format!("icmp slt {VI} {ei}, zeroinitializer")))
+                    Some(self.ins(&format!("icmp slt {vit} {ei}, zeroinitializer")))
                 } else {
                     None
                 };
                 let ii = self.i(&idx);
-                let last = Self::isplat(n as i32 - 1);
+                let last = self.isp(n as i32 - 1);
                 let c = self.ins(&format!(
-                    "call {VI} @llvm.umin.v8i32({VI} {ii}, {VI} {last})"
+                    "call {vit} @llvm.umin.{is}({vit} {ii}, {vit} {last})"
                 ));
                 for k in 0..n {
                     let old = self.get(srcs[k]);
-                    let hit = self.ins(&format!("icmp eq {VI} {c}, {}", Self::isplat(k as i32)));
+                    let hit = self.ins(&format!("icmp eq {vit} {c}, {}", self.isp(k as i32)));
                     let hit = match &exec {
-                        Some(e) => self.ins(&format!("and <8 x i1> {hit}, {e}")),
+                        Some(e) => self.ins(&format!("and {mt} {hit}, {e}")),
                         None => hit,
                     };
                     let v = self.fsel(&hit, &val, &old);
@@ -716,13 +884,19 @@ impl E {
         }
     }
 
-    fn region(&mut self, name: &str, ops: &[Op], live_out: &[u64], inline: &[InlineTex]) {
+    /// Writes region `name`: a loop over the chunk's groups, one group
+    /// an iteration, or two in a 16-lane region (`w16`, which inlines no
+    /// lookup: `sample.rs` writes 8-lane code).
+    fn region(&mut self, name: &str, (ops, live_out, inline): RegionSrc<'_>, w16: bool) {
+        debug_assert!(!w16 || inline.iter().all(Option::is_none));
+        self.w16 = w16;
         self.cache.clear();
         self.dirty.clear();
         self.vbase.clear();
         self.io_base.clear();
         let b = self.ptr("i8");
-        let _ = writeln!(self.out, "define void @{name}({b} %ctx) #0 {{\nentry:");
+        let attrs = if w16 { "#2" } else { "#0" };
+        let _ = writeln!(self.out, "define void @{name}({b} %ctx) {attrs} {{\nentry:");
         self.line(&format!("%buf = alloca [8 x {V}], align 32"));
         // `RegionCtx` field at byte `off`, of type `ty`, loaded into `%name`
         // (a fresh value without a name)
@@ -792,6 +966,13 @@ impl E {
         self.line("%g = phi i64 [0, %entry], [%g1, %latch]");
         self.line(CARRY_MARK);
         self.line("%off = mul i64 %g, 32");
+        if w16 {
+            // both groups, or group `g` alone at an odd chunk's end
+            self.line("%gn = add i64 %g, 1");
+            self.line("%full = icmp ult i64 %gn, %groups");
+            self.line("%kb = select i1 %full, i16 -1, i16 255");
+            self.line("%km = bitcast i16 %kb to <16 x i1>");
+        }
         let mut k = 0;
         while k < ops.len() {
             let (Op::Texture(t), Some(h)) = (&ops[k], inline[k]) else {
@@ -816,8 +997,7 @@ impl E {
                 let v = self.cache[&r].clone();
                 let base = self.vbase[&r].clone();
                 let q = self.addr(&base);
-                let vp = self.ptr(V);
-                self.line(&format!("store {V} {v}, {vp} {q}, align 16"));
+                self.store(&v, &q);
             }
         }
         // the header phis of the values carried between groups
@@ -834,7 +1014,7 @@ impl E {
         // (the loop's last block: inlined lookups branch inside the body)
         self.line("br label %latch");
         let _ = writeln!(self.out, "latch:");
-        self.line("%g1 = add i64 %g, 1");
+        self.line(&format!("%g1 = add i64 %g, {}", if w16 { 2 } else { 1 }));
         self.line("%more = icmp ult i64 %g1, %groups");
         self.line("br i1 %more, label %loop, label %exit");
         let _ = writeln!(self.out, "exit:\n  ret void\n}}\n");
@@ -858,8 +1038,69 @@ declare <8 x i32> @llvm.smax.v8i32(<8 x i32>, <8 x i32>)
 declare <8 x i32> @llvm.umin.v8i32(<8 x i32>, <8 x i32>)
 declare <8 x i32> @llvm.umax.v8i32(<8 x i32>, <8 x i32>)
 attributes #0 = { nounwind \"target-cpu\"=\"x86-64-v3\" }
+attributes #2 = { nounwind \"target-cpu\"=\"x86-64-v4\" }
 !0 = !{}
 ";
+
+/// Names the lane width of LLVM's regions: `8` or `16` (default: 16
+/// where [`wide`] finds AVX-512, else 8).  For A/B measurement and for
+/// tests of both widths; the bits are the same either way.
+pub const LANES_ENV: &str = "FERROPIPE_JIT_LANES";
+
+/// Whether LLVM's regions without inlined lookups run 16 lanes (two
+/// groups) a vector, in 512-bit AVX-512 registers: where the CPU has
+/// AVX-512 F, BW, DQ and VL, unless [`LANES_ENV`] says `8` (and `16`
+/// asks for it only where the CPU has them).
+///
+/// Why: pbr_barrels' fragment arithmetic is ~845 instructions a group
+/// with ~99 spills in 256-bit code (docs/performance.md, "Latest
+/// table"); at 16 lanes the same instructions do two groups' work, and
+/// each spill carries twice the lanes.  A Zen 5 core runs 512-bit
+/// operations at full width; Zen 4 splits them into two halves, which
+/// still halves the instructions to decode and retire.  The bits cannot
+/// change: each lane's operations are the same IEEE ones, and the two
+/// x86 operations with immediate semantics (`vroundps`, `cvtps2dq`)
+/// have 512-bit forms of the same meaning.  Read once, like `std`'s
+/// feature cache.
+pub(super) fn wide() -> bool {
+    static WIDE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *WIDE.get_or_init(|| cpu_wide() && std::env::var(LANES_ENV).map_or(true, |v| v.trim() != "8"))
+}
+
+/// Whether the CPU runs the 16-lane regions ([`wide`]).
+pub(super) fn cpu_wide() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512bw")
+            && std::arch::is_x86_feature_detected!("avx512dq")
+            && std::arch::is_x86_feature_detected!("avx512vl")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// The 16-lane regions' intrinsics ([`wide`]); `vp`: the `<16 x float>`
+/// pointer type.
+fn decls16(vp: &str) -> String {
+    let ov = if vp == "ptr" { "p0" } else { "p0v16f32" };
+    format!(
+        "declare <16 x float> @llvm.fabs.v16f32(<16 x float>)
+declare <16 x float> @llvm.sqrt.v16f32(<16 x float>)
+declare <16 x float> @llvm.fma.v16f32(<16 x float>, <16 x float>, <16 x float>)
+declare <16 x float> @llvm.x86.avx512.mask.rndscale.ps.512(<16 x float>, i32, <16 x float>, i16, i32)
+declare <16 x i32> @llvm.x86.avx512.mask.cvttps2dq.512(<16 x float>, <16 x i32>, i16, i32)
+declare <16 x i32> @llvm.x86.avx512.mask.cvtps2dq.512(<16 x float>, <16 x i32>, i16, i32)
+declare <16 x i32> @llvm.abs.v16i32(<16 x i32>, i1)
+declare <16 x i32> @llvm.smin.v16i32(<16 x i32>, <16 x i32>)
+declare <16 x i32> @llvm.smax.v16i32(<16 x i32>, <16 x i32>)
+declare <16 x i32> @llvm.umin.v16i32(<16 x i32>, <16 x i32>)
+declare <16 x i32> @llvm.umax.v16i32(<16 x i32>, <16 x i32>)
+declare <16 x float> @llvm.masked.load.v16f32.{ov}({vp}, i32, <16 x i1>, <16 x float>)
+declare void @llvm.masked.store.v16f32.{ov}(<16 x float>, {vp}, i32, <16 x i1>)
+"
+    )
+}
 
 /// The host's `libLLVM`, loaded: a deferred tier holds it
 /// (`JitCode::deferred`), so that its later compiles do not load it again
@@ -881,9 +1122,12 @@ pub(super) fn available() -> Result<(), JitError> {
 /// Compiles `regions` (each [`RegionSrc`]: every op one
 /// `codegen::supported` accepts, or a texture lookup it names inlined)
 /// into one module; returns its code and each region's address, in order.
+/// With `wide` ([`wide`]), the regions that inline no lookup run 16
+/// lanes a vector.
 pub(super) fn compile(
     nu: usize,
     regions: &[RegionSrc<'_>],
+    wide: bool,
     disasm: bool,
 ) -> Result<(LlvmCode, Vec<*const u8>), JitError> {
     let llvm = api::Llvm::load()?;
@@ -899,15 +1143,19 @@ pub(super) fn compile(
         typed: llvm.major() == 14,
         desc: HashMap::new(),
         carry: Vec::new(),
+        w16: false,
     };
     let mut names = Vec::with_capacity(regions.len());
-    for (i, (ops, live, inline)) in regions.iter().enumerate() {
+    for (i, &src) in regions.iter().enumerate() {
         let name = format!("region{i}");
-        e.region(&name, ops, live, inline);
+        let w16 = wide && src.2.iter().all(Option::is_none);
+        e.region(&name, src, w16);
         names.push(name);
     }
     e.out.push_str(DECLS);
     let (p, vp) = (e.ptr("i8"), e.ptr(V));
+    let vp16 = e.ptr("<16 x float>");
+    let _ = write!(e.out, "{}", decls16(&vp16));
     let _ = write!(e.out, "{}", sample::decls(&p, &vp));
     if disasm {
         eprintln!("=== LLVM module ({} regions)\n{}", regions.len(), e.out);
