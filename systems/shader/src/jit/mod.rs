@@ -853,7 +853,8 @@ const WIDE_TAIL_OPS: usize = 24;
 /// `spans` with each region that inlines lookups and has at least
 /// [`WIDE_TAIL_OPS`] ops after its last one cut after it: the lookups'
 /// code is 8 lanes wide (`llvm/sample.rs`), the tail can then run 16.
-fn split_after_lookups(spans: &[(usize, usize)], inline: &[InlineTex]) -> Vec<(usize, usize)> {
+/// (`inline`: per body op, `Some` where its lookup is inlined.)
+fn split_after_lookups<T>(spans: &[(usize, usize)], inline: &[Option<T>]) -> Vec<(usize, usize)> {
     let mut out = Vec::with_capacity(spans.len() + 1);
     for &(s, e) in spans {
         match (s..e).rev().find(|&i| inline[i].is_some()) {
@@ -1387,5 +1388,30 @@ mod tests {
             mov(),
         ];
         assert_eq!(regions(&body, &[]), vec![(0, 2), (3, 4), (4, 5), (6, 7)]);
+    }
+
+    /// For 16-lane code a region is cut after its last inlined lookup
+    /// when at least `WIDE_TAIL_OPS` ops follow it, and only then.
+    #[test]
+    fn wide_regions_are_cut_after_the_last_lookup() {
+        let n = WIDE_TAIL_OPS;
+        // lookups at 1 and 3 of the first span, none in the second
+        let mut inline = vec![None; 4 + n + 10];
+        inline[1] = Some(());
+        inline[3] = Some(());
+        let spans = [(0, 4 + n), (4 + n, 4 + n + 10)];
+        assert_eq!(
+            split_after_lookups(&spans, &inline),
+            vec![(0, 4), (4, 4 + n), (4 + n, 4 + n + 10)]
+        );
+        // one op short of the tail: kept whole
+        let spans = [(0, 3 + n)];
+        assert_eq!(split_after_lookups(&spans, &inline), vec![(0, 3 + n)]);
+        // a lookup last: nothing after it to widen
+        inline[4 + n - 1] = Some(());
+        assert_eq!(
+            split_after_lookups(&[(0, 4 + n)], &inline),
+            vec![(0, 4 + n)]
+        );
     }
 }

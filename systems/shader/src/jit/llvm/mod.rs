@@ -168,16 +168,18 @@ impl E {
     fn is(&self) -> &'static str {
         if self.w16 { "v16i32" } else { "v8i32" }
     }
+    /// Lanes of the region's vectors.
+    fn lanes(&self) -> usize {
+        if self.w16 { 16 } else { 8 }
+    }
     /// `base` overloaded on the region's vector of `elem` (`f32`, `i32`).
     fn nm(&self, base: &str, elem: &str) -> String {
-        let n = if self.w16 { 16 } else { 8 };
-        format!("{base}.v{n}{elem}")
+        format!("{base}.v{}{elem}", self.lanes())
     }
     /// `x` of type `ty` in each lane of the region's vector, a constant.
     fn splat(&self, ty: &str, x: &str) -> String {
-        let n = if self.w16 { 16 } else { 8 };
         let one = format!("{ty} {x}");
-        format!("<{}>", vec![one; n].join(", "))
+        format!("<{}>", vec![one; self.lanes()].join(", "))
     }
     fn t(&mut self) -> String {
         self.n += 1;
@@ -241,7 +243,8 @@ impl E {
     /// the loop's lane mask `%km`: in a chunk of odd groups the last
     /// iteration's upper half is past the row (the next register's first
     /// group, or past the file), and a masked-off lane neither reads nor
-    /// faults.
+    /// faults (it reads as 0, an inactive lane for `EXEC`; a masked load
+    /// takes no `!invariant.load`).
     fn load(&mut self, p: &str, inv: bool) -> String {
         let vt = self.v();
         let vp = self.ptr(vt);
