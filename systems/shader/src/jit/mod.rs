@@ -686,8 +686,9 @@ impl JitCode {
         };
         // SAFETY: the region's code reads and writes `file` at varying
         // registers `< nv` (the program verified at compile time) for groups
-        // `< groups`, and uniform registers `< nu`: inside `file` by the
-        // assert.  It reads input rows and writes output rows below
+        // `< groups` (a 16-lane region's step of two groups masks off the
+        // second past the last: `llvm::E::load`/`store`), and uniform
+        // registers `< nu`: inside `file` by the assert.  It reads input rows and writes output rows below
         // `needs`, each `io.groups` long, at groups `g0..g0 + groups`:
         // inside the slices because the caller checked `fits` and by the
         // assert.  Its inlined lookups read descriptor slots below
