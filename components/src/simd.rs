@@ -65,18 +65,25 @@ impl X86V3 {
 /// Intel Xeon with AVX-512 (2026-11-28) the gathers ran it 0.839x
 /// against the scalar loads (textured_mesh 0.952x, pbr_barrels 0.952x).
 /// So: not on AMD (or Hygon) cores, whose gathers are microcoded, and
-/// yes elsewhere.  The answer is a fact of the CPU, read once (CPUID in
-/// a VM can trap to the hypervisor) and kept like `std`'s feature
-/// detection cache.
+/// yes elsewhere.
 pub fn fast_gathers() -> bool {
+    cfg!(target_arch = "x86_64") && !amd_cores()
+}
+
+/// Whether the CPU's vendor is AMD (or Hygon, whose cores are AMD's):
+/// the choices measured per vendor ask it ([`fast_gathers`], the JIT's
+/// 16-lane regions).  A fact of the CPU, read once (CPUID in a VM can
+/// trap to the hypervisor) and kept like `std`'s feature detection
+/// cache.
+pub fn amd_cores() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        static FAST: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        *FAST.get_or_init(|| {
+        static AMD: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        *AMD.get_or_init(|| {
             // (leaf 0: the vendor string, on every x86-64 CPU)
             let r = core::arch::x86_64::__cpuid(0);
             let vendor = [r.ebx, r.edx, r.ecx].map(u32::to_le_bytes).concat();
-            !(vendor == *b"AuthenticAMD" || vendor == *b"HygonGenuine")
+            vendor == *b"AuthenticAMD" || vendor == *b"HygonGenuine"
         })
     }
     #[cfg(not(target_arch = "x86_64"))]

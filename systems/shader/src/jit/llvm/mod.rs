@@ -10,12 +10,13 @@
 //! 1,132 instructions a group under Cranelift; with LLVM the scene runs in
 //! 0.78x the time (docs/shaders.md, "The JIT").
 //!
-//! Where the CPU has AVX-512 ([`wide`]), a region that inlines no lookup
+//! On AMD cores with AVX-512 ([`wide`]), a region that inlines no lookup
 //! is one step wider: a value is `<16 x float>`, two groups (a register's
 //! groups lie next to each other in the file), the loop steps by two and
 //! masks the upper half of an odd chunk's last step.  pbr_barrels' ~800
 //! ops of lighting after its three lookups get a region of their own
-//! (`split_after_lookups`) and ~850 instructions do two groups' work:
+//! (`split_after_lookups`) and ~1,000 instructions do two groups' work
+//! where ~845 did one:
 //! the scene in ~0.82x the time at one thread (docs/performance.md,
 //! "Where the time goes", seventh session).
 //!
@@ -1045,29 +1046,42 @@ attributes #2 = { nounwind \"target-cpu\"=\"x86-64-v4\" }
 !0 = !{}
 ";
 
-/// Names the lane width of LLVM's regions: `8` or `16` (default: 16
-/// where [`wide`] finds AVX-512, else 8).  For A/B measurement and for
-/// tests of both widths; the bits are the same either way.
+/// Names the lane width of LLVM's regions: `8` or `16` (default: 16 on
+/// AMD cores with AVX-512, else 8; [`wide`]).  For A/B measurement, and
+/// for a host that wants 16 lanes on an unmeasured CPU; the bits are the
+/// same either way.
 pub const LANES_ENV: &str = "FERROPIPE_JIT_LANES";
 
 /// Whether LLVM's regions without inlined lookups run 16 lanes (two
-/// groups) a vector, in 512-bit AVX-512 registers: where the CPU has
-/// AVX-512 F, BW, DQ and VL, unless [`LANES_ENV`] says `8` (and `16`
-/// asks for it only where the CPU has them).
+/// groups) a vector, in 512-bit AVX-512 registers.  The CPU must have
+/// AVX-512 F, BW, DQ and VL; then [`LANES_ENV`] decides (`8` or `16`),
+/// and without it, the vendor: yes on AMD cores, where it was measured
+/// (below), no elsewhere.  Intel's AVX-512 cores are not measured, and
+/// on some of them 512-bit arithmetic lowers the core's clock or runs on
+/// one 512-bit unit only, where 256-bit code uses two: a default that
+/// could make their frames slower waits for a measurement (the same
+/// per-vendor rule as `fast_gathers`).
 ///
 /// Why: pbr_barrels' fragment arithmetic is ~845 instructions a group
 /// with ~99 spills in 256-bit code (docs/performance.md, "Latest
 /// table"); at 16 lanes the same instructions do two groups' work, and
-/// each spill carries twice the lanes.  A Zen 5 core runs 512-bit
-/// operations at full width; Zen 4 splits them into two halves, which
-/// still halves the instructions to decode and retire.  The bits cannot
+/// each spill carries twice the lanes: 0.82x pbr_barrels' time on a Zen
+/// 5 core, which runs 512-bit operations at full width (Zen 4 splits
+/// them into two halves, which still halves the instructions to decode
+/// and retire).  The bits cannot
 /// change: each lane's operations are the same IEEE ones, and the two
 /// x86 operations with immediate semantics (`vroundps`, `cvtps2dq`)
 /// have 512-bit forms of the same meaning.  Read once, like `std`'s
 /// feature cache.
 pub(super) fn wide() -> bool {
     static WIDE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *WIDE.get_or_init(|| cpu_wide() && std::env::var(LANES_ENV).map_or(true, |v| v.trim() != "8"))
+    *WIDE.get_or_init(|| {
+        cpu_wide()
+            && match std::env::var(LANES_ENV) {
+                Ok(v) => v.trim() == "16",
+                Err(_) => ferropipe_components::simd::amd_cores(),
+            }
+    })
 }
 
 /// Whether the CPU runs the 16-lane regions ([`wide`]).
