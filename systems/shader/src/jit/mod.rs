@@ -342,7 +342,8 @@ impl JitCode {
     /// Compiles the regions of `prog` with `codegen`.  `Ok(None)` when no
     /// op of the body is supported (nothing to gain).
     pub fn compile(prog: &LaneProgram, codegen: Codegen) -> Result<Option<JitCode>, JitError> {
-        let mut code = Self::compile_inline(prog, codegen, &[], llvm::wide())?;
+        let wide = codegen == Codegen::Llvm && llvm::wide()?;
+        let mut code = Self::compile_inline(prog, codegen, &[], wide)?;
         if codegen == Codegen::Llvm
             && let Some(c) = &mut code
         {
@@ -501,7 +502,7 @@ impl JitCode {
                 // a variant: named in the live profiler's flamegraph
                 ferropipe_profiling::scope!("jit_tier_up_base");
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    JitCode::compile_inline(prog, Codegen::Llvm, &[], llvm::wide())
+                    JitCode::compile_inline(prog, Codegen::Llvm, &[], llvm::wide()?)
                 }))
                 .ok()
                 .and_then(Result::ok)
@@ -558,7 +559,7 @@ impl JitCode {
             .filter_map(|(&op, k)| k.map(|h| (op, h)))
             .collect();
         let code = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            JitCode::compile_inline(prog, self.codegen, &inline, llvm::wide())
+            JitCode::compile_inline(prog, self.codegen, &inline, llvm::wide()?)
         }))
         .ok()
         .and_then(Result::ok)
@@ -688,8 +689,9 @@ impl JitCode {
         // registers `< nv` (the program verified at compile time) for groups
         // `< groups` (a 16-lane region's step of two groups masks off the
         // second past the last: `llvm::E::load`/`store`), and uniform
-        // registers `< nu`: inside `file` by the assert.  It reads input rows and writes output rows below
-        // `needs`, each `io.groups` long, at groups `g0..g0 + groups`:
+        // registers `< nu`: inside `file` by the assert.  It reads input
+        // rows and writes output rows below `needs`, each `io.groups`
+        // long, at groups `g0..g0 + groups`:
         // inside the slices because the caller checked `fits` and by the
         // assert.  Its inlined lookups read descriptor slots below
         // `tex_slots` (asserted) and, through each, texels at indices

@@ -1055,8 +1055,10 @@ pub const LANES_ENV: &str = "FERROPIPE_JIT_LANES";
 /// Whether LLVM's regions without inlined lookups run 16 lanes (two
 /// groups) a vector, in 512-bit AVX-512 registers.  The CPU must have
 /// AVX-512 F, BW, DQ and VL; then [`LANES_ENV`] decides (`8` or `16`),
-/// and without it, the vendor: yes on AMD cores, where it was measured
-/// (below), no elsewhere.  Intel's AVX-512 cores are not measured, and
+/// and without it (or empty), the vendor: yes on AMD cores, where it was
+/// measured (below), no elsewhere.  Any other value is an error, as an
+/// unknown [`LLVM_ENV`] is: LLVM compiles nothing, and the program keeps
+/// the tier below, where a silent 8 would have passed for a measurement.  Intel's AVX-512 cores are not measured, and
 /// on some of them 512-bit arithmetic lowers the core's clock or runs on
 /// one 512-bit unit only, where 256-bit code uses two: a default that
 /// could make their frames slower waits for a measurement (the same
@@ -1073,15 +1075,21 @@ pub const LANES_ENV: &str = "FERROPIPE_JIT_LANES";
 /// x86 operations with immediate semantics (`vroundps`, `cvtps2dq`)
 /// have 512-bit forms of the same meaning.  Read once, like `std`'s
 /// feature cache.
-pub(super) fn wide() -> bool {
-    static WIDE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *WIDE.get_or_init(|| {
-        cpu_wide()
-            && match std::env::var(LANES_ENV) {
-                Ok(v) => v.trim() == "16",
-                Err(_) => ferropipe_components::simd::amd_cores(),
+pub(super) fn wide() -> Result<bool, JitError> {
+    static WIDE: std::sync::OnceLock<Result<bool, String>> = std::sync::OnceLock::new();
+    WIDE.get_or_init(|| {
+        let asked = match std::env::var(LANES_ENV) {
+            Ok(v) if v.trim() == "8" => Some(false),
+            Ok(v) if v.trim() == "16" => Some(true),
+            Ok(v) if !v.trim().is_empty() => {
+                return Err(format!("{LANES_ENV}={v}: expected 8 or 16"));
             }
+            _ => None,
+        };
+        Ok(cpu_wide() && asked.unwrap_or_else(ferropipe_components::simd::amd_cores))
     })
+    .clone()
+    .map_err(JitError::Llvm)
 }
 
 /// Whether the CPU runs the 16-lane regions ([`wide`]).
