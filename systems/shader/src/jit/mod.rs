@@ -353,8 +353,8 @@ impl JitCode {
     }
 
     /// [`Self::compile`] with the lookups of `inline` (`(body op, how)`,
-    /// LLVM only) inside the regions; `wide`: LLVM's regions without
-    /// lookups run 16 lanes ([`llvm::wide`]).
+    /// LLVM only) inside the regions; `wide`: LLVM's regions run 16 lanes
+    /// ([`llvm::wide`]).
     fn compile_inline(
         prog: &LaneProgram,
         codegen: Codegen,
@@ -374,12 +374,9 @@ impl JitCode {
         }
         let tex_slots = how.iter().flatten().map(|h| h.slot as usize + 1).max();
         let wide = wide && codegen == Codegen::Llvm;
-        let mut spans = regions(&prog.body, &how);
+        let spans = regions(&prog.body, &how);
         if spans.is_empty() {
             return Ok(None);
-        }
-        if wide {
-            spans = split_after_lookups(&spans, &how);
         }
         let live = codegen::live_in(prog);
         let none = Vec::new();
@@ -842,31 +839,6 @@ fn regions(body: &[Op], inline: &[InlineTex]) -> Vec<(usize, usize)> {
     }
     if let Some(s) = start {
         out.push((s, body.len()));
-    }
-    out
-}
-
-/// Ops after a region's last inlined lookup from which they get a region
-/// of their own when regions without lookups run 16 lanes
-/// ([`llvm::wide`]).  The split costs a store and a load per value live
-/// across it (pbr_barrels: its lighting region loads 18 rows a step,
-/// inputs included, against ~1,000 instructions of arithmetic).
-const WIDE_TAIL_OPS: usize = 24;
-
-/// `spans` with each region that inlines lookups and has at least
-/// [`WIDE_TAIL_OPS`] ops after its last one cut after it: the lookups'
-/// code is 8 lanes wide (`llvm/sample.rs`), the tail can then run 16.
-/// (`inline`: per body op, `Some` where its lookup is inlined.)
-fn split_after_lookups<T>(spans: &[(usize, usize)], inline: &[Option<T>]) -> Vec<(usize, usize)> {
-    let mut out = Vec::with_capacity(spans.len() + 1);
-    for &(s, e) in spans {
-        match (s..e).rev().find(|&i| inline[i].is_some()) {
-            Some(last) if e - (last + 1) >= WIDE_TAIL_OPS => {
-                out.push((s, last + 1));
-                out.push((last + 1, e));
-            }
-            _ => out.push((s, e)),
-        }
     }
     out
 }
@@ -1391,30 +1363,5 @@ mod tests {
             mov(),
         ];
         assert_eq!(regions(&body, &[]), vec![(0, 2), (3, 4), (4, 5), (6, 7)]);
-    }
-
-    /// For 16-lane code a region is cut after its last inlined lookup
-    /// when at least `WIDE_TAIL_OPS` ops follow it, and only then.
-    #[test]
-    fn wide_regions_are_cut_after_the_last_lookup() {
-        let n = WIDE_TAIL_OPS;
-        // lookups at 1 and 3 of the first span, none in the second
-        let mut inline = vec![None; 4 + n + 10];
-        inline[1] = Some(());
-        inline[3] = Some(());
-        let spans = [(0, 4 + n), (4 + n, 4 + n + 10)];
-        assert_eq!(
-            split_after_lookups(&spans, &inline),
-            vec![(0, 4), (4, 4 + n), (4 + n, 4 + n + 10)]
-        );
-        // one op short of the tail: kept whole
-        let spans = [(0, 3 + n)];
-        assert_eq!(split_after_lookups(&spans, &inline), vec![(0, 3 + n)]);
-        // a lookup last: nothing after it to widen
-        inline[4 + n - 1] = Some(());
-        assert_eq!(
-            split_after_lookups(&[(0, 4 + n)], &inline),
-            vec![(0, 4 + n)]
-        );
     }
 }

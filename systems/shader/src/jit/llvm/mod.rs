@@ -10,15 +10,15 @@
 //! 1,132 instructions a group under Cranelift; with LLVM the scene runs in
 //! 0.78x the time (docs/shaders.md, "The JIT").
 //!
-//! On AMD cores with AVX-512 ([`wide`]), a region that inlines no lookup
-//! is one step wider: a value is `<16 x float>`, two groups (a register's
-//! groups lie next to each other in the file), the loop steps by two and
-//! masks the upper half of an odd chunk's last step.  pbr_barrels' ~800
-//! ops of lighting after its three lookups get a region of their own
-//! (`split_after_lookups`) and ~1,000 instructions do two groups' work
-//! where ~845 did one:
-//! the scene in ~0.82x the time at one thread (docs/performance.md,
-//! "Where the time goes", seventh session).
+//! On AMD cores with AVX-512 ([`wide`]), every region is one step wider:
+//! a value is `<16 x float>`, two groups (a register's groups lie next to
+//! each other in the file), the loop steps by two and masks the upper half
+//! of an odd chunk's last step.  pbr_barrels' ~800 ops of lighting take
+//! ~1,000 instructions for two groups' work where ~845 did one (the scene
+//! in ~0.82x the time at one thread), and the inlined lookups' address
+//! arithmetic and fixed-point filter (`sample.rs`) also do two groups an
+//! instruction: postprocess in ~0.73x the time (docs/performance.md,
+//! "Where the time goes", seventh and eighth sessions).
 //!
 //! Byte identity: each op is the IEEE operation `lanemath` performs, as in
 //! `codegen.rs` (no fast-math flags, so LLVM contracts nothing; `fma` where
@@ -168,6 +168,11 @@ impl E {
     /// The overload suffix of an integer vector intrinsic.
     fn is(&self) -> &'static str {
         if self.w16 { "v16i32" } else { "v8i32" }
+    }
+    /// The region's vector of 16-bit lanes (the lookups' fixed-point
+    /// filter, two per 32-bit lane).
+    fn vw(&self) -> &'static str {
+        if self.w16 { "<32 x i16>" } else { "<16 x i16>" }
     }
     /// Lanes of the region's vectors.
     fn lanes(&self) -> usize {
@@ -889,10 +894,8 @@ impl E {
     }
 
     /// Writes region `name`: a loop over the chunk's groups, one group
-    /// an iteration, or two in a 16-lane region (`w16`, which inlines no
-    /// lookup: `sample.rs` writes 8-lane code).
+    /// an iteration, or two in a 16-lane region (`w16`).
     fn region(&mut self, name: &str, (ops, live_out, inline): RegionSrc<'_>, w16: bool) {
-        debug_assert!(!w16 || inline.iter().all(Option::is_none));
         self.w16 = w16;
         self.cache.clear();
         self.dirty.clear();
@@ -1052,17 +1055,17 @@ attributes #2 = { nounwind \"target-cpu\"=\"x86-64-v4\" }
 /// same either way.
 pub const LANES_ENV: &str = "FERROPIPE_JIT_LANES";
 
-/// Whether LLVM's regions without inlined lookups run 16 lanes (two
-/// groups) a vector, in 512-bit AVX-512 registers.  The CPU must have
-/// AVX-512 F, BW, DQ and VL; then [`LANES_ENV`] decides (`8` or `16`),
-/// and without it (or empty), the vendor: yes on AMD cores, where it was
-/// measured (below), no elsewhere.  Any other value is an error, as an
-/// unknown [`LLVM_ENV`] is: LLVM compiles nothing, and the program keeps
-/// the tier below, where a silent 8 would have passed for a measurement.  Intel's AVX-512 cores are not measured, and
-/// on some of them 512-bit arithmetic lowers the core's clock or runs on
-/// one 512-bit unit only, where 256-bit code uses two: a default that
-/// could make their frames slower waits for a measurement (the same
-/// per-vendor rule as `fast_gathers`).
+/// Whether LLVM's regions run 16 lanes (two groups) a vector, in 512-bit
+/// AVX-512 registers.  The CPU must have AVX-512 F, BW, DQ and VL; then
+/// [`LANES_ENV`] decides (`8` or `16`), and without it (or empty), the
+/// vendor: yes on AMD cores, where it was measured (below), no elsewhere.
+/// Any other value is an error, as an unknown [`LLVM_ENV`] is: LLVM
+/// compiles nothing, and the program keeps the tier below, where a silent
+/// 8 would have passed for a measurement.  Intel's AVX-512 cores are not
+/// measured, and on some of them 512-bit arithmetic lowers the core's
+/// clock or runs on one 512-bit unit only, where 256-bit code uses two: a
+/// default that could make their frames slower waits for a measurement
+/// (the same per-vendor rule as `fast_gathers`).
 ///
 /// Why: pbr_barrels' fragment arithmetic is ~845 instructions a group
 /// with ~99 spills in 256-bit code (docs/performance.md, "Latest
@@ -1070,11 +1073,13 @@ pub const LANES_ENV: &str = "FERROPIPE_JIT_LANES";
 /// each spill carries twice the lanes: 0.82x pbr_barrels' time on a Zen
 /// 5 core, which runs 512-bit operations at full width (Zen 4 splits
 /// them into two halves, which still halves the instructions to decode
-/// and retire).  The bits cannot
-/// change: each lane's operations are the same IEEE ones, and the two
-/// x86 operations with immediate semantics (`vroundps`, `cvtps2dq`)
-/// have 512-bit forms of the same meaning.  Read once, like `std`'s
-/// feature cache.
+/// and retire).  The inlined lookups' coordinates, levels and 16-bit
+/// filter likewise (their texel loads stay one per lane): postprocess's
+/// 16 bilinear taps a pixel in 0.73x the time.  The bits cannot change:
+/// each lane's operations are the same IEEE and integer ones, and the
+/// x86 operations with their own semantics (`vroundps`, `cvtps2dq`,
+/// `vpmulhrsw`, `vpermd`) have 512-bit forms of the same meaning.  Read
+/// once, like `std`'s feature cache.
 pub(super) fn wide() -> Result<bool, JitError> {
     static WIDE: std::sync::OnceLock<Result<bool, String>> = std::sync::OnceLock::new();
     WIDE.get_or_init(|| {
@@ -1147,8 +1152,7 @@ pub(super) fn available() -> Result<(), JitError> {
 /// Compiles `regions` (each [`RegionSrc`]: every op one
 /// `codegen::supported` accepts, or a texture lookup it names inlined)
 /// into one module; returns its code and each region's address, in order.
-/// With `wide` ([`wide`]), the regions that inline no lookup run 16
-/// lanes a vector.
+/// With `wide` ([`wide`]), the regions run 16 lanes a vector.
 pub(super) fn compile(
     nu: usize,
     regions: &[RegionSrc<'_>],
@@ -1173,15 +1177,14 @@ pub(super) fn compile(
     let mut names = Vec::with_capacity(regions.len());
     for (i, &src) in regions.iter().enumerate() {
         let name = format!("region{i}");
-        let w16 = wide && src.2.iter().all(Option::is_none);
-        e.region(&name, src, w16);
+        e.region(&name, src, wide);
         names.push(name);
     }
     e.out.push_str(DECLS);
     let (p, vp) = (e.ptr("i8"), e.ptr(V));
     let vp16 = e.ptr("<16 x float>");
     let _ = write!(e.out, "{}", decls16(&vp16));
-    let _ = write!(e.out, "{}", sample::decls(&p, &vp));
+    let _ = write!(e.out, "{}", sample::decls(&p, &vp, wide));
     if disasm {
         eprintln!("=== LLVM module ({} regions)\n{}", regions.len(), e.out);
     }

@@ -17,6 +17,15 @@
 //!   adjacent, else **four gathers**;
 //! * otherwise (coordinates beyond i32 after scaling, or NaN) the group
 //!   calls [`inline_fallback`], the interpreter's general path.
+//!
+//! In a 16-lane region (`E::w16`) the code is the same at twice the width:
+//! a branch is taken for both groups of the step (a test holds where it
+//! holds for every lane of both), the quad-level values (`rho`, the level
+//! layouts' row strides) are per quad of either group, and what is per
+//! lane or per group in the hardware stays so: a gather or the texel loads
+//! of each group, and one call of the fallback per group, through an
+//! AVX-512 trampoline.  Each lane's operations are the same, so are the
+//! bits.
 
 use std::fmt::Write as _;
 
@@ -44,7 +53,7 @@ use crate::texture::{
 /// caught it).  So the trampoline turns the insertion off
 /// (`-vzeroupper`) and clears the upper halves itself, before the C call
 /// only.
-pub(super) fn decls(p: &str, vp: &str) -> String {
+pub(super) fn decls(p: &str, vp: &str, wide: bool) -> String {
     let helper: unsafe extern "C" fn(*const TexDesc, *mut ferropipe_components::shader::Lanes) =
         inline_fallback;
     let addr = helper as usize as i64;
@@ -53,26 +62,43 @@ pub(super) fn decls(p: &str, vp: &str) -> String {
     } else {
         format!("void ({p}, {vp})*")
     };
-    format!(
-        "declare <4 x i64> @llvm.x86.avx2.gather.d.q.256(<4 x i64>, {p}, <4 x i32>, <4 x i64>, i8)
-declare <8 x i32> @llvm.x86.avx2.gather.d.d.256(<8 x i32>, {p}, <8 x i32>, <8 x i32>, i8)
-declare <16 x i16> @llvm.x86.avx2.pmul.hr.sw(<16 x i16>, <16 x i16>)
-declare <8 x i32> @llvm.x86.avx2.permd(<8 x i32>, <8 x i32>)
-define internal preserve_allcc void @tex_fallback({p} %d, {vp} %b) #1 {{
+    let trampoline = |name: &str, attrs: &str| {
+        format!(
+            "define internal preserve_allcc void @{name}({p} %d, {vp} %b) {attrs} {{
 entry:
   %fp = inttoptr i64 {addr} to {fty}
   call void @llvm.x86.avx.vzeroupper()
   call void %fp({p} %d, {vp} %b)
   ret void
 }}
-declare void @llvm.x86.avx.vzeroupper()
+"
+        )
+    };
+    // A 16-lane region's trampoline is AVX-512 code, so that it saves the
+    // registers such a caller keeps values in: all of zmm0-31 and the
+    // mask registers.  The 256-bit one saves ymm0-15 only, and its
+    // `vzeroupper` would clear the upper halves of zmm0-15 (lanes 8-15).
+    let wide = if wide {
+        trampoline("tex_fallback16", "#3")
+            + "attributes #3 = { cold noinline nounwind \"target-cpu\"=\"x86-64-v4\" \"target-features\"=\"-vzeroupper\" }
+declare <32 x i16> @llvm.x86.avx512.pmul.hr.sw.512(<32 x i16>, <32 x i16>)
+declare <16 x i32> @llvm.x86.avx512.permvar.si.512(<16 x i32>, <16 x i32>)
+"
+    } else {
+        String::new()
+    };
+    format!(
+        "declare <4 x i64> @llvm.x86.avx2.gather.d.q.256(<4 x i64>, {p}, <4 x i32>, <4 x i64>, i8)
+declare <8 x i32> @llvm.x86.avx2.gather.d.d.256(<8 x i32>, {p}, <8 x i32>, <8 x i32>, i8)
+declare <16 x i16> @llvm.x86.avx2.pmul.hr.sw(<16 x i16>, <16 x i16>)
+declare <8 x i32> @llvm.x86.avx2.permd(<8 x i32>, <8 x i32>)
+{}{wide}declare void @llvm.x86.avx.vzeroupper()
 attributes #1 = {{ cold noinline nounwind \"target-cpu\"=\"x86-64-v3\" \"target-features\"=\"-vzeroupper\" }}
 !1 = !{{!\"branch_weights\", i32 4096, i32 1}}
-"
+",
+        trampoline("tex_fallback", "#1")
     )
 }
-
-const W16: &str = "<16 x i16>";
 
 /// Whether lookup `u` (`hu`) may join `group`, a run of adjacent lookups
 /// generated with one addressing: the key says it shares its
@@ -118,7 +144,7 @@ pub(super) struct DescVals {
     table_first: String,
 }
 
-/// One level layout per quad (lanes 0-3 and 4-7), as the Rust kernel's
+/// One level layout per quad (lanes 0-3, 4-7, ...), as the Rust kernel's
 /// `LaneLevels`, with what the kernel derives from it.
 #[derive(Clone)]
 struct Lv {
@@ -133,23 +159,30 @@ struct Lv {
     last_x_m1: String,
     last_y: String,
     stride: String,
-    /// The row stride of lanes 0-3 and of lanes 4-7 as `i32` scalars:
-    /// an interior lookup's second row is then the first row's texel
-    /// index from a pointer one row further on ([`E::pair_row`]), so the
-    /// two rows share their eight index extractions.
-    stride_q: [String; 2],
+    /// The row stride of each quad (lanes 0-3, 4-7, and at 16 lanes
+    /// 8-11, 12-15) as `i32` scalars: an interior lookup's second row is
+    /// then the first row's texel index from a pointer one row further on
+    /// ([`E::pair_row`]), so the two rows share their index extractions.
+    stride_q: Vec<String>,
     base: String,
     /// Every lane's `width - 1 > 0` (CLAMP_TO_EDGE's pair fetch applies).
     wide: String,
 }
 
 impl Lv {
-    /// The LLVM type of each value [`Lv::values`] lists.
-    const TYPES: [&'static str; 12] = [VI, VI, V, V, VI, VI, VI, VI, "i32", "i32", VI, "i1"];
+    /// The LLVM type of each value [`Lv::values`] lists, in a region of
+    /// `e`'s width.
+    fn types(e: &E) -> Vec<&'static str> {
+        let (vt, vit) = (e.v(), e.vi());
+        let mut t = vec![vit, vit, vt, vt, vit, vit, vit, vit];
+        t.extend(std::iter::repeat_n("i32", e.lanes() / 4));
+        t.extend([vit, "i1"]);
+        t
+    }
 
-    /// The layout's values, in [`Lv::TYPES`]' order.
-    fn values(&self) -> [String; 12] {
-        [
+    /// The layout's values, in [`Lv::types`]' order.
+    fn values(&self) -> Vec<String> {
+        let mut v = vec![
             self.width.clone(),
             self.height.clone(),
             self.width_f.clone(),
@@ -158,14 +191,16 @@ impl Lv {
             self.last_x_m1.clone(),
             self.last_y.clone(),
             self.stride.clone(),
-            self.stride_q[0].clone(),
-            self.stride_q[1].clone(),
-            self.base.clone(),
-            self.wide.clone(),
-        ]
+        ];
+        v.extend(self.stride_q.iter().cloned());
+        v.extend([self.base.clone(), self.wide.clone()]);
+        v
     }
 
-    fn from_values(v: [String; 12]) -> Lv {
+    fn from_values(mut v: Vec<String>) -> Lv {
+        let wide = v.pop().expect("Lv::types");
+        let base = v.pop().expect("Lv::types");
+        let stride_q = v.split_off(8);
         let [
             width,
             height,
@@ -175,11 +210,7 @@ impl Lv {
             last_x_m1,
             last_y,
             stride,
-            sa,
-            sb,
-            base,
-            wide,
-        ] = v;
+        ] = <[String; 8]>::try_from(v).expect("Lv::types");
         Lv {
             width,
             height,
@@ -189,7 +220,7 @@ impl Lv {
             last_x_m1,
             last_y,
             stride,
-            stride_q: [sa, sb],
+            stride_q,
             base,
             wide,
         }
@@ -232,7 +263,7 @@ impl E {
             let x = field(self, off);
             (self.splat_i(&x), x)
         });
-        let stride_q = [stride.1.clone(), stride.1];
+        let stride_q = vec![stride.1; self.lanes() / 4];
         let level = self.lv(&width.0, &height.0, (&stride.0, stride_q), &base.0, None);
         let sizes = offset_of!(TexDesc, size);
         let [size_x, size_y] = [sizes, sizes + 4].map(|off| {
@@ -266,60 +297,71 @@ impl E {
         &mut self,
         width: &str,
         height: &str,
-        (stride, stride_q): (&str, [String; 2]),
+        (stride, stride_q): (&str, Vec<String>),
         base: &str,
         scaled: Option<[String; 2]>,
     ) -> Lv {
+        let (vt, vit) = (self.v(), self.vi());
         let [width_f, height_f] = scaled.unwrap_or_else(|| {
             [width, height].map(|len| {
-                let l8 = self.iop("shl", len, &E::isplat(8));
-                self.ins(&format!("sitofp {VI} {l8} to {V}"))
+                let l8 = self.iop("shl", len, &self.isp(8));
+                self.ins(&format!("sitofp {vit} {l8} to {vt}"))
             })
         });
-        let last_x = self.iop("sub", width, &E::isplat(1));
+        let last_x = self.iop("sub", width, &self.isp(1));
         let gt = self.icmp_i("sgt", &last_x, "zeroinitializer");
         Lv {
             width: width.to_string(),
             height: height.to_string(),
             width_f,
             height_f,
-            last_x_m1: self.iop("sub", width, &E::isplat(2)),
-            last_y: self.iop("sub", height, &E::isplat(1)),
+            last_x_m1: self.iop("sub", width, &self.isp(2)),
+            last_y: self.iop("sub", height, &self.isp(1)),
             last_x,
             stride: stride.to_string(),
             stride_q,
             base: base.to_string(),
-            wide: self.all8(&gt),
+            wide: self.all_lanes(&gt),
         }
     }
 
     /// Column `col` of `TexDesc::cols` at each lane's table index `idx`
     /// (`level - table_first`, in `0..TABLE_LEVELS` where it matters):
-    /// `vpermd` of entries 0-7 and of 8-15 (it reads the index's low three
-    /// bits), blended on `idx > 7`.  The loads do not depend on the level,
-    /// so only the permutes and the blend sit between the level and its
-    /// layout.
+    /// in 8 lanes `vpermd` of entries 0-7 and of 8-15 (it reads the
+    /// index's low three bits), blended on `idx > 7`; in 16 lanes one
+    /// `vpermd` of all 16 (the index's low four bits).  The loads do not
+    /// depend on the level, so only the permutes and the blend sit between
+    /// the level and its layout.
     fn level_col(&mut self, dv: &DescVals, idx: &str, col: LevelCol) -> String {
+        let (vit, mt) = (self.vi(), self.m1());
         use std::mem::offset_of;
         const _: () = assert!(TABLE_LEVELS == 16);
         let b = self.ptr("i8");
-        let vp = self.ptr(VI);
+        let vp = self.ptr(vit);
+        let perm = if self.w16 {
+            "llvm.x86.avx512.permvar.si.512"
+        } else {
+            "llvm.x86.avx2.permd"
+        };
         let half = |e: &mut E, k: usize| {
             let off = offset_of!(TexDesc, cols) + (col as usize * TABLE_LEVELS + 8 * k) * 4;
             let p = e.ins(&format!("getelementptr i8, {b} {}, i64 {off}", dv.d));
-            let q = e.cast(&p, VI);
-            let v = e.ins(&format!("load {VI}, {vp} {q}, align 4, !invariant.load !0"));
-            e.ins(&format!(
-                "call {VI} @llvm.x86.avx2.permd({VI} {v}, {VI} {idx})"
-            ))
+            let q = e.cast(&p, vit);
+            let v = e.ins(&format!(
+                "load {vit}, {vp} {q}, align 4, !invariant.load !0"
+            ));
+            e.ins(&format!("call {vit} @{perm}({vit} {v}, {vit} {idx})"))
         };
         let lo = half(self, 0);
+        if self.w16 {
+            return lo;
+        }
         let hi = half(self, 1);
-        let upper = self.icmp_i("sgt", idx, &E::isplat(7));
-        self.ins(&format!("select <8 x i1> {upper}, {VI} {hi}, {VI} {lo}"))
+        let upper = self.icmp_i("sgt", idx, &self.isp(7));
+        self.ins(&format!("select {mt} {upper}, {vit} {hi}, {vit} {lo}"))
     }
 
-    /// Each lane's table index of levels `l` (`<8 x i32>`).
+    /// Each lane's table index of levels `l`.
     fn table_index(&mut self, dv: &DescVals, l: &str) -> String {
         self.iop("sub", l, &dv.table_first)
     }
@@ -327,6 +369,7 @@ impl E {
     /// The [`Lv`] of the levels whose table indices are `idx`, which
     /// [`Self::level_fits`] holds for.
     fn lv_of(&mut self, dv: &DescVals, idx: &str) -> Lv {
+        let (vt, vit) = (self.v(), self.vi());
         let [w, h, s, base] = [
             LevelCol::Width,
             LevelCol::Height,
@@ -334,12 +377,14 @@ impl E {
             LevelCol::Base,
         ]
         .map(|c| self.level_col(dv, idx, c));
-        let stride_q = [0, 4].map(|k| self.ins(&format!("extractelement {VI} {s}, i32 {k}")));
+        let stride_q = (0..self.lanes() / 4)
+            .map(|q| self.ins(&format!("extractelement {vit} {s}, i32 {}", 4 * q)))
+            .collect();
         // (`sitofp(len << 8)`'s values, from the table: one conversion
         // fewer on the way from the level to the scaled coordinates)
         let scaled = [LevelCol::WidthX256, LevelCol::HeightX256].map(|c| {
             let v = self.level_col(dv, idx, c);
-            self.ins(&format!("bitcast {VI} {v} to {V}"))
+            self.ins(&format!("bitcast {vit} {v} to {vt}"))
         });
         self.lv(&w, &h, (&s, stride_q), &base, Some(scaled))
     }
@@ -347,32 +392,32 @@ impl E {
     /// Whether every lane's table index `idx` is in the table and its
     /// level fits the kernel (`QuadSampler::entry`): an `i1`.
     fn level_fits(&mut self, dv: &DescVals, idx: &str) -> String {
-        let inside = self.icmp_i("ult", idx, &E::isplat(TABLE_LEVELS as i32));
+        let mt = self.m1();
+        let inside = self.icmp_i("ult", idx, &self.isp(TABLE_LEVELS as i32));
         let f = self.level_col(dv, idx, LevelCol::Fits);
         let set = self.icmp_i("ne", &f, "zeroinitializer");
-        let ok = self.ins(&format!("and <8 x i1> {inside}, {set}"));
-        self.all8(&ok)
+        let ok = self.ins(&format!("and {mt} {inside}, {set}"));
+        self.all_lanes(&ok)
     }
 
     /// `avx2_lanes::rho2_quads`: each quad's `rho^2` in its four lanes.
     fn rho2(&mut self, dv: &DescVals, cx: &str, cy: &str) -> String {
+        let vt = self.v();
         let perm = |e: &mut E, v: &str, sel: [u32; 8]| {
-            let sel = sel.map(|k| format!("i32 {k}")).join(", ");
-            e.ins(&format!(
-                "shufflevector {V} {v}, {V} undef, <8 x i32> <{sel}>"
-            ))
+            let sel = e.per_group(sel);
+            e.ins(&format!("shufflevector {vt} {v}, {vt} undef, {sel}"))
         };
         let d = |e: &mut E, c: &str, size: &str| {
             let a = perm(e, c, [1, 2, 1, 2, 5, 6, 5, 6]);
             let z = perm(e, c, [0, 0, 0, 0, 4, 4, 4, 4]);
-            let s = e.ins(&format!("fsub {V} {a}, {z}"));
-            e.ins(&format!("fmul {V} {s}, {size}"))
+            let s = e.ins(&format!("fsub {vt} {a}, {z}"));
+            e.ins(&format!("fmul {vt} {s}, {size}"))
         };
         let ds = d(self, cx, &dv.size_x);
         let dt = d(self, cy, &dv.size_y);
-        let ss = self.ins(&format!("fmul {V} {ds}, {ds}"));
-        let tt = self.ins(&format!("fmul {V} {dt}, {dt}"));
-        let sum = self.ins(&format!("fadd {V} {ss}, {tt}"));
+        let ss = self.ins(&format!("fmul {vt} {ds}, {ds}"));
+        let tt = self.ins(&format!("fmul {vt} {dt}, {dt}"));
+        let sum = self.ins(&format!("fadd {vt} {ss}, {tt}"));
         let swapped = perm(self, &sum, [1, 0, 3, 2, 5, 4, 7, 6]);
         // `maxps(sum, swapped)`: `sum > swapped ? sum : swapped`; `sum`
         // where `swapped` is NaN
@@ -385,11 +430,11 @@ impl E {
     /// clamped to `first..=last`.
     fn ilog2_level(&mut self, dv: &DescVals, rho2: &str) -> String {
         let bits = self.i(rho2);
-        let e = self.iop("ashr", &bits, &E::isplat(23));
-        let e = self.iop("and", &e, &E::isplat(0xff));
-        let e = self.iop("sub", &e, &E::isplat(127));
-        let e = self.iop("add", &e, &E::isplat(1));
-        let ip = self.iop("ashr", &e, &E::isplat(1));
+        let e = self.iop("ashr", &bits, &self.isp(23));
+        let e = self.iop("and", &e, &self.isp(0xff));
+        let e = self.iop("sub", &e, &self.isp(127));
+        let e = self.iop("add", &e, &self.isp(1));
+        let ip = self.iop("ashr", &e, &self.isp(1));
         let l = self.iop("add", &dv.first, &ip);
         let l = self.imin_max("smax", &l, &dv.first);
         self.imin_max("smin", &l, &dv.last)
@@ -398,51 +443,70 @@ impl E {
     /// `avx2_lanes::linear_lods`: `(every lane's LOD is a number, level
     /// 0, level 1, 8-bit weight)`.
     fn linear_lods(&mut self, dv: &DescVals, rho2: &str) -> [String; 4] {
+        let (vt, vit, mt) = (self.v(), self.vi(), self.m1());
         let bits = self.i(rho2);
-        let e = self.iop("ashr", &bits, &E::isplat(23));
-        let e = self.iop("and", &e, &E::isplat(0xff));
-        let e = self.iop("sub", &e, &E::isplat(127));
-        let m = self.iop("and", &bits, &E::isplat(0x007f_ffff));
-        let m = self.iop("or", &m, &E::isplat(127 << 23));
+        let e = self.iop("ashr", &bits, &self.isp(23));
+        let e = self.iop("and", &e, &self.isp(0xff));
+        let e = self.iop("sub", &e, &self.isp(127));
+        let m = self.iop("and", &bits, &self.isp(0x007f_ffff));
+        let m = self.iop("or", &m, &self.isp(127 << 23));
         let m = self.f(&m);
         let one = self.fsplat(1.0);
-        let ef = self.ins(&format!("sitofp {VI} {e} to {V}"));
-        let m1 = self.ins(&format!("fsub {V} {m}, {one}"));
-        let sum = self.ins(&format!("fadd {V} {ef}, {m1}"));
-        let lod = self.ins(&format!("fmul {V} {}, {sum}", self.fsplat(0.5)));
-        let ord = self.ins(&format!("fcmp oeq {V} {lod}, {lod}"));
-        let number = self.all8(&ord);
+        let ef = self.ins(&format!("sitofp {vit} {e} to {vt}"));
+        let m1 = self.ins(&format!("fsub {vt} {m}, {one}"));
+        let sum = self.ins(&format!("fadd {vt} {ef}, {m1}"));
+        let lod = self.ins(&format!("fmul {vt} {}, {sum}", self.fsplat(0.5)));
+        let ord = self.ins(&format!("fcmp oeq {vt} {lod}, {lod}"));
+        let number = self.all_lanes(&ord);
         let ip = self.round(&lod, 9);
-        let fpart = self.ins(&format!("fsub {V} {lod}, {ip}"));
-        let ipi = self.ins(&format!("call {VI} @llvm.x86.avx.cvt.ps2dq.256({V} {ip})"));
+        let fpart = self.ins(&format!("fsub {vt} {lod}, {ip}"));
+        let ipi = self.cvt_ps2dq(&ip, false);
         let l0 = self.iop("add", &dv.first, &ipi);
         let below = self.icmp_i("sgt", &dv.first, &l0);
         let above = self.icmp_i("sle", &dv.last, &l0);
-        let single = self.ins(&format!("or <8 x i1> {below}, {above}"));
+        let single = self.ins(&format!("or {mt} {below}, {above}"));
         let t = self.ins(&format!(
-            "select <8 x i1> {above}, {VI} {}, {VI} {l0}",
+            "select {mt} {above}, {vit} {}, {vit} {l0}",
             dv.last
         ));
         let level0 = self.ins(&format!(
-            "select <8 x i1> {below}, {VI} {}, {VI} {t}",
+            "select {mt} {below}, {vit} {}, {vit} {t}",
             dv.first
         ));
-        let next = self.iop("add", &l0, &E::isplat(1));
+        let next = self.iop("add", &l0, &self.isp(1));
         let level1 = self.ins(&format!(
-            "select <8 x i1> {single}, {VI} {level0}, {VI} {next}"
+            "select {mt} {single}, {vit} {level0}, {vit} {next}"
         ));
         // `minps(maxps(fpart, 0), 1)`, `cvttps2dq(x * 256)` clamped to a byte
         let z = self.fsplat(0.0);
         let c = self.sel_cmp("ogt", &fpart, &z, &fpart, &z);
         let c = self.sel_cmp("olt", &c, &one, &c, &one);
-        let s = self.ins(&format!("fmul {V} {c}, {}", self.fsplat(256.0)));
-        let w = self.ins(&format!("call {VI} @llvm.x86.avx.cvtt.ps2dq.256({V} {s})"));
+        let s = self.ins(&format!("fmul {vt} {c}, {}", self.fsplat(256.0)));
+        let w = self.cvt_ps2dq(&s, true);
         let w = self.imin_max("smax", &w, "zeroinitializer");
-        let w = self.imin_max("smin", &w, &E::isplat(255));
+        let w = self.imin_max("smin", &w, &self.isp(255));
         let w = self.ins(&format!(
-            "select <8 x i1> {single}, {VI} zeroinitializer, {VI} {w}"
+            "select {mt} {single}, {vit} zeroinitializer, {vit} {w}"
         ));
         [number, level0, level1, w]
+    }
+
+    /// A shuffle mask (`<n x i32>`) applying the 8-lane selection `sel`
+    /// to each group of the region's vectors (lanes `8 * h + sel[k]`).
+    fn per_group(&self, sel: [u32; 8]) -> String {
+        let all: Vec<String> = (0..self.lanes() as u32 / 8)
+            .flat_map(|h| sel.map(|k| format!("i32 {}", 8 * h + k)))
+            .collect();
+        format!("<{} x i32> <{}>", all.len(), all.join(", "))
+    }
+
+    /// An `i32` constant vector of the region's width, `v[k]` in lane
+    /// `k` of each group.
+    fn per_group_i(&self, v: [i32; 8]) -> String {
+        let all: Vec<String> = (0..self.lanes() / 8)
+            .flat_map(|_| v.map(|k| format!("i32 {k}")))
+            .collect();
+        format!("<{}>", all.join(", "))
     }
 
     /// A value carried from one group to the next ([`E::carry`]): the
@@ -478,17 +542,19 @@ impl E {
 
     /// `x` (an `i32`) in every lane.
     fn splat_i(&mut self, x: &str) -> String {
-        let v = self.ins(&format!("insertelement {VI} undef, i32 {x}, i32 0"));
+        let (vit, n) = (self.vi(), self.lanes());
+        let v = self.ins(&format!("insertelement {vit} undef, i32 {x}, i32 0"));
         self.ins(&format!(
-            "shufflevector {VI} {v}, {VI} undef, <8 x i32> zeroinitializer"
+            "shufflevector {vit} {v}, {vit} undef, <{n} x i32> zeroinitializer"
         ))
     }
 
     /// `x` (a `float`) in every lane.
     fn splat_f(&mut self, x: &str) -> String {
-        let v = self.ins(&format!("insertelement {V} undef, float {x}, i32 0"));
+        let (vt, n) = (self.v(), self.lanes());
+        let v = self.ins(&format!("insertelement {vt} undef, float {x}, i32 0"));
         self.ins(&format!(
-            "shufflevector {V} {v}, {V} undef, <8 x i32> zeroinitializer"
+            "shufflevector {vt} {v}, {vt} undef, <{n} x i32> zeroinitializer"
         ))
     }
 
@@ -502,23 +568,40 @@ impl E {
         self.ins(&format!("load {ty}, {tp} {q}, !invariant.load !0"))
     }
 
-    /// `a op b` on `<8 x i32>`.
+    /// `a op b` on the region's `i32` vectors.
     fn iop(&mut self, op: &str, a: &str, b: &str) -> String {
-        self.ins(&format!("{op} {VI} {a}, {b}"))
+        let vit = self.vi();
+        self.ins(&format!("{op} {vit} {a}, {b}"))
     }
 
     fn icmp_i(&mut self, cc: &str, a: &str, b: &str) -> String {
-        self.ins(&format!("icmp {cc} {VI} {a}, {b}"))
+        let vit = self.vi();
+        self.ins(&format!("icmp {cc} {vit} {a}, {b}"))
     }
 
-    /// Whether every lane of the `<8 x i1>` mask `m` is set.
-    fn all8(&mut self, m: &str) -> String {
-        let bits = self.ins(&format!("bitcast <8 x i1> {m} to i8"));
-        self.ins(&format!("icmp eq i8 {bits}, -1"))
+    /// Whether every lane of the lane mask `m` is set.
+    fn all_lanes(&mut self, m: &str) -> String {
+        let (mt, bt) = (self.m1(), self.mask_int());
+        let bits = self.ins(&format!("bitcast {mt} {m} to {bt}"));
+        self.ins(&format!("icmp eq {bt} {bits}, -1"))
+    }
+
+    /// Whether any lane of the lane mask `m` is set.
+    fn any_lane(&mut self, m: &str) -> String {
+        let (mt, bt) = (self.m1(), self.mask_int());
+        let bits = self.ins(&format!("bitcast {mt} {m} to {bt}"));
+        self.ins(&format!("icmp ne {bt} {bits}, 0"))
+    }
+
+    /// The integer of a lane mask's bits (`i8`, `i16`).
+    fn mask_int(&self) -> &'static str {
+        if self.w16 { "i16" } else { "i8" }
     }
 
     fn imin_max(&mut self, f: &str, a: &str, b: &str) -> String {
-        self.ins(&format!("call {VI} @llvm.{f}.v8i32({VI} {a}, {VI} {b})"))
+        let vit = self.vi();
+        let is = self.is();
+        self.ins(&format!("call {vit} @llvm.{f}.{is}({vit} {a}, {vit} {b})"))
     }
 
     /// `avx2_lanes::scaled`: `(scaled coordinate, texel left of the
@@ -530,11 +613,12 @@ impl E {
     /// `texture::MAX_KERNEL_LEVEL`), which the interior test in
     /// [`Self::bilinear`] relies on.
     fn scaled(&mut self, c: &str, f: &str) -> (String, String, String) {
-        let s = self.ins(&format!("fmul {V} {c}, {f}"));
-        let u = self.ins(&format!("call {VI} @llvm.x86.avx.cvt.ps2dq.256({V} {s})"));
-        let u = self.iop("sub", &u, &E::isplat(128));
-        let i = self.iop("ashr", &u, &E::isplat(8));
-        let w = self.iop("and", &u, &E::isplat(255));
+        let vt = self.v();
+        let s = self.ins(&format!("fmul {vt} {c}, {f}"));
+        let u = self.cvt_ps2dq(&s, false);
+        let u = self.iop("sub", &u, &self.isp(128));
+        let i = self.iop("ashr", &u, &self.isp(8));
+        let w = self.iop("and", &u, &self.isp(255));
         (s, i, w)
     }
 
@@ -553,136 +637,186 @@ impl E {
     }
 
     /// `avx2_lanes::scaled`'s range test on both axes: the lanes whose
-    /// scaled coordinates convert to `i32` (`<8 x i1>`).
+    /// scaled coordinates convert to `i32` (a lane mask).
     fn in_range(&mut self, sc: &Scaled) -> String {
+        let (vt, mt) = (self.v(), self.m1());
         let limit = self.fsplat(2147483520.0);
         let [okx, oky] = [&sc.sx, &sc.sy].map(|s| {
-            let a = self.call1("llvm.fabs.v8f32", V, &[s]);
-            self.ins(&format!("fcmp olt {V} {a}, {limit}"))
+            let a = self.call1(&self.nm("llvm.fabs", "f32"), vt, &[s]);
+            self.ins(&format!("fcmp olt {vt} {a}, {limit}"))
         });
-        self.ins(&format!("and <8 x i1> {oky}, {okx}"))
+        self.ins(&format!("and {mt} {oky}, {okx}"))
     }
 
     /// `repeat_pair` (`repeat`) or `clamp_pair`: the two texel columns
     /// (rows) of each lane's footprint.
     fn wrap_pair(&mut self, repeat: bool, i: &str, last: &str) -> (String, String) {
-        let one = E::isplat(1);
+        let (vit, mt) = (self.vi(), self.m1());
+        let one = self.isp(1);
         if repeat {
             let i0 = self.iop("and", i, last);
             let n = self.iop("add", &i0, &one);
             let i1 = self.iop("and", &n, last);
             return (i0, i1);
         }
-        let ge0 = self.icmp_i("sgt", i, &E::isplat(-1));
+        let ge0 = self.icmp_i("sgt", i, &self.isp(-1));
         let lt = self.icmp_i("sgt", last, i);
-        let inside = self.ins(&format!("and <8 x i1> {ge0}, {lt}"));
+        let inside = self.ins(&format!("and {mt} {ge0}, {lt}"));
         let m = self.imin_max("smax", i, "zeroinitializer");
         let c0 = self.imin_max("smin", &m, last);
         let n = self.iop("add", &c0, &one);
-        let c1 = self.ins(&format!("select <8 x i1> {inside}, {VI} {n}, {VI} {c0}"));
+        let c1 = self.ins(&format!("select {mt} {inside}, {vit} {n}, {vit} {c0}"));
         (c0, c1)
     }
 
     /// `fetch_pairs_by` for one row: the 8-byte pair at texel index `i`
     /// (clamped to `max`; `None`: an interior group's index, which needs
     /// no clamp, [`Self::bilinear`]) of each lane as (left, right)
-    /// texels; by two 4-element `vpgatherdq` where gathers are fast, else
-    /// by 8 scalar loads.  With `next_row` ([`Lv::stride_q`], scalar
-    /// loads only) the pairs are those one row below index `i`'s: the
-    /// same extracted indices from a pointer a row further on.
+    /// texels; by two 4-element `vpgatherdq` a group where gathers are
+    /// fast, else by 8 scalar loads.  With `next_row` ([`Lv::stride_q`],
+    /// scalar loads only) the pairs are those one row below index `i`'s:
+    /// the same extracted indices from a pointer a row further on.
     fn pair_row(
         &mut self,
         words: &str,
         i: &str,
         max: Option<&str>,
         gather: bool,
-        next_row: Option<&[String; 2]>,
+        next_row: Option<&[String]>,
     ) -> (String, String) {
+        let vit = self.vi();
         let b = self.ptr("i8");
-        // The base pointer of lanes 0-3 and of lanes 4-7.
-        let bases = match next_row {
-            Some(q) => q.clone().map(|s| {
-                let off = self.texel_offset(&s);
-                self.ins(&format!("getelementptr i8, {b} {words}, i64 {off}"))
-            }),
-            None => [words.to_string(), words.to_string()],
+        // The base pointer of each quad.
+        let bases: Vec<String> = match next_row {
+            Some(q) => q
+                .iter()
+                .map(|s| {
+                    let off = self.texel_offset(s);
+                    self.ins(&format!("getelementptr i8, {b} {words}, i64 {off}"))
+                })
+                .collect(),
+            None => vec![words.to_string(); self.lanes() / 4],
         };
         let i = match max {
             Some(max) => self.imin_max("umin", i, max),
             None => i.to_string(),
         };
-        // The pairs of lanes 0, 1, 4, 5 in `lo` and of 2, 3, 6, 7 in
-        // `hi`: then one in-lane shuffle (`vshufps`) per texel restores
-        // the lane order, as `fetch_pairs_by` does.
-        const LANES: [[u32; 4]; 2] = [[0, 1, 4, 5], [2, 3, 6, 7]];
-        let [lo, hi] = LANES.map(|lanes| {
-            if gather {
-                let sel = lanes.map(|l| format!("i32 {l}")).join(", ");
-                let ix = self.ins(&format!(
-                    "shufflevector {VI} {i}, {VI} undef, <4 x i32> <{sel}>"
-                ));
-                self.ins(&format!(
-                    "call <4 x i64> @llvm.x86.avx2.gather.d.q.256(<4 x i64> zeroinitializer, \
-                     {b} {words}, <4 x i32> {ix}, <4 x i64> <i64 -1, i64 -1, i64 -1, i64 -1>, \
-                     i8 4)"
-                ))
-            } else {
-                let mut v = "undef".to_string();
-                for (k, l) in lanes.into_iter().enumerate() {
-                    let e = self.ins(&format!("extractelement {VI} {i}, i32 {l}"));
-                    let off = self.texel_offset(&e);
-                    let base = &bases[l as usize / 4];
-                    let p = self.ins(&format!("getelementptr i8, {b} {base}, i64 {off}"));
-                    let q = self.cast(&p, "i64");
-                    let qp = self.ptr("i64");
-                    let x = self.ins(&format!("load i64, {qp} {q}, align 1"));
-                    v = self.ins(&format!("insertelement <4 x i64> {v}, i64 {x}, i32 {k}"));
+        let mut left = Vec::new();
+        let mut right = Vec::new();
+        for h in 0..self.lanes() as u32 / 8 {
+            // The pairs of lanes 0, 1, 4, 5 of the group in `lo` and of
+            // 2, 3, 6, 7 in `hi`: then one in-lane shuffle (`vshufps`) per
+            // texel restores the lane order, as `fetch_pairs_by` does.
+            let lanes = [[0, 1, 4, 5], [2, 3, 6, 7]].map(|q| q.map(|l| 8 * h + l));
+            let [lo, hi] = lanes.map(|lanes| {
+                if gather {
+                    let sel = lanes.map(|l| format!("i32 {l}")).join(", ");
+                    let ix = self.ins(&format!(
+                        "shufflevector {vit} {i}, {vit} undef, <4 x i32> <{sel}>"
+                    ));
+                    self.ins(&format!(
+                        "call <4 x i64> @llvm.x86.avx2.gather.d.q.256(<4 x i64> zeroinitializer, \
+                         {b} {words}, <4 x i32> {ix}, <4 x i64> <i64 -1, i64 -1, i64 -1, i64 -1>, \
+                         i8 4)"
+                    ))
+                } else {
+                    let mut v = "undef".to_string();
+                    for (k, l) in lanes.into_iter().enumerate() {
+                        let e = self.ins(&format!("extractelement {vit} {i}, i32 {l}"));
+                        let off = self.texel_offset(&e);
+                        let base = &bases[l as usize / 4];
+                        let p = self.ins(&format!("getelementptr i8, {b} {base}, i64 {off}"));
+                        let q = self.cast(&p, "i64");
+                        let qp = self.ptr("i64");
+                        let x = self.ins(&format!("load i64, {qp} {q}, align 1"));
+                        v = self.ins(&format!("insertelement <4 x i64> {v}, i64 {x}, i32 {k}"));
+                    }
+                    v
                 }
-                v
+            });
+            let lo = self.ins(&format!("bitcast <4 x i64> {lo} to {VI}"));
+            let hi = self.ins(&format!("bitcast <4 x i64> {hi} to {VI}"));
+            let pick = |e: &mut E, sel: &str| {
+                e.ins(&format!(
+                    "shufflevector {VI} {lo}, {VI} {hi}, <8 x i32> <{sel}>"
+                ))
+            };
+            left.push(pick(
+                self,
+                "i32 0, i32 2, i32 8, i32 10, i32 4, i32 6, i32 12, i32 14",
+            ));
+            right.push(pick(
+                self,
+                "i32 1, i32 3, i32 9, i32 11, i32 5, i32 7, i32 13, i32 15",
+            ));
+        }
+        (self.join_groups(&left), self.join_groups(&right))
+    }
+
+    /// The region's `<n x i32>` vector of the 8-lane `parts`, one a group.
+    fn join_groups(&mut self, parts: &[String]) -> String {
+        self.join_groups_of(parts, "i32")
+    }
+
+    /// The region's `<n x elem>` vector of the 8-lane `parts`.
+    fn join_groups_of(&mut self, parts: &[String], elem: &str) -> String {
+        match parts {
+            [one] => one.clone(),
+            [lo, hi] => {
+                let all: Vec<String> = (0..16).map(|k| format!("i32 {k}")).collect();
+                self.ins(&format!(
+                    "shufflevector <8 x {elem}> {lo}, <8 x {elem}> {hi}, <16 x i32> <{}>",
+                    all.join(", ")
+                ))
             }
-        });
-        let lo = self.ins(&format!("bitcast <4 x i64> {lo} to {VI}"));
-        let hi = self.ins(&format!("bitcast <4 x i64> {hi} to {VI}"));
-        let pick = |e: &mut E, sel: &str| {
-            e.ins(&format!(
-                "shufflevector {VI} {lo}, {VI} {hi}, <8 x i32> <{sel}>"
-            ))
-        };
-        let left = pick(
-            self,
-            "i32 0, i32 2, i32 8, i32 10, i32 4, i32 6, i32 12, i32 14",
-        );
-        let right = pick(
-            self,
-            "i32 1, i32 3, i32 9, i32 11, i32 5, i32 7, i32 13, i32 15",
-        );
-        (left, right)
+            _ => unreachable!("8 or 16 lanes"),
+        }
+    }
+
+    /// The 8-lane groups of the region's `<n x i32>` vector `v`.
+    fn split_groups(&mut self, v: &str) -> Vec<String> {
+        self.split_groups_of(v, "i32")
+    }
+
+    /// The 8-lane groups of the region's `<n x elem>` vector `v`.
+    fn split_groups_of(&mut self, v: &str, elem: &str) -> Vec<String> {
+        if !self.w16 {
+            return vec![v.to_string()];
+        }
+        [0, 8]
+            .map(|from| {
+                let sel: Vec<String> = (from..from + 8).map(|k| format!("i32 {k}")).collect();
+                self.ins(&format!(
+                    "shufflevector <16 x {elem}> {v}, <16 x {elem}> undef, <8 x i32> <{}>",
+                    sel.join(", ")
+                ))
+            })
+            .to_vec()
     }
 
     /// Whether an interior group's texel indices `a` run on along each
     /// pixel row (lanes 0, 1, 4, 5 and 2, 3, 6, 7: `a[0] + 0..4` and
-    /// `a[2] + 0..4`) and both quads' rows have one stride (`stride_q`):
-    /// then [`Self::run_pairs`] applies.  A full-screen pass sampling its
-    /// source near one texel per pixel (postprocess) passes on most of
-    /// its lookups.
-    fn consecutive(&mut self, a: &str, stride_q: &[String; 2]) -> String {
-        let first = self.ins(&format!(
-            "shufflevector {VI} {a}, {VI} undef, \
-             <8 x i32> <i32 0, i32 0, i32 2, i32 2, i32 0, i32 0, i32 2, i32 2>"
-        ));
-        let want = self.ins(&format!(
-            "add {VI} {first}, <i32 0, i32 1, i32 0, i32 1, i32 2, i32 3, i32 2, i32 3>"
-        ));
+    /// `a[2] + 0..4`, in each group) and every quad's rows have one
+    /// stride (`stride_q`): then [`Self::run_pairs`] applies.  A
+    /// full-screen pass sampling its source near one texel per pixel
+    /// (postprocess) passes on most of its lookups.
+    fn consecutive(&mut self, a: &str, stride_q: &[String]) -> String {
+        let vit = self.vi();
+        let sel = self.per_group([0, 0, 2, 2, 0, 0, 2, 2]);
+        let first = self.ins(&format!("shufflevector {vit} {a}, {vit} undef, {sel}"));
+        let step = self.per_group_i([0, 1, 0, 1, 2, 3, 2, 3]);
+        let want = self.ins(&format!("add {vit} {first}, {step}"));
         let eq = self.icmp_i("eq", a, &want);
-        let all = self.all8(&eq);
-        // (One value for both quads, `desc_vals`' single level: nothing
+        let mut all = self.all_lanes(&eq);
+        // (One value for every quad, `desc_vals`' single level: nothing
         // to compare at run time.)
-        if stride_q[0] == stride_q[1] {
-            all
-        } else {
-            let same = self.ins(&format!("icmp eq i32 {}, {}", stride_q[0], stride_q[1]));
-            self.ins(&format!("and i1 {all}, {same}"))
+        for q in &stride_q[1..] {
+            if *q != stride_q[0] {
+                let same = self.ins(&format!("icmp eq i32 {}, {q}", stride_q[0]));
+                all = self.ins(&format!("and i1 {all}, {same}"));
+            }
         }
+        all
     }
 
     /// [`Self::pair_row`]'s four texel vectors (top left, top right,
@@ -693,13 +827,17 @@ impl E {
     /// loads and their index extractions.  In bounds: every texel read
     /// is one of the interior lanes' 2x2 footprints.
     fn run_pairs(&mut self, words: &str, a: &str, stride: &str) -> [String; 4] {
+        let vit = self.vi();
         let b = self.ptr("i8");
         let row = self.texel_offset(stride);
         let below = self.ins(&format!("getelementptr i8, {b} {words}, i64 {row}"));
-        let quads = [0, 2].map(|l| {
-            let e = self.ins(&format!("extractelement {VI} {a}, i32 {l}"));
-            self.texel_offset(&e)
-        });
+        let runs: Vec<String> = (0..self.lanes() as u32 / 8)
+            .flat_map(|h| [8 * h, 8 * h + 2])
+            .map(|l| {
+                let e = self.ins(&format!("extractelement {vit} {a}, i32 {l}"));
+                self.texel_offset(&e)
+            })
+            .collect();
         let load4 = |e: &mut E, base: &str, off: &str, plus: i64| {
             let p = e.ins(&format!("getelementptr i8, {b} {base}, i64 {off}"));
             let p = e.ins(&format!("getelementptr i8, {b} {p}, i64 {plus}"));
@@ -709,12 +847,18 @@ impl E {
         };
         let [[tl, tr], [bl, br]] = [words.to_string(), below].map(|base| {
             [0, 4].map(|plus| {
-                let x = load4(self, &base, &quads[0], plus);
-                let y = load4(self, &base, &quads[1], plus);
-                self.ins(&format!(
-                    "shufflevector <4 x i32> {x}, <4 x i32> {y}, \
-                     <8 x i32> <i32 0, i32 1, i32 4, i32 5, i32 2, i32 3, i32 6, i32 7>"
-                ))
+                let groups: Vec<String> = runs
+                    .chunks(2)
+                    .map(|quads| {
+                        let x = load4(self, &base, &quads[0], plus);
+                        let y = load4(self, &base, &quads[1], plus);
+                        self.ins(&format!(
+                            "shufflevector <4 x i32> {x}, <4 x i32> {y}, \
+                             <8 x i32> <i32 0, i32 1, i32 4, i32 5, i32 2, i32 3, i32 6, i32 7>"
+                        ))
+                    })
+                    .collect();
+                self.join_groups(&groups)
             })
         });
         [tl, tr, bl, br]
@@ -728,52 +872,66 @@ impl E {
     }
 
     /// `gather_clamped`: the texel at index `min(row + x, max)` of each
-    /// lane (one `vpgatherdd`).
+    /// lane (one `vpgatherdd` a group).
     fn gather_word(&mut self, words: &str, row: &str, x: &str, max: &str) -> String {
         let b = self.ptr("i8");
         let i = self.iop("add", row, x);
         let i = self.imin_max("umin", &i, max);
         let ones = E::isplat(-1);
-        self.ins(&format!(
-            "call {VI} @llvm.x86.avx2.gather.d.d.256({VI} zeroinitializer, {b} {words}, \
-             {VI} {i}, {VI} {ones}, i8 4)"
-        ))
+        let parts: Vec<String> = self
+            .split_groups(&i)
+            .iter()
+            .map(|i| {
+                self.ins(&format!(
+                    "call {VI} @llvm.x86.avx2.gather.d.d.256({VI} zeroinitializer, {b} {words}, \
+                     {VI} {i}, {VI} {ones}, i8 4)"
+                ))
+            })
+            .collect();
+        self.join_groups(&parts)
     }
 
     /// `both16_avx2`: an 8-bit weight per lane in both 16-bit halves,
     /// times 128.
     fn both16(&mut self, w: &str) -> String {
-        let h = self.iop("shl", w, &E::isplat(16));
+        let (vit, wt) = (self.vi(), self.vw());
+        let h = self.iop("shl", w, &self.isp(16));
         let o = self.iop("or", w, &h);
-        let o = self.iop("shl", &o, &E::isplat(7));
-        self.ins(&format!("bitcast {VI} {o} to {W16}"))
+        let o = self.iop("shl", &o, &self.isp(7));
+        self.ins(&format!("bitcast {vit} {o} to {wt}"))
     }
 
     /// `lerp16`: `a + mulhrs(b - a, w)` on 16-bit lanes.
     fn lerp16(&mut self, a: &str, b: &str, w: &str) -> String {
-        let d = self.ins(&format!("sub {W16} {b}, {a}"));
-        let m = self.ins(&format!(
-            "call {W16} @llvm.x86.avx2.pmul.hr.sw({W16} {d}, {W16} {w})"
-        ));
-        self.ins(&format!("add {W16} {a}, {m}"))
+        let wt = self.vw();
+        let mulhrs = if self.w16 {
+            "llvm.x86.avx512.pmul.hr.sw.512"
+        } else {
+            "llvm.x86.avx2.pmul.hr.sw"
+        };
+        let d = self.ins(&format!("sub {wt} {b}, {a}"));
+        let m = self.ins(&format!("call {wt} @{mulhrs}({wt} {d}, {wt} {w})"));
+        self.ins(&format!("add {wt} {a}, {m}"))
     }
 
     /// `filter_pairs_avx2`: the four texels of each lane's footprint
     /// filtered, as the two 16-bit channel pairs `(even, odd)` (`<16 x
     /// i16>` values).
     fn filter_pairs(&mut self, t: [&str; 4], wx: &str, wy: &str) -> (String, String) {
+        let (vit, wt) = (self.vi(), self.vw());
         let (wx, wy) = (self.both16(wx), self.both16(wy));
-        let pairs = E::isplat(0x00ff_00ff);
+        let pairs = self.isp(0x00ff_00ff);
+        let eight = self.isp(8);
         let half = |e: &mut E, shift: bool| {
             let mut s = Vec::with_capacity(4);
             for x in t {
                 let x = if shift {
-                    e.iop("ashr", x, &E::isplat(8))
+                    e.iop("ashr", x, &eight)
                 } else {
                     x.to_string()
                 };
                 let m = e.iop("and", &x, &pairs);
-                s.push(e.ins(&format!("bitcast {VI} {m} to {W16}")));
+                s.push(e.ins(&format!("bitcast {vit} {m} to {wt}")));
             }
             let top = e.lerp16(&s[0], &s[1], &wx);
             let bottom = e.lerp16(&s[2], &s[3], &wx);
@@ -787,17 +945,18 @@ impl E {
     /// `channels_f32`: the filtered channel pairs as floats, `v / 255`
     /// per stored byte.
     fn channels(&mut self, even: &str, odd: &str) -> [String; 4] {
-        let even = self.ins(&format!("bitcast {W16} {even} to {VI}"));
-        let odd = self.ins(&format!("bitcast {W16} {odd} to {VI}"));
-        let lo = E::isplat(0xffff);
+        let (vt, vit, wt) = (self.v(), self.vi(), self.vw());
+        let even = self.ins(&format!("bitcast {wt} {even} to {vit}"));
+        let odd = self.ins(&format!("bitcast {wt} {odd} to {vit}"));
+        let lo = self.isp(0xffff);
         let scale = self.fsplat(1.0 / 255.0);
         let a = self.iop("and", &even, &lo);
         let b = self.iop("and", &odd, &lo);
-        let c = self.iop("ashr", &even, &E::isplat(16));
-        let d = self.iop("ashr", &odd, &E::isplat(16));
+        let c = self.iop("ashr", &even, &self.isp(16));
+        let d = self.iop("ashr", &odd, &self.isp(16));
         [a, b, c, d].map(|x| {
-            let f = self.ins(&format!("sitofp {VI} {x} to {V}"));
-            self.ins(&format!("fmul {V} {f}, {scale}"))
+            let f = self.ins(&format!("sitofp {vit} {x} to {vt}"));
+            self.ins(&format!("fmul {vt} {f}, {scale}"))
         })
     }
 
@@ -819,6 +978,7 @@ impl E {
         sc: &Scaled,
         guard: Option<&str>,
     ) -> (Vec<(String, String)>, String) {
+        let (vit, mt) = (self.vi(), self.m1());
         // Interior groups first: where every lane's 2x2 footprint lies
         // inside the level without wrapping (x0 + 1 <= last_x, y0 + 1 <=
         // last_y), both wraps give x1 = x0 + 1, y1 = y0 + 1, and no edge
@@ -843,7 +1003,7 @@ impl E {
         let check = |e: &mut E| {
             if let Some(slow) = guard {
                 let ok = e.in_range(sc);
-                let ok = e.all8(&ok);
+                let ok = e.all_lanes(&ok);
                 let edges = e.label("r");
                 e.line(&format!(
                     "br i1 {ok}, label %{edges}, label %{slow}, !prof !1"
@@ -857,8 +1017,8 @@ impl E {
         } else {
             let (vx, in_x) = axis(self, spec.repeat_s, &sc.i0, &lv.last_x);
             let (vy, in_y) = axis(self, spec.repeat_t, &sc.iy, &lv.last_y);
-            let inside = self.ins(&format!("and <8 x i1> {in_x}, {in_y}"));
-            let interior = self.all8(&inside);
+            let inside = self.ins(&format!("and {mt} {in_x}, {in_y}"));
+            let interior = self.all_lanes(&inside);
             let (inner, edges) = (self.label("i"), self.label("g"));
             self.line(&format!("br i1 {interior}, label %{inner}, label %{edges}"));
 
@@ -911,7 +1071,7 @@ impl E {
                         .map(|(f, n)| {
                             [0, 1, 2, 3].map(|k| {
                                 self.ins(&format!(
-                                    "phi {VI} [{}, %{fast}], [{}, %{scalar}]",
+                                    "phi {vit} [{}, %{fast}], [{}, %{scalar}]",
                                     f[k], n[k]
                                 ))
                             })
@@ -938,16 +1098,16 @@ impl E {
         // the right one) and whether every lane may take it
         let (pairs_ok, p, w, right) = if spec.repeat_s {
             let lt = self.icmp_i("sgt", last, &vx);
-            let all = self.all8(&lt);
+            let all = self.all_lanes(&lt);
             (all, vx.clone(), sc.wx.clone(), None)
         } else {
             let m = self.imin_max("smax", i0, "zeroinitializer");
             let p = self.imin_max("smin", &m, &lv.last_x_m1);
             let right = self.icmp_i("sle", last, i0);
             let neg = self.icmp_i("slt", i0, "zeroinitializer");
-            let edge = self.ins(&format!("or <8 x i1> {neg}, {right}"));
+            let edge = self.ins(&format!("or {mt} {neg}, {right}"));
             let w = self.ins(&format!(
-                "select <8 x i1> {edge}, {VI} zeroinitializer, {VI} {}",
+                "select {mt} {edge}, {vit} zeroinitializer, {vit} {}",
                 sc.wx
             ));
             (lv.wide.clone(), p, w, Some(right))
@@ -963,8 +1123,8 @@ impl E {
                 let (mut tl, tr) = self.pair_row(&dv.words, &a, Some(&dv.max_pair), gather, None);
                 let (mut bl, br) = self.pair_row(&dv.words, &c, Some(&dv.max_pair), gather, None);
                 if let Some(right) = &right {
-                    tl = self.ins(&format!("select <8 x i1> {right}, {VI} {tr}, {VI} {tl}"));
-                    bl = self.ins(&format!("select <8 x i1> {right}, {VI} {br}, {VI} {bl}"));
+                    tl = self.ins(&format!("select {mt} {right}, {vit} {tr}, {vit} {tl}"));
+                    bl = self.ins(&format!("select {mt} {right}, {vit} {br}, {vit} {bl}"));
                 }
                 [tl, tr, bl, br]
             })
@@ -990,7 +1150,7 @@ impl E {
                 (Some(l), Some(v)) => format!("[{v}, %{l}], "),
                 _ => String::new(),
             };
-            e.ins(&format!("phi {VI} {head}[{p}, %{pair}], [{q}, %{quad}]"))
+            e.ins(&format!("phi {vit} {head}[{p}, %{pair}], [{q}, %{quad}]"))
         };
         let wxf = phi(self, Some(&sc.wx), &w, &sc.wx);
         let texels: Vec<Vec<String>> = (0..dvs.len())
@@ -1016,6 +1176,7 @@ impl E {
     /// each on its own descriptor, and their fallback for the groups the
     /// kernel leaves.
     pub(super) fn sample_inline(&mut self, group: &[(&TexOp, InlineHow)]) {
+        let (mt, wt) = (self.m1(), self.vw());
         let (t, h) = group[0];
         let spec = h.spec;
         let (cx, cy) = (self.get(t.coord[0]), self.get(t.coord[1]));
@@ -1052,8 +1213,7 @@ impl E {
                     fit = self.ins(&format!("and i1 {fit}, {f}"));
                     fit = self.ins(&format!("and i1 {fit}, {number}"));
                     let ne = self.icmp_i("ne", &idx1, &idx0);
-                    let bits = self.ins(&format!("bitcast <8 x i1> {ne} to i8"));
-                    let differ = self.ins(&format!("icmp ne i8 {bits}, 0"));
+                    let differ = self.any_lane(&ne);
                     idxs.push(idx1);
                     second = Some((w, differ));
                 }
@@ -1065,27 +1225,32 @@ impl E {
                 // the layout per group cost textured_mesh ~10 % of its time
                 // (docs/performance.md, "Where the time goes", 2026-12-07
                 // fifth session).  i32::MIN is no table index.
+                let vit = self.vi();
+                let types = Lv::types(self);
                 let c_idx: Vec<String> = idxs
                     .iter()
-                    .map(|_| self.carried(VI, &E::isplat(i32::MIN)))
+                    .map(|_| self.carried(vit, &self.isp(i32::MIN)))
                     .collect();
-                let c_lv: Vec<[String; 12]> = idxs
+                let c_lv: Vec<Vec<String>> = idxs
                     .iter()
                     .map(|_| {
-                        Lv::TYPES.map(|ty| {
-                            let init = match ty {
-                                "i32" => "0",
-                                "i1" => "false",
-                                _ => "zeroinitializer",
-                            };
-                            self.carried(ty, init)
-                        })
+                        types
+                            .iter()
+                            .map(|ty| {
+                                let init = match *ty {
+                                    "i32" => "0",
+                                    "i1" => "false",
+                                    _ => "zeroinitializer",
+                                };
+                                self.carried(ty, init)
+                            })
+                            .collect()
                     })
                     .collect();
                 let mut same = "true".to_string();
                 for (i, c) in idxs.iter().zip(&c_idx) {
                     let eq = self.icmp_i("eq", i, c);
-                    let all = self.all8(&eq);
+                    let all = self.all_lanes(&eq);
                     same = self.ins(&format!("and i1 {same}, {all}"));
                 }
                 let (reuse, check, compute, have) = (
@@ -1100,7 +1265,7 @@ impl E {
                     "br i1 {fit}, label %{compute}, label %{slow}, !prof !1"
                 ));
                 self.open(&compute);
-                let fresh: Vec<[String; 12]> =
+                let fresh: Vec<Vec<String>> =
                     idxs.iter().map(|i| self.lv_of(dv, i).values()).collect();
                 self.line(&format!("br label %{have}"));
                 self.open(&reuse);
@@ -1110,22 +1275,22 @@ impl E {
                     .iter()
                     .zip(&c_lv)
                     .map(|(f, c)| {
-                        let v: [String; 12] = std::array::from_fn(|k| {
-                            self.ins(&format!(
-                                "phi {} [{}, %{compute}], [{}, %{reuse}]",
-                                Lv::TYPES[k],
-                                f[k],
-                                c[k]
-                            ))
-                        });
+                        let v: Vec<String> = (0..types.len())
+                            .map(|k| {
+                                self.ins(&format!(
+                                    "phi {} [{}, %{compute}], [{}, %{reuse}]",
+                                    types[k], f[k], c[k]
+                                ))
+                            })
+                            .collect();
                         Lv::from_values(v)
                     })
                     .collect();
                 // (after the lookup's join: this group's values where its
                 // fast path ran, else the carried ones)
                 for ((i, c), (lv, cl)) in idxs.iter().zip(&c_idx).zip(lvs.iter().zip(&c_lv)) {
-                    carry.push((c.clone(), VI.to_string(), i.clone()));
-                    for ((ty, v), name) in Lv::TYPES.iter().zip(lv.values()).zip(cl) {
+                    carry.push((c.clone(), vit.to_string(), i.clone()));
+                    for ((ty, v), name) in types.iter().zip(lv.values()).zip(cl) {
                         carry.push((name.clone(), ty.to_string(), v));
                     }
                 }
@@ -1172,8 +1337,8 @@ impl E {
             let sc1 = self.scaled2(lv1, &cx, &cy);
             let ok0 = self.in_range(&sc0);
             let ok1 = self.in_range(&sc1);
-            let ok = self.ins(&format!("and <8 x i1> {ok0}, {ok1}"));
-            let ok = self.all8(&ok);
+            let ok = self.ins(&format!("and {mt} {ok0}, {ok1}"));
+            let ok = self.all_lanes(&ok);
             self.line(&format!(
                 "br i1 {ok}, label %{fast}, label %{slow}, !prof !1"
             ));
@@ -1214,7 +1379,7 @@ impl E {
                 .zip(&lerped)
                 .map(|((e0, o0), (e, o))| {
                     let phi = |x: &mut E, a: &str, b: &str| {
-                        x.ins(&format!("phi {W16} [{a}, %{two_end}], [{b}, %{end}]"))
+                        x.ins(&format!("phi {wt} [{a}, %{two_end}], [{b}, %{end}]"))
                     };
                     (phi(self, e, e0), phi(self, o, o0))
                 })
@@ -1240,8 +1405,9 @@ impl E {
     /// clamped to `0..=last`), with [`Self::trunc_sat`]'s NaN and
     /// saturation.
     fn nearest_index(&mut self, c: &str, len: &str, last: &str, repeat: bool) -> String {
-        let lenf = self.ins(&format!("sitofp {VI} {len} to {V}"));
-        let s = self.ins(&format!("fmul {V} {c}, {lenf}"));
+        let (vt, vit) = (self.v(), self.vi());
+        let lenf = self.ins(&format!("sitofp {vit} {len} to {vt}"));
+        let s = self.ins(&format!("fmul {vt} {c}, {lenf}"));
         if repeat {
             let f = self.round(&s, 9);
             let i = self.trunc_sat(&f);
@@ -1260,10 +1426,11 @@ impl E {
     /// A NaN lane gives `i32::MIN` where `trunc_int` gives 0; both wraps
     /// map the two to texel 0, so the NaN select is left out.
     fn trunc_sat(&mut self, v: &str) -> String {
-        let t = self.ins(&format!("call {VI} @llvm.x86.avx.cvtt.ps2dq.256({V} {v})"));
+        let (vt, vit, mt) = (self.v(), self.vi(), self.m1());
+        let t = self.cvt_ps2dq(v, true);
         let big = self.fsplat(2147483648.0);
-        let ge = self.ins(&format!("fcmp oge {V} {v}, {big}"));
-        let flip = self.ins(&format!("sext <8 x i1> {ge} to {VI}"));
+        let ge = self.ins(&format!("fcmp oge {vt} {v}, {big}"));
+        let flip = self.ins(&format!("sext {mt} {ge} to {vit}"));
         self.iop("xor", &flip, &t)
     }
 
@@ -1278,6 +1445,7 @@ impl E {
         cx: &str,
         cy: &str,
     ) -> Vec<[String; 4]> {
+        let (vt, vit) = (self.v(), self.vi());
         let x = self.nearest_index(cx, &lv.width, &lv.last_x, spec.repeat_s);
         let y = self.nearest_index(cy, &lv.height, &lv.last_y, spec.repeat_t);
         let m = self.iop("mul", &y, &lv.stride);
@@ -1290,11 +1458,11 @@ impl E {
                     let b = if sh == 0 {
                         w.clone()
                     } else {
-                        self.iop("ashr", &w, &E::isplat(sh))
+                        self.iop("ashr", &w, &self.isp(sh))
                     };
-                    let b = self.iop("and", &b, &E::isplat(0xff));
-                    let f = self.ins(&format!("sitofp {VI} {b} to {V}"));
-                    self.ins(&format!("fmul {V} {f}, {scale}"))
+                    let b = self.iop("and", &b, &self.isp(0xff));
+                    let f = self.ins(&format!("sitofp {vit} {b} to {vt}"));
+                    self.ins(&format!("fmul {vt} {f}, {scale}"))
                 })
             })
             .collect()
@@ -1322,24 +1490,46 @@ impl E {
         fast_out: &[[String; 4]],
         [end, slow, join]: [&str; 3],
     ) {
+        let vt = self.v();
         let b = self.ptr("i8");
         self.open(slow);
         let vp = self.ptr(V);
+        // (the interpreter's lookup takes one group: a 16-lane region
+        // calls it on each half, through the AVX-512 trampoline)
+        let trampoline = if self.w16 {
+            "@tex_fallback16"
+        } else {
+            "@tex_fallback"
+        };
+        let xs = self.split_groups_of(cx, "float");
+        let ys = self.split_groups_of(cy, "float");
         let slow_out: Vec<Vec<String>> = dvs
             .iter()
             .map(|dv| {
-                let b0 = self.buf(0);
-                self.line(&format!("store {V} {cx}, {vp} {b0}, align 32"));
-                let b1 = self.buf(1);
-                self.line(&format!("store {V} {cy}, {vp} {b1}, align 32"));
-                self.line(&format!(
-                    "call preserve_allcc void @tex_fallback({b} {}, {vp} {b0}) #1",
-                    dv.d
-                ));
+                let halves: Vec<Vec<String>> = xs
+                    .iter()
+                    .zip(&ys)
+                    .map(|(x, y)| {
+                        let b0 = self.buf(0);
+                        self.line(&format!("store {V} {x}, {vp} {b0}, align 32"));
+                        let b1 = self.buf(1);
+                        self.line(&format!("store {V} {y}, {vp} {b1}, align 32"));
+                        self.line(&format!(
+                            "call preserve_allcc void {trampoline}({b} {}, {vp} {b0}) #1",
+                            dv.d
+                        ));
+                        (0..4)
+                            .map(|k| {
+                                let p = self.buf(k);
+                                self.ins(&format!("load {V}, {vp} {p}, align 32"))
+                            })
+                            .collect()
+                    })
+                    .collect();
                 (0..4)
                     .map(|k| {
-                        let p = self.buf(k);
-                        self.ins(&format!("load {V}, {vp} {p}, align 32"))
+                        let parts: Vec<String> = halves.iter().map(|h| h[k].clone()).collect();
+                        self.join_groups_of(&parts, "float")
                     })
                     .collect()
             })
@@ -1352,7 +1542,7 @@ impl E {
             for k in 0..4 {
                 if live & (1 << k) != 0 {
                     let v = self.ins(&format!(
-                        "phi {V} [{}, %{end}], [{}, %{slow}]",
+                        "phi {vt} [{}, %{end}], [{}, %{slow}]",
                         fo[k], so[k]
                     ));
                     self.set(t.dst[k], v);
@@ -1439,8 +1629,9 @@ fn fs_main(@builtin(position) p: vec4<f32>) -> @location(0) vec4<f32> {
             samplers: &samplers,
             ..Default::default()
         };
-        const GROUPS: usize = 48;
-        // Groups 0-31: inside and past the edges, the last column
+        // (odd: a 16-lane region's last step has its upper half masked)
+        const GROUPS: usize = 49;
+        // Groups 0-31 and 48: inside and past the edges, the last column
         // (REPEAT's four gathers), and one NaN (the fallback).  Groups
         // 32-47: one texel a pixel, as a full-screen pass samples, so the
         // interior lookups' indices run on along each pixel row
@@ -1451,7 +1642,7 @@ fn fs_main(@builtin(position) p: vec4<f32>) -> @location(0) vec4<f32> {
                 // (`frag_coord` is `[component][group]`)
                 let (g, c) = (r % GROUPS, r / GROUPS);
                 f32x8::new(std::array::from_fn(|l| {
-                    if g >= 32 {
+                    if (32..48).contains(&g) {
                         let k = g - 32;
                         let (x0, y0) = ((k % 4) as f32, ((k / 4) % 2) as f32);
                         let (lx, ly) = (FRAG_LANE_X[l] as f32, FRAG_LANE_Y[l] as f32);
