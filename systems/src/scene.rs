@@ -41,18 +41,23 @@ pub const JOB_PRIMS: u32 = 2048;
 /// Jobs per worker in a front-end wave, and the most jobs a wave holds.
 ///
 /// Each front-end set runs its system over the whole wave and the next set
-/// starts when the slowest job is done: a wave is five barriers (a rayon
-/// scope each: the workers woken, the caller parked until the last job),
-/// and whatever one worker's jobs take beyond the other's is idle time.
-/// Two jobs a worker (before 2026-11-28) made tiny_tris_1m ~120 waves a
-/// frame and many_draws ~200 context switches a frame; at two threads
-/// 1.6 of 2 CPUs were busy.  Eight a worker: tiny_tris_1m 246 → 218 ms,
-/// many_draws 15.6 → 12.1 ms, textured_mesh 40.1 → 37.4 ms at two
-/// threads (same build, `replay --time`, interleaved runs; 16 a worker
-/// was no better, and one thread neither gains nor loses, 0.96-1.01x).
-/// The cost is memory: each job in flight keeps its scratch (~1 MiB at
-/// 2048 primitives; peak RSS +11-15 MiB at two threads), hence the cap.
-pub(crate) const WAVE_JOBS_PER_THREAD: usize = 8;
+/// starts when the slowest job is done: a wave is five barriers, and
+/// whatever one thread's jobs take beyond the other's is idle time.  Two
+/// jobs a worker (before 2026-11-28, under a rayon `scope` per set) made
+/// tiny_tris_1m ~120 waves a frame and many_draws ~200 context switches a
+/// frame; eight a worker then measured tiny_tris_1m 246 → 218 ms at two
+/// threads.  Since the executor's caller takes part (`pool.rs`) a barrier
+/// costs little, and the wave's memory decides: every job in flight keeps
+/// its scratch and its binned records (~1 MiB at 2048 primitives), which
+/// the next set and the tile pass read back.  Four a worker (2026-12-07,
+/// Zen 5, paired runs of one binary, `replay --time`): at two threads
+/// tiny_tris_1m **0.93x** (100.5 / 103.6 / 105.6 / 103.0 → 91.2 / 94.8 /
+/// 97.2 / 99.0 ms) and small_tris_100k 0.93x, textured_mesh, many_draws,
+/// blend_overdraw level; at one thread many_draws 0.91x, tiny_tris_1m
+/// and small_tris_100k 0.97-0.98x, textured_mesh level.  Sixteen a worker
+/// was 1.06x slower on tiny_tris_1m at two threads, two a worker the same
+/// as four.
+pub(crate) const WAVE_JOBS_PER_THREAD: usize = 4;
 /// The most draw jobs a wave holds ([`WAVE_JOBS_PER_THREAD`]: the memory
 /// cap); clear jobs, which hold no front-end scratch, ride along, up to
 /// twice this many jobs in all.

@@ -473,7 +473,7 @@ mod cases {
         let mut cmds = vec![(None, clear([0.1, 0.2, 0.3, 1.0]))];
         // 64 x 600 triangles, 19 jobs of JOB_PRIMS = 2048 primitives:
         // more than one wave at one and two threads (a wave is
-        // WAVE_JOBS_PER_THREAD = 8 jobs a thread).
+        // WAVE_JOBS_PER_THREAD = 4 jobs a thread).
         for _ in 0..64 {
             cmds.push((Some(s.block.clone()), draw(PrimType::Triangles, 0, 1800)));
         }
