@@ -597,31 +597,52 @@ impl E {
     /// on each half and joins the results.
     fn call_helper(&mut self, h: Helper, args: &[String], results: usize) -> Vec<String> {
         if self.w16 {
-            let half = |e: &mut E, a: &String, from: usize| {
-                let sel: Vec<String> = (from..from + 8).map(|k| format!("i32 {k}")).collect();
-                let vt = e.v();
-                e.ins(&format!(
-                    "shufflevector {vt} {a}, {vt} undef, <8 x i32> <{}>",
-                    sel.join(", ")
-                ))
-            };
-            let lo: Vec<String> = args.iter().map(|a| half(self, a, 0)).collect();
-            let hi: Vec<String> = args.iter().map(|a| half(self, a, 8)).collect();
-            let lo = self.call_helper8(h, &lo, results);
-            let hi = self.call_helper8(h, &hi, results);
-            let all: Vec<String> = (0..16).map(|k| format!("i32 {k}")).collect();
-            return lo
+            let halves: Vec<Vec<String>> = args
                 .iter()
-                .zip(&hi)
-                .map(|(l, u)| {
-                    self.ins(&format!(
-                        "shufflevector {V} {l}, {V} {u}, <16 x i32> <{}>",
-                        all.join(", ")
-                    ))
+                .map(|a| self.split_groups_of(a, "float"))
+                .collect();
+            let outs: Vec<Vec<String>> = (0..2)
+                .map(|k| {
+                    let half: Vec<String> = halves.iter().map(|a| a[k].clone()).collect();
+                    self.call_helper8(h, &half, results)
                 })
+                .collect();
+            return (0..results)
+                .map(|r| self.join_groups_of(&[outs[0][r].clone(), outs[1][r].clone()], "float"))
                 .collect();
         }
         self.call_helper8(h, args, results)
+    }
+
+    /// The region's `<n x elem>` vector of the 8-lane `parts`.
+    fn join_groups_of(&mut self, parts: &[String], elem: &str) -> String {
+        match parts {
+            [one] => one.clone(),
+            [lo, hi] => {
+                let all: Vec<String> = (0..16).map(|k| format!("i32 {k}")).collect();
+                self.ins(&format!(
+                    "shufflevector <8 x {elem}> {lo}, <8 x {elem}> {hi}, <16 x i32> <{}>",
+                    all.join(", ")
+                ))
+            }
+            _ => unreachable!("8 or 16 lanes"),
+        }
+    }
+
+    /// The 8-lane groups of the region's `<n x elem>` vector `v`.
+    fn split_groups_of(&mut self, v: &str, elem: &str) -> Vec<String> {
+        if !self.w16 {
+            return vec![v.to_string()];
+        }
+        [0, 8]
+            .map(|from| {
+                let sel: Vec<String> = (from..from + 8).map(|k| format!("i32 {k}")).collect();
+                self.ins(&format!(
+                    "shufflevector <16 x {elem}> {v}, <16 x {elem}> undef, <8 x i32> <{}>",
+                    sel.join(", ")
+                ))
+            })
+            .to_vec()
     }
 
     /// [`Self::call_helper`] on 8-lane values.

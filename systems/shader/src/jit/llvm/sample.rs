@@ -758,40 +758,9 @@ impl E {
         self.join_groups_of(parts, "i32")
     }
 
-    /// The region's `<n x elem>` vector of the 8-lane `parts`.
-    fn join_groups_of(&mut self, parts: &[String], elem: &str) -> String {
-        match parts {
-            [one] => one.clone(),
-            [lo, hi] => {
-                let all: Vec<String> = (0..16).map(|k| format!("i32 {k}")).collect();
-                self.ins(&format!(
-                    "shufflevector <8 x {elem}> {lo}, <8 x {elem}> {hi}, <16 x i32> <{}>",
-                    all.join(", ")
-                ))
-            }
-            _ => unreachable!("8 or 16 lanes"),
-        }
-    }
-
     /// The 8-lane groups of the region's `<n x i32>` vector `v`.
     fn split_groups(&mut self, v: &str) -> Vec<String> {
         self.split_groups_of(v, "i32")
-    }
-
-    /// The 8-lane groups of the region's `<n x elem>` vector `v`.
-    fn split_groups_of(&mut self, v: &str, elem: &str) -> Vec<String> {
-        if !self.w16 {
-            return vec![v.to_string()];
-        }
-        [0, 8]
-            .map(|from| {
-                let sel: Vec<String> = (from..from + 8).map(|k| format!("i32 {k}")).collect();
-                self.ins(&format!(
-                    "shufflevector <16 x {elem}> {v}, <16 x {elem}> undef, <8 x i32> <{}>",
-                    sel.join(", ")
-                ))
-            })
-            .to_vec()
     }
 
     /// Whether an interior group's texel indices `a` run on along each
