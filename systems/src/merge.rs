@@ -1187,21 +1187,47 @@ impl TargetMemory {
     /// The caller owns the rectangle's pixels (tile jobs own disjoint
     /// pixels) while the memory's write lock is held.
     unsafe fn for_each_row(&self, rect: (i32, i32, i32, i32), mut f: impl FnMut(&mut [u8])) {
+        for (first, len) in self.rows(rect) {
+            // SAFETY: the row's bytes are inside the storage (`rows`
+            // checked both ends) and owned by the caller.
+            let row = unsafe { std::slice::from_raw_parts_mut(self.ptr.add(first), len) };
+            f(row);
+        }
+    }
+
+    /// `(byte offset, byte length)` of each row of `rect` clipped to the
+    /// surface, both ends checked against the storage.
+    fn rows(&self, rect: (i32, i32, i32, i32)) -> impl Iterator<Item = (usize, usize)> + '_ {
         let x0 = rect.0.max(0);
         let x1 = rect.2.min(self.width as i32);
-        if x0 >= x1 {
+        let ys = if x0 < x1 {
+            rect.1.max(0)..rect.3.min(self.height as i32)
+        } else {
+            0..0
+        };
+        ys.filter_map(move |y| {
+            let (first, _) = (self.offset(x0, y)?, self.offset(x1 - 1, y)?);
+            Some((first, (x1 - x0) as usize * self.bpp))
+        })
+    }
+
+    /// Prefetches the cache lines of `rect`'s pixels (clipped to the
+    /// surface) in every sample plane: the tile pass's
+    /// `prefetch_tile_targets`, which says why.
+    pub(crate) fn prefetch_rect(&self, rect: (i32, i32, i32, i32)) {
+        if self.ptr.is_null() {
             return;
         }
-        for y in rect.1.max(0)..rect.3.min(self.height as i32) {
-            let (Some(first), Some(_)) = (self.offset(x0, y), self.offset(x1 - 1, y)) else {
-                continue;
-            };
-            // SAFETY: pixels x0..x1 of row y are inside the storage (both
-            // ends checked) and owned by the caller.
-            let row = unsafe {
-                std::slice::from_raw_parts_mut(self.ptr.add(first), (x1 - x0) as usize * self.bpp)
-            };
-            f(row);
+        for s in 0..self.samples {
+            let plane = self.plane(s);
+            for (first, len) in plane.rows(rect) {
+                // from the cache line holding the row's first pixel
+                let lead = plane.ptr.wrapping_add(first) as usize % 64;
+                let line = plane.ptr.wrapping_add(first).wrapping_sub(lead);
+                for k in 0..(len + lead).div_ceil(64) {
+                    crate::lanes::prefetch(line.wrapping_add(64 * k));
+                }
+            }
         }
     }
 }

@@ -1145,7 +1145,6 @@ fn raster_entry(
     }
 }
 
-#[inline]
 /// Prefetches the tile's pixels of every bound target (each row's cache
 /// lines, every sample plane) before its entries are walked.
 ///
@@ -1161,42 +1160,16 @@ fn raster_entry(
 /// small_tris_100k 0.98x, the other fixed-function scenes and
 /// textured_mesh level; into L2 only (`prefetcht1`) it gained less.
 fn prefetch_tile_targets(targets: &Targets, rect: &Rect) {
-    let mems = targets
-        .color
-        .iter()
-        .flatten()
-        .map(|c| &c.mem)
-        .chain(targets.depth.iter().map(|d| &d.mem));
-    for m in mems {
-        if m.ptr.is_null() {
-            continue;
-        }
-        let (x0, x1) = (
-            rect.x0.max(0) as usize,
-            (rect.x1.max(0) as usize).min(m.width as usize),
-        );
-        let (y0, y1) = (
-            rect.y0.max(0) as usize,
-            (rect.y1.max(0) as usize).min(m.height as usize),
-        );
-        if x0 >= x1 {
-            continue;
-        }
-        for s in 0..m.samples as usize {
-            for y in y0..y1 {
-                let row = m.base + s * m.sample_stride + y * m.row_stride;
-                let (start, end) = (row + x0 * m.bpp, row + x1 * m.bpp);
-                // from the cache line holding the row's first pixel
-                let lead = m.ptr.wrapping_add(start) as usize % 64;
-                let first = m.ptr.wrapping_add(start).wrapping_sub(lead);
-                for k in 0..(end - start + lead).div_ceil(64) {
-                    prefetch(first.wrapping_add(64 * k));
-                }
-            }
-        }
+    let r = (rect.x0, rect.y0, rect.x1, rect.y1);
+    for c in targets.color.iter().flatten() {
+        c.mem.prefetch_rect(r);
+    }
+    if let Some(d) = &targets.depth {
+        d.mem.prefetch_rect(r);
     }
 }
 
+#[inline]
 fn prefetch_ahead(jobs: &[BinnedJob], walk: &[(u32, BinEntry)], k: usize) {
     let record = |i: usize| {
         let (j, e) = walk.get(i)?;
